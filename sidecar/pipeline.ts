@@ -1,0 +1,107 @@
+/**
+ * The rigging pipeline, stage by stage: mesh/ (merge, clean, canonical frame) → skeleton/ (front-view render,
+ * 2D landmarks, ray-midpoint lift) → skinning/ (solid voxelisation, geodesic weights, mapping to vertices).
+ * Synchronous and pure: the server runs it in a worker thread so that cancel can stop it at once.
+ */
+import { AutoRigError } from './errors.js';
+import { findCanonicalFrame, pointToCanonical, toCanonical } from './mesh/canonicalFrame.js';
+import type { CanonicalFrame } from './mesh/canonicalFrame.js';
+import { mergeParts } from './mesh/mergeParts.js';
+import type { MergedMesh } from './mesh/mergeParts.js';
+import { estimateSkeleton } from './skeleton/estimateSkeleton.js';
+import { mergeLockedWeights } from './skinning/lockedGroups.js';
+import { skinInVoxels } from './skinning/skinInVoxels.js';
+import type { SkinBone } from './skinning/voxelBoneWeights.js';
+import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
+
+export const INFLUENCES = 4;
+
+/** rig: find the 22-joint Mixamo skeleton (+HeadTop_End) and top-4 weights for every vertex of every part. */
+export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): RigResult {
+  const t0 = performance.now();
+  checkMethod(options);
+  onProgress('mesh', 0);
+  const mesh = mergeParts(parts);
+  onProgress('frame', 0.05);
+  const cf = findCanonicalFrame(mesh.positions, mesh.triangles);
+  const canonical = toCanonical(mesh.positions, cf);
+  onProgress('skeleton', 0.1);
+  const { skeleton } = estimateSkeleton(canonical, mesh.triangles, cf, options.prefix ?? true);
+  onProgress('skinning', 0.25);
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
+  return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** skin: weights for a skeleton the user supplies; locked groups keep their weights, the rest renormalise around them. */
+export function skinCharacter(
+  parts: MeshPart[],
+  skeleton: Skeleton,
+  locked: LockedGroup[] = [],
+  options: RigOptions = {},
+  onProgress: ProgressFn = () => {},
+): SkinResult {
+  const t0 = performance.now();
+  checkMethod(options);
+  checkSkeleton(skeleton);
+  onProgress('mesh', 0);
+  const mesh = mergeParts(parts);
+  for (const l of locked) {
+    if (l.object >= parts.length) throw new AutoRigError('BAD_INDEX', `locked group "${l.bone}" names object ${l.object}, but there are ${parts.length}`);
+    if (l.weights.length !== parts[l.object].positions.length / 3) throw new AutoRigError('BAD_ARRAY', `locked group "${l.bone}" has ${l.weights.length} weights for ${parts[l.object].positions.length / 3} vertices`);
+    if (!skeleton.joints.some((j) => j.name === l.bone)) throw new AutoRigError('BAD_SKELETON', `locked group "${l.bone}" is not a bone of the skeleton`);
+  }
+  onProgress('frame', 0.05);
+  const cf = findCanonicalFrame(mesh.positions, mesh.triangles);
+  const canonical = toCanonical(mesh.positions, cf);
+  onProgress('skinning', 0.1);
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f));
+  return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Leaves such as Mixamo's HeadTop_End mark where a chain ends; they carry no weight. */
+export function isDeformingJoint(name: string): boolean {
+  return !/_?end$/i.test(name);
+}
+
+function skinParts(
+  parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
+  locked: LockedGroup[], onProgress: (f: number) => void,
+): PartWeights[] {
+  const bones: SkinBone[] = skeleton.joints.map((j) => ({
+    head: pointToCanonical(j.head, cf),
+    tail: pointToCanonical(j.tail, cf),
+    parent: j.parent,
+    deform: isDeformingJoint(j.name),
+  }));
+  const all = skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress);
+  return parts.map((p, pi) => {
+    const v0 = mesh.partOffsets[pi], v1 = mesh.partOffsets[pi + 1];
+    let w: { indices: Uint16Array; weights: Float32Array } = { indices: all.indices.slice(v0 * INFLUENCES, v1 * INFLUENCES), weights: all.weights.slice(v0 * INFLUENCES, v1 * INFLUENCES) };
+    const mine = locked.filter((l) => l.object === pi);
+    if (mine.length) {
+      const byBone = new Map<number, Float32Array>();
+      for (const l of mine) byBone.set(skeleton.joints.findIndex((j) => j.name === l.bone), l.weights);
+      w = mergeLockedWeights(w, byBone, INFLUENCES);
+    }
+    return { name: p.name, influences: INFLUENCES, indices: w.indices, weights: w.weights };
+  });
+}
+
+function checkMethod(options: RigOptions): void {
+  if (options.method !== undefined && options.method !== 'geometric') {
+    throw new AutoRigError('BAD_REQUEST', `unknown method "${options.method}"; available: geometric`);
+  }
+}
+
+/** A usable skeleton: at least one deforming joint, parents before children, finite end points. */
+export function checkSkeleton(skeleton: Skeleton): void {
+  const js = skeleton.joints;
+  if (!js.length) throw new AutoRigError('BAD_SKELETON', 'the skeleton has no joints');
+  js.forEach((j, i) => {
+    if (!(j.parent === -1 || (Number.isInteger(j.parent) && j.parent >= 0 && j.parent < i))) {
+      throw new AutoRigError('BAD_SKELETON', `joint "${j.name}" has parent ${j.parent}; parents must come before their children`);
+    }
+    if (![...j.head, ...j.tail, j.roll].every(Number.isFinite)) throw new AutoRigError('BAD_NUMBER', `joint "${j.name}" has a NaN or infinite coordinate`);
+  });
+  if (!js.some((j) => isDeformingJoint(j.name))) throw new AutoRigError('BAD_SKELETON', 'the skeleton has no deforming joint');
+}

@@ -1,0 +1,63 @@
+/**
+ * Orthographic front view of a canonical mesh (x left, y up, z forward, inside [-0.5, 0.5]^3), seen from +z.
+ * Pixel (i, j) has its centre at x = -0.5 + (i + 0.5) / res, y = -0.5 + (j + 0.5) / res (j = 0 is the bottom row).
+ */
+export interface FrontView {
+  res: number;
+  /** silhouette: Uint8Array, res*res (1 = covered) */
+  mask: Uint8Array;
+  /** depth of the first hit seen from the front (largest z): Float32Array, res*res (-Infinity where empty) */
+  zFront: Float32Array;
+  /** depth of the last hit (smallest z): Float32Array, res*res (+Infinity where empty) */
+  zBack: Float32Array;
+}
+
+/**
+ * Rasterises every triangle into the silhouette and the front/back depth buffers (the rasterised form of casting
+ * one ray per pixel through the mesh).
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, res: pixels per side → FrontView
+ */
+export function renderFrontView(positions: Float32Array, triangles: Uint32Array, res: number): FrontView {
+  const n = res * res;
+  const mask = new Uint8Array(n);
+  const zFront = new Float32Array(n).fill(-Infinity);
+  const zBack = new Float32Array(n).fill(Infinity);
+  const px = (x: number) => (x + 0.5) * res - 0.5;
+  const put = (i: number, j: number, z: number) => {
+    const p = j * res + i;
+    mask[p] = 1;
+    if (z > zFront[p]) zFront[p] = z;
+    if (z < zBack[p]) zBack[p] = z;
+  };
+  for (let t = 0; t < triangles.length; t += 3) {
+    const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
+    const x0 = px(positions[a]), y0 = px(positions[a + 1]), z0 = positions[a + 2];
+    const x1 = px(positions[b]), y1 = px(positions[b + 1]), z1 = positions[b + 2];
+    const x2 = px(positions[c]), y2 = px(positions[c + 1]), z2 = positions[c + 2];
+    const minX = Math.max(0, Math.ceil(Math.min(x0, x1, x2))), maxX = Math.min(res - 1, Math.floor(Math.max(x0, x1, x2)));
+    const minY = Math.max(0, Math.ceil(Math.min(y0, y1, y2))), maxY = Math.min(res - 1, Math.floor(Math.max(y0, y1, y2)));
+    const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+    if (Math.abs(area) > 1e-12) {
+      for (let j = minY; j <= maxY; j++) {
+        for (let i = minX; i <= maxX; i++) {
+          const w0 = ((x1 - i) * (y2 - j) - (x2 - i) * (y1 - j)) / area;
+          const w1 = ((x2 - i) * (y0 - j) - (x0 - i) * (y2 - j)) / area;
+          const w2 = 1 - w0 - w1;
+          if (w0 < -1e-9 || w1 < -1e-9 || w2 < -1e-9) continue;
+          put(i, j, w0 * z0 + w1 * z1 + w2 * z2);
+        }
+      }
+    }
+    // Triangles smaller than a pixel (dense meshes) may cover no pixel centre: their corners still count.
+    for (const [x, y, z] of [[x0, y0, z0], [x1, y1, z1], [x2, y2, z2]]) {
+      const i = Math.round(x), j = Math.round(y);
+      if (i >= 0 && j >= 0 && i < res && j < res) put(i, j, z);
+    }
+  }
+  return { res, mask, zFront, zBack };
+}
+
+/** Canonical x or y of a pixel column or row. */
+export function pixelToCanonical(p: number, res: number): number {
+  return -0.5 + (p + 0.5) / res;
+}

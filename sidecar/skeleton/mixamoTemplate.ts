@@ -1,0 +1,81 @@
+import type { Joint, Skeleton, Vec3 } from '../types.js';
+import { rollTowards } from './boneRoll.js';
+
+/** The 22 deforming joints of the Mixamo skeleton plus HeadTop_End, parents before children. */
+export const MIXAMO_JOINTS = [
+  'Hips', 'Spine', 'Spine1', 'Spine2', 'Neck', 'Head', 'HeadTop_End',
+  'LeftShoulder', 'LeftArm', 'LeftForeArm', 'LeftHand',
+  'RightShoulder', 'RightArm', 'RightForeArm', 'RightHand',
+  'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'LeftToeBase',
+  'RightUpLeg', 'RightLeg', 'RightFoot', 'RightToeBase',
+] as const;
+export type MixamoJointName = (typeof MIXAMO_JOINTS)[number];
+
+export const MIXAMO_PARENTS: Record<MixamoJointName, MixamoJointName | null> = {
+  Hips: null, Spine: 'Hips', Spine1: 'Spine', Spine2: 'Spine1', Neck: 'Spine2', Head: 'Neck', HeadTop_End: 'Head',
+  LeftShoulder: 'Spine2', LeftArm: 'LeftShoulder', LeftForeArm: 'LeftArm', LeftHand: 'LeftForeArm',
+  RightShoulder: 'Spine2', RightArm: 'RightShoulder', RightForeArm: 'RightArm', RightHand: 'RightForeArm',
+  LeftUpLeg: 'Hips', LeftLeg: 'LeftUpLeg', LeftFoot: 'LeftLeg', LeftToeBase: 'LeftFoot',
+  RightUpLeg: 'Hips', RightLeg: 'RightUpLeg', RightFoot: 'RightLeg', RightToeBase: 'RightFoot',
+};
+
+/** The child whose head is each bone's tail (the chain the bone drives). */
+const TAIL_CHILD: Partial<Record<MixamoJointName, MixamoJointName>> = {
+  Hips: 'Spine', Spine: 'Spine1', Spine1: 'Spine2', Spine2: 'Neck', Neck: 'Head', Head: 'HeadTop_End',
+  LeftShoulder: 'LeftArm', LeftArm: 'LeftForeArm', LeftForeArm: 'LeftHand',
+  RightShoulder: 'RightArm', RightArm: 'RightForeArm', RightForeArm: 'RightHand',
+  LeftUpLeg: 'LeftLeg', LeftLeg: 'LeftFoot', LeftFoot: 'LeftToeBase',
+  RightUpLeg: 'RightLeg', RightLeg: 'RightFoot', RightFoot: 'RightToeBase',
+};
+
+export const MIXAMO_PREFIX = 'mixamorig:';
+
+/** Mixamo names are matched with or without the `mixamorig:` prefix. */
+export function stripMixamoPrefix(name: string): string {
+  return name.startsWith(MIXAMO_PREFIX) ? name.slice(MIXAMO_PREFIX.length) : name;
+}
+
+/**
+ * Builds the Mixamo skeleton from joint positions: tails at the child joint (ends given explicitly for the hands,
+ * toes and head top), rolls that turn each bone's Z axis to the character's forward (or up for bones that point
+ * forward, the feet and toes), so that rest-pose rotations read the same on every character.
+ * heads: joint positions by name (input space), ends: tail points of the leaf bones LeftHand/RightHand/LeftToeBase/
+ * RightToeBase/HeadTop_End, frame: the character's up and forward, prefix: name prefix → Skeleton (23 joints)
+ */
+export function buildMixamoSkeleton(
+  heads: Record<MixamoJointName, Vec3>,
+  ends: Partial<Record<MixamoJointName, Vec3>>,
+  frame: { up: Vec3; forward: Vec3 },
+  prefix: boolean,
+): Skeleton {
+  const joints: Joint[] = MIXAMO_JOINTS.map((name) => {
+    const head = heads[name];
+    const child = TAIL_CHILD[name];
+    let tail = ends[name] ?? (child ? heads[child] : undefined);
+    if (!tail || dist(head, tail) < 1e-9) {
+      // A bone needs length: continue its parent's direction (HeadTop_End points up by a tenth of the head).
+      const parent = MIXAMO_PARENTS[name];
+      const from = parent ? heads[parent] : add(head, scale(frame.up, -1));
+      const dir = normalize(sub(head, from));
+      const length = parent ? Math.max(dist(head, heads[parent]) * 0.25, 1e-4) : 1e-2;
+      tail = add(head, scale(dir, length));
+    }
+    const along = normalize(sub(tail, head));
+    const wanted = Math.abs(dot(along, frame.forward)) > 0.7 ? frame.up : frame.forward;
+    return {
+      name: prefix ? MIXAMO_PREFIX + name : name,
+      parent: MIXAMO_PARENTS[name] ? MIXAMO_JOINTS.indexOf(MIXAMO_PARENTS[name]!) : -1,
+      head: [...head] as Vec3,
+      tail: [...tail] as Vec3,
+      roll: rollTowards(head, tail, wanted),
+    };
+  });
+  return { joints };
+}
+
+function sub(a: Vec3, b: Vec3): Vec3 { return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]; }
+function add(a: Vec3, b: Vec3): Vec3 { return [a[0] + b[0], a[1] + b[1], a[2] + b[2]]; }
+function scale(a: Vec3, s: number): Vec3 { return [a[0] * s, a[1] * s, a[2] * s]; }
+function dot(a: Vec3, b: Vec3): number { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+function dist(a: Vec3, b: Vec3): number { return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]); }
+function normalize(a: Vec3): Vec3 { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; }

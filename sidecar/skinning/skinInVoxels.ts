@@ -1,0 +1,28 @@
+import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
+import { usedBounds } from '../mesh/canonicalFrame.js';
+import type { SkinBone } from './voxelBoneWeights.js';
+import { voxelBoneWeights } from './voxelBoneWeights.js';
+import { voxelWeightsToVertices } from './voxelWeightsToVertices.js';
+
+/** Voxels along the character's longest side: thin limbs stay a few voxels thick, and the cost stays flat in #V. */
+export const SKIN_VOXEL_RESOLUTION = 112;
+
+/**
+ * Skinning that never fails: a solid voxelisation of the whole character (every part together), geodesic bone weights
+ * inside it, then carried to every vertex.
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, bones: SkinBone[] (canonical space), k: influences →
+ *   top-k indices Uint16Array #V*k + values Float32Array #V*k
+ */
+export function skinInVoxels(
+  canonical: Float32Array, triangles: Uint32Array, bones: SkinBone[], k: number,
+  onProgress: (fraction: number) => void = () => {},
+): { indices: Uint16Array; weights: Float32Array } {
+  const [min, max] = usedBounds(canonical, triangles);
+  const g = gridOverBox(min, max, SKIN_VOXEL_RESOLUTION, 2);
+  const solid = fillInterior(rasterizeTriangles(canonical, triangles, g), g);
+  onProgress(0.1);
+  const vw = voxelBoneWeights(solid, g, bones, k, (done, total) => onProgress(0.1 + 0.75 * (done / total)));
+  const out = voxelWeightsToVertices(canonical, g, vw, bones.length);
+  onProgress(1);
+  return out;
+}

@@ -1,0 +1,175 @@
+import type { VoxelGrid } from '../geometry/voxelGrid.js';
+import type { Vec3 } from '../types.js';
+import { GEODESIC_UNIT, boneSourceVoxels, voxelGeodesicDistance } from './voxelGeodesic.js';
+
+/** A bone as the skinning sees it: a segment in grid space and its place in the hierarchy. */
+export interface SkinBone {
+  head: Vec3;
+  tail: Vec3;
+  parent: number;
+  /** false for bones that carry no weight (HeadTop_End and other *_End leaves) */
+  deform: boolean;
+}
+
+/** Per-voxel weights: top-k bone indices #voxels*k (0xffff = none) + values #voxels*k, rows sum to 1 where reached. */
+export interface VoxelWeights {
+  k: number;
+  bones: Uint16Array;
+  values: Float32Array;
+  /** 1 where the voxel carries weights */
+  weighted: Uint8Array;
+}
+
+/** How fast a bone's influence falls with geodesic distance: w = (1 / (1 + d / voxel))^FALLOFF. */
+const FALLOFF = 4;
+/** Bones lying wholly on one side of the body give no weight this far (canonical units) over on the other side. */
+const SIDE_MARGIN = 0.01;
+export const NO_BONE = 0xffff;
+
+/**
+ * Geodesic voxel binding: each voxel is weighted by the bones nearest to it through the solid, with three rules that
+ * keep weights where an animator expects them:
+ * - only the nearest bone and its hierarchy neighbours (parent, children, siblings that are not its mirror image)
+ *   weigh a voxel, so a hand resting on a thigh is not taken by the leg;
+ * - a bone of one side never weighs voxels on the other side of the body's midplane (x = 0 in canonical space);
+ * - parts that no path through the solid reaches (a loose hat, eyes) follow, rigidly, the weights of the nearest
+ *   reached voxel.
+ * solid: Uint8Array #voxels, bones: SkinBone[] (canonical grid space, x = the character's left), k: influences → VoxelWeights
+ */
+export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], k: number, onBone?: (done: number, total: number) => void): VoxelWeights {
+  const nVox = solid.length;
+  const deforming = bones.map((b, i) => (b.deform ? i : -1)).filter((i) => i >= 0);
+  const dists = deforming.map(() => new Uint32Array(nVox));
+  deforming.forEach((b, n) => {
+    voxelGeodesicDistance(solid, g, boneSourceVoxels(bones[b].head, bones[b].tail, solid, g), dists[n]);
+    onBone?.(n + 1, deforming.length);
+  });
+
+  const allowed = hierarchyNeighbours(bones);
+  const side = bones.map((b) => {
+    if (b.head[0] > SIDE_MARGIN && b.tail[0] > SIDE_MARGIN) return 1;
+    if (b.head[0] < -SIDE_MARGIN && b.tail[0] < -SIDE_MARGIN) return -1;
+    return 0;
+  });
+  const [nx, ny] = g.dims;
+  const bonesOut = new Uint16Array(nVox * k).fill(NO_BONE);
+  const values = new Float32Array(nVox * k);
+  const weighted = new Uint8Array(nVox);
+  const row = new Float64Array(deforming.length);
+  for (let v = 0; v < nVox; v++) {
+    if (!solid[v]) continue;
+    let nearest = -1, nearestD = 0xffffffff;
+    for (let n = 0; n < deforming.length; n++) if (dists[n][v] < nearestD) { nearestD = dists[n][v]; nearest = n; }
+    if (nearest < 0) continue;
+    const x = g.origin[0] + ((v % nx) + 0.5) * g.size;
+    const ok = allowed[deforming[nearest]];
+    let sum = 0;
+    for (let n = 0; n < deforming.length; n++) {
+      const b = deforming[n];
+      row[n] = 0;
+      if (!ok.has(b) || dists[n][v] === 0xffffffff) continue;
+      if (side[b] !== 0 && x * side[b] < -SIDE_MARGIN) continue;
+      row[n] = (GEODESIC_UNIT / (GEODESIC_UNIT + dists[n][v])) ** FALLOFF;
+      sum += row[n];
+    }
+    if (sum <= 0) { row[nearest] = 1; sum = 1; }
+    writeTopK(row, deforming, k, bonesOut, values, v * k);
+    weighted[v] = 1;
+  }
+  attachUnreachedParts(solid, g, k, bonesOut, values, weighted);
+  void ny;
+  return { k, bones: bonesOut, values, weighted };
+}
+
+/** Keeps the k largest entries of a dense row (over `ids`), renormalised to 1, at out[offset..offset+k). */
+export function writeTopK(row: Float64Array, ids: number[], k: number, outBones: Uint16Array, outValues: Float32Array, offset: number): void {
+  const pick: number[] = [];
+  for (let s = 0; s < k; s++) {
+    let best = -1;
+    for (let n = 0; n < row.length; n++) if (row[n] > 0 && !pick.includes(n) && (best < 0 || row[n] > row[best])) best = n;
+    if (best < 0) break;
+    pick.push(best);
+  }
+  let sum = 0;
+  for (const n of pick) sum += row[n];
+  pick.forEach((n, s) => { outBones[offset + s] = ids[n]; outValues[offset + s] = row[n] / sum; });
+}
+
+/** For each bone, the bones allowed to share a voxel with it when it is the nearest one. */
+function hierarchyNeighbours(bones: SkinBone[]): Set<number>[] {
+  const children = bones.map(() => [] as number[]);
+  bones.forEach((b, i) => { if (b.parent >= 0) children[b.parent].push(i); });
+  const mirrored = (a: number, b: number) => bones[a].head[0] * bones[b].head[0] < 0 &&
+    Math.abs(bones[a].head[0]) > SIDE_MARGIN && Math.abs(bones[b].head[0]) > SIDE_MARGIN;
+  return bones.map((b, i) => {
+    const s = new Set<number>([i, ...children[i]]);
+    if (b.parent >= 0) {
+      s.add(b.parent);
+      for (const sib of children[b.parent]) if (!mirrored(i, sib)) s.add(sib);
+    }
+    return s;
+  });
+}
+
+/**
+ * Solid components that no bone reached take, as one rigid piece, the weights of the reached voxel nearest to them
+ * (multi-source breadth-first search through the whole grid, gaps included).
+ */
+function attachUnreachedParts(solid: Uint8Array, g: VoxelGrid, k: number, bones: Uint16Array, values: Float32Array, weighted: Uint8Array): void {
+  const nearest = nearestWeightedVoxel(weighted, g);
+  const [nx, ny, nz] = g.dims;
+  const seen = new Uint8Array(solid.length);
+  const stack: number[] = [];
+  for (let v0 = 0; v0 < solid.length; v0++) {
+    if (!solid[v0] || weighted[v0] || seen[v0]) continue;
+    // Gather the component (26-connected, like the geodesic paths) and find its voxel closest to a weighted one.
+    const comp: number[] = [];
+    seen[v0] = 1; stack.push(v0);
+    let anchor = -1, anchorD = Infinity;
+    while (stack.length) {
+      const v = stack.pop()!;
+      comp.push(v);
+      if (nearest.dist[v] < anchorD) { anchorD = nearest.dist[v]; anchor = v; }
+      const i = v % nx, j = Math.floor(v / nx) % ny, kk = Math.floor(v / (nx * ny));
+      for (let dz = -1; dz <= 1; dz++) for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) {
+        const a = i + dx, b = j + dy, c = kk + dz;
+        if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz) continue;
+        const q = (c * ny + b) * nx + a;
+        if (solid[q] && !weighted[q] && !seen[q]) { seen[q] = 1; stack.push(q); }
+      }
+    }
+    const src = anchor >= 0 ? nearest.origin[anchor] : -1;
+    if (src < 0) continue;
+    for (const v of comp) {
+      for (let s = 0; s < k; s++) { bones[v * k + s] = bones[src * k + s]; values[v * k + s] = values[src * k + s]; }
+    }
+  }
+  for (let v = 0; v < solid.length; v++) if (solid[v] && bones[v * k] !== NO_BONE) weighted[v] = 1;
+}
+
+/**
+ * For every voxel, the nearest weighted voxel by a 6-connected breadth-first search through the whole grid.
+ * weighted: Uint8Array #voxels → { origin: Int32Array #voxels (-1 when none), dist: Float32Array #voxels (steps) }
+ */
+export function nearestWeightedVoxel(weighted: Uint8Array, g: VoxelGrid): { origin: Int32Array; dist: Float32Array } {
+  const [nx, ny, nz] = g.dims;
+  const n = weighted.length;
+  const origin = new Int32Array(n).fill(-1);
+  const dist = new Float32Array(n).fill(Infinity);
+  const queue = new Int32Array(n);
+  let head = 0, tail = 0;
+  for (let v = 0; v < n; v++) if (weighted[v]) { origin[v] = v; dist[v] = 0; queue[tail++] = v; }
+  const sy = nx, sz = nx * ny;
+  while (head < tail) {
+    const v = queue[head++];
+    const i = v % nx, j = Math.floor(v / nx) % ny, k = Math.floor(v / sz);
+    const visit = (q: number) => { if (origin[q] < 0) { origin[q] = origin[v]; dist[q] = dist[v] + 1; queue[tail++] = q; } };
+    if (i > 0) visit(v - 1);
+    if (i < nx - 1) visit(v + 1);
+    if (j > 0) visit(v - sy);
+    if (j < ny - 1) visit(v + sy);
+    if (k > 0) visit(v - sz);
+    if (k < nz - 1) visit(v + sz);
+  }
+  return { origin, dist };
+}

@@ -1,0 +1,77 @@
+/**
+ * Data shapes shared by the pipeline stages, the server and the CLI.
+ * Geometry is plain typed arrays (libigl style): positions #V*3 (f32), triangles #T*3 (u32).
+ */
+export type Vec3 = [number, number, number];
+
+/** One mesh object of a character, in the client's world space (metres). */
+export interface MeshPart {
+  name: string;
+  /** positions: Float32Array, #V*3 */
+  positions: Float32Array;
+  /** triangles: Uint32Array, #T*3 indices into this part's positions */
+  triangles: Uint32Array;
+}
+
+/** A bone: head/tail end points in the input's space, roll in radians (Blender's edit-bone convention). */
+export interface Joint {
+  name: string;
+  /** index of the parent joint in Skeleton.joints, -1 for the root; parents precede children */
+  parent: number;
+  head: Vec3;
+  tail: Vec3;
+  roll: number;
+}
+
+export interface Skeleton {
+  joints: Joint[];
+}
+
+/** The character's own frame, found from the geometry: unit vectors in the input's space. */
+export interface Frame {
+  up: Vec3;
+  forward: Vec3;
+  /** the character's own left */
+  left: Vec3;
+}
+
+/** Skinning weights of one part: top-k indices #V*k (into Skeleton.joints) + values #V*k, rows sum to 1. */
+export interface PartWeights {
+  name: string;
+  influences: number;
+  indices: Uint16Array;
+  weights: Float32Array;
+}
+
+/** Weights the user locked in Blender: kept as they are, the other bones are renormalised around them. */
+export interface LockedGroup {
+  /** index into the parts array */
+  object: number;
+  /** bone (vertex group) name */
+  bone: string;
+  /** weights: Float32Array, #V of that part */
+  weights: Float32Array;
+}
+
+export interface RigOptions {
+  /** prefix bone names with `mixamorig:` (default true) */
+  prefix?: boolean;
+  /** pipeline variant; only "geometric" exists today */
+  method?: string;
+}
+
+export interface RigResult {
+  skeleton: Skeleton;
+  frame: Frame;
+  objects: PartWeights[];
+  seconds: number;
+}
+
+export interface SkinResult {
+  skeleton: Skeleton;
+  objects: PartWeights[];
+  seconds: number;
+}
+
+/** Progress callback: stage name and fraction of the whole job in [0, 1]. */
+export type ProgressFn = (stage: string, fraction: number) => void;
