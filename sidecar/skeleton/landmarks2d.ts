@@ -24,6 +24,9 @@ export interface Landmarks2D {
 const SPINE_FRACTIONS = [0.21, 0.44, 0.71];
 const ELBOW_ALONG_ARM = 0.4;
 const WRIST_ALONG_ARM = 0.75;
+const HIP_ABOVE_CROTCH = 0.08;
+const ANKLE_ABOVE_SOLE = 0.07;
+const KNEE_ALONG_LEG = 0.47;
 
 /**
  * Finds the 2D joints of a humanoid in T-pose, A-pose or arms-down from its front view:
@@ -122,8 +125,6 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     return best;
   };
   const tips = { left: handTip(1), right: handTip(-1) };
-  if (process.env.AUTORIG_DEBUG) (globalThis as any).__lm = { upper, legMask, geo };
-  if (process.env.AUTORIG_DEBUG) console.error({ jBot, jTop, xc, crotch, shoulderRow, neckRow, headMax, seed: [seed % res, Math.floor(seed / res)], tips });
   if (tips.left < 0 || tips.right < 0) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
 
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
@@ -137,7 +138,8 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   const neck: Pixel = [xc, shoulderRow];
   const headTop: Pixel = [xc, jTop];
   const head: Pixel = [xc, shoulderRow + 0.3 * (jTop - shoulderRow)];
-  const hipsRow = crotch + 0.06 * H;
+  // Hip joints sit ~8% of the height above the crotch, the pelvis joint a little higher (Mixamo template).
+  const hipsRow = crotch + HIP_ABOVE_CROTCH * H + 0.035 * H;
   const hips: Pixel = [xc, hipsRow];
   const spineAt = (f: number): Pixel => [xc, hipsRow + f * (shoulderRow - hipsRow)];
 
@@ -161,9 +163,9 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
 
     // Legs: centroids of this side's leg pixels at heights along the leg.
     const legX = (j: number) => sideRowCentroid(legMask, res, Math.round(j), xc, side) ?? sideRowCentroid(mask, res, Math.round(j), xc, side) ?? xc + side * waistHalf * 0.5;
-    const hipRow = crotch + 0.02 * H;
-    const ankleRow = jBot + 0.05 * H;
-    const kneeRow = ankleRow + 0.48 * (hipRow - ankleRow);
+    const hipRow = crotch + HIP_ABOVE_CROTCH * H;
+    const ankleRow = jBot + ANKLE_ABOVE_SOLE * H;
+    const kneeRow = ankleRow + KNEE_ALONG_LEG * (hipRow - ankleRow);
     return {
       shoulder,
       arm,
