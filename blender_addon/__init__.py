@@ -1,0 +1,42 @@
+"""AutoRig: one click from a bare character mesh to a Mixamo-compatible rig with skin weights.
+
+The rigging runs in the AutoRig sidecar (Node), started by the add-on and reached over a loopback WebSocket; see
+client.py for how it is found, and the add-on preferences to point at it.
+Blender 3.4 to 4.1 read bl_info; 4.2+ read blender_manifest.toml (both ship in the zip).
+"""
+
+bl_info = {
+    "name": "AutoRig",
+    "author": "AutoRig contributors",
+    "version": (0, 1, 0),
+    "blender": (3, 4, 0),
+    "location": "View3D > Sidebar > AutoRig",
+    "description": "Automatic Mixamo-compatible skeleton and skin weights for a character mesh",
+    "category": "Rigging",
+}
+
+# Modules that need bpy are imported in register(), so the pure modules (msgpack, websocket, messages, client,
+# weights, protocol) import and test without Blender.
+
+
+def _classes():
+    from . import operators, preferences, ui
+
+    return preferences.classes + operators.classes + ui.classes
+
+
+def register():
+    import bpy
+
+    for cls in _classes():
+        bpy.utils.register_class(cls)
+
+
+def unregister():
+    import bpy
+
+    from . import client
+
+    client.stop_sidecar()
+    for cls in reversed(_classes()):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,338 @@
+"""Protocol messages: building requests and checking what the sidecar sends back (no bpy here).
+
+Field specs come from the generated protocol module, so a request the add-on builds and a result it accepts follow
+shared-schema/protocol.json. Results are checked in full (shapes, index ranges, finite numbers) before anything in
+the scene changes, so a bad answer can never leave a half-applied rig.
+"""
+
+import math
+import re
+import sys
+from array import array
+
+from . import protocol
+
+__all__ = [
+    "ProtocolError", "AutoRigFailure", "check_spec", "check_message",
+    "hello_request", "rig_request", "skin_request", "cancel_request",
+    "le_bytes", "from_le_bytes", "mesh_object", "result_payload",
+    "check_hello_result", "check_rig_result", "check_skin_result", "sanitize_bone_names",
+]
+
+_BIN_ITEM_SIZE = {"f32": 4, "u32": 4, "u16": 2}
+_ARRAY_CODE = {"f32": "f", "u32": "I", "u16": "H"}
+
+
+class ProtocolError(ValueError):
+    """A message does not follow the protocol; `path` says where (e.g. `objects[0].positions`)."""
+
+    def __init__(self, path, message):
+        super().__init__("%s: %s" % (path, message) if path else message)
+        self.path = path
+
+
+class AutoRigFailure(Exception):
+    """A job failed with a protocol error code (from the sidecar, or found by the add-on before sending)."""
+
+    def __init__(self, code, message):
+        super().__init__("%s: %s" % (code, message))
+        self.code = code
+        self.message = message
+
+
+# --- spec checking -------------------------------------------------------------------------------------------------
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    # msgpack encoders may write an integral float as an int: both are numbers here.
+    return (isinstance(value, (int, float))) and not isinstance(value, bool)
+
+
+def check_spec(value, spec, path="", context=None, strict=False):
+    """Check `value` against one field spec of protocol.json ("str", "uint", "bin:f32:3", "list:Joint", a type name...).
+
+    context: the map holding the field (a "bin:u16:k" spec reads k from its sibling `influences`).
+    strict: also refuse fields the spec does not name (used for the requests the add-on builds).
+    Raises ProtocolError.
+    """
+    if "|" in spec:
+        errors = []
+        for alternative in spec.split("|"):
+            try:
+                check_spec(value, alternative, path, context, strict)
+                return
+            except ProtocolError as err:
+                errors.append(str(err))
+        raise ProtocolError(path, "expected %s (%s)" % (spec, "; ".join(errors)))
+    if spec == "nil":
+        if value is not None:
+            raise ProtocolError(path, "expected nil")
+    elif spec == "str":
+        if not isinstance(value, str):
+            raise ProtocolError(path, "expected a string, got %s" % type(value).__name__)
+    elif spec == "bool":
+        if not isinstance(value, bool):
+            raise ProtocolError(path, "expected a bool, got %s" % type(value).__name__)
+    elif spec == "int":
+        if not _is_int(value):
+            raise ProtocolError(path, "expected an integer, got %s" % type(value).__name__)
+    elif spec == "uint":
+        if not _is_int(value) or value < 0:
+            raise ProtocolError(path, "expected a non-negative integer, got %r" % (value,))
+    elif spec == "float":
+        if not _is_number(value):
+            raise ProtocolError(path, "expected a number, got %s" % type(value).__name__)
+    elif spec == "vec3":
+        if not isinstance(value, list) or len(value) != 3 or not all(_is_number(c) for c in value):
+            raise ProtocolError(path, "expected a list of 3 numbers")
+    elif spec == "map":
+        if not isinstance(value, dict):
+            raise ProtocolError(path, "expected a map")
+    elif spec.startswith("bin:"):
+        _check_bin(value, spec, path, context)
+    elif spec.startswith("list:"):
+        if not isinstance(value, list):
+            raise ProtocolError(path, "expected a list, got %s" % type(value).__name__)
+        item_spec = spec[len("list:"):]
+        for i, item in enumerate(value):
+            check_spec(item, item_spec, "%s[%d]" % (path, i), None, strict)
+    elif spec in protocol.TYPES:
+        check_fields(value, protocol.TYPES[spec], path, strict)
+    else:
+        raise ProtocolError(path, "unknown spec %r in the schema" % spec)
+
+
+def _check_bin(value, spec, path, context):
+    _, item_type, group = spec.split(":")
+    if not isinstance(value, (bytes, bytearray)):
+        raise ProtocolError(path, "expected bin (raw %s bytes), got %s" % (item_type, type(value).__name__))
+    if group == "k":
+        k = (context or {}).get("influences")
+        if not _is_int(k) or k <= 0:
+            raise ProtocolError(path, "no valid `influences` beside it")
+    else:
+        k = int(group)
+    if len(value) % (_BIN_ITEM_SIZE[item_type] * k):
+        raise ProtocolError(path, "%d bytes is not a whole number of %d x %s" % (len(value), k, item_type))
+
+
+def check_fields(value, fields, path="", strict=False):
+    """Check a map against {"name": spec, "optional?": spec}; `kind` is allowed on every message."""
+    if not isinstance(value, dict):
+        raise ProtocolError(path, "expected a map, got %s" % type(value).__name__)
+    known = {"kind"}
+    for key, spec in fields.items():
+        optional = key.endswith("?")
+        name = key[:-1] if optional else key
+        known.add(name)
+        field_path = "%s.%s" % (path, name) if path else name
+        if name not in value:
+            if not optional:
+                raise ProtocolError(field_path, "missing")
+            continue
+        check_spec(value[name], spec, field_path, value, strict)
+    if strict:
+        extra = sorted(str(k) for k in value if k not in known)
+        if extra:
+            raise ProtocolError(path, "fields the schema does not name: %s" % ", ".join(extra))
+
+
+def check_message(message, strict=False):
+    """Check a whole message by its `kind` (request or event) against the schema."""
+    if not isinstance(message, dict):
+        raise ProtocolError("", "a message must be a map")
+    kind = message.get("kind")
+    if kind in protocol.REQUESTS:
+        check_fields(message, protocol.REQUESTS[kind], "", strict)
+    elif kind in protocol.EVENTS:
+        check_fields(message, protocol.EVENTS[kind], "", strict=False)
+    else:
+        raise ProtocolError("kind", "unknown message kind %r" % (kind,))
+
+
+# --- typed arrays ----------------------------------------------------------------------------------------------------
+
+def le_bytes(values):
+    """Raw little-endian bytes of an array.array (the wire format of typed arrays)."""
+    if sys.byteorder == "big":
+        values = array(values.typecode, values)
+        values.byteswap()
+    return values.tobytes()
+
+
+def from_le_bytes(data, item_type):
+    """array.array of `item_type` ("f32", "u32", "u16") from raw little-endian bytes."""
+    values = array(_ARRAY_CODE[item_type])
+    if values.itemsize != _BIN_ITEM_SIZE[item_type]:
+        raise RuntimeError("this Python's array(%r) is not %d bytes" % (values.typecode, _BIN_ITEM_SIZE[item_type]))
+    values.frombytes(data)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
+# --- requests --------------------------------------------------------------------------------------------------------
+
+def mesh_object(name, positions, triangles):
+    """A MeshObject: positions array('f') #V*3 (world space), triangles array('I') #T*3."""
+    return {"name": name, "positions": le_bytes(positions), "triangles": le_bytes(triangles)}
+
+
+def hello_request(job_id, client):
+    return {"kind": protocol.KIND_HELLO, "id": job_id, "protocol": protocol.PROTOCOL_VERSION, "client": client}
+
+
+def _check_mesh_limits(objects):
+    """Refuse locally what the sidecar would refuse anyway, with the same codes and no upload."""
+    if not objects:
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "no mesh objects to send")
+    if len(objects) > protocol.MAX_OBJECTS:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d objects; at most %d" % (len(objects), protocol.MAX_OBJECTS))
+    vertices = sum(len(o["positions"]) // 12 for o in objects)
+    triangles = sum(len(o["triangles"]) // 12 for o in objects)
+    if vertices > protocol.MAX_VERTICES_TOTAL:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE,
+                             "%d vertices; at most %d" % (vertices, protocol.MAX_VERTICES_TOTAL))
+    if triangles > protocol.MAX_TRIANGLES_TOTAL:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE,
+                             "%d triangles; at most %d" % (triangles, protocol.MAX_TRIANGLES_TOTAL))
+    if vertices < protocol.MIN_VERTICES_TOTAL or triangles == 0:
+        raise AutoRigFailure(protocol.ERROR_EMPTY_MESH, "the selection has no faces to rig")
+
+
+def rig_request(job_id, objects, prefix=True):
+    """rig: objects are MeshObject maps (see mesh_object)."""
+    _check_mesh_limits(objects)
+    return {"kind": protocol.KIND_RIG, "id": job_id, "objects": objects, "options": {"prefix": bool(prefix)}}
+
+
+def skin_request(job_id, objects, joints, locked=(), prefix=True):
+    """skin: joints are Joint maps (name, parent, head, tail, roll) in world space; locked are LockedGroup maps;
+    prefix None leaves the options out (the bones keep the names sent)."""
+    _check_mesh_limits(objects)
+    if not joints:
+        raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
+    if len(joints) > protocol.MAX_JOINTS:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
+    message = {"kind": protocol.KIND_SKIN, "id": job_id, "objects": objects, "skeleton": {"joints": list(joints)}}
+    if prefix is not None:
+        message["options"] = {"prefix": bool(prefix)}
+    if locked:
+        message["locked"] = list(locked)
+    return message
+
+
+def cancel_request(job_id):
+    return {"kind": protocol.KIND_CANCEL, "id": job_id}
+
+
+# --- results ---------------------------------------------------------------------------------------------------------
+
+def result_payload(message):
+    """The result fields of a `result` event: nested under `result` when the sidecar nests them, else the event itself."""
+    nested = message.get("result")
+    return nested if isinstance(nested, dict) else message
+
+
+def check_hello_result(payload):
+    check_fields(payload, protocol.RESULTS["hello"], "result")
+    if payload["protocol"] != protocol.PROTOCOL_VERSION:
+        raise AutoRigFailure(protocol.ERROR_UNSUPPORTED_VERSION,
+                             "the sidecar speaks protocol %s, this add-on %d: update one of them"
+                             % (payload["protocol"], protocol.PROTOCOL_VERSION))
+    return payload
+
+
+def _finite(values):
+    return all(math.isfinite(v) for v in values)
+
+
+def _check_skeleton(skeleton, path):
+    joints = skeleton["joints"]
+    if not 1 <= len(joints) <= protocol.MAX_JOINTS:
+        raise ProtocolError(path, "%d joints (1..%d allowed)" % (len(joints), protocol.MAX_JOINTS))
+    for i, joint in enumerate(joints):
+        jpath = "%s.joints[%d]" % (path, i)
+        if not -1 <= joint["parent"] < i:
+            raise ProtocolError(jpath + ".parent", "%d does not name an earlier joint" % joint["parent"])
+        if not _finite(joint["head"]) or not _finite(joint["tail"]) or not math.isfinite(joint["roll"]):
+            raise ProtocolError(jpath, "NaN or infinite coordinates")
+        if not joint["name"]:
+            raise ProtocolError(jpath + ".name", "empty")
+    return joints
+
+
+def _check_weights(objects, vertex_counts, joint_count, path):
+    """Per object: (indices array('H') #V*k, weights array('f') #V*k, k), in the order of the objects sent."""
+    if len(objects) != len(vertex_counts):
+        raise ProtocolError(path, "%d objects in the result for %d sent" % (len(objects), len(vertex_counts)))
+    checked = []
+    for i, (obj, count) in enumerate(zip(objects, vertex_counts)):
+        opath = "%s[%d]" % (path, i)
+        k = obj["influences"]
+        if not 1 <= k <= 16:
+            raise ProtocolError(opath + ".influences", "%d influences per vertex" % k)
+        if len(obj["indices"]) != count * k * 2 or len(obj["weights"]) != count * k * 4:
+            raise ProtocolError(opath, "weights for %d vertices expected, got %d"
+                                % (count, len(obj["weights"]) // (4 * k)))
+        indices = from_le_bytes(obj["indices"], "u16")
+        weights = from_le_bytes(obj["weights"], "f32")
+        if indices and max(indices) >= joint_count:
+            raise ProtocolError(opath + ".indices", "joint index %d out of range" % max(indices))
+        # Weights lie in [0, 1] (rows sum to 1); the small slack allows f32 rounding. weights.py relies on it.
+        if not _finite(weights) or (weights and (min(weights) < 0.0 or max(weights) > 1.0001)):
+            raise ProtocolError(opath + ".weights", "weight outside [0, 1], NaN or infinite")
+        checked.append((indices, weights, k))
+    return checked
+
+
+def check_rig_result(payload, vertex_counts):
+    """A rig result checked in full. vertex_counts: #V of each object sent, in order.
+
+    Returns {"joints": [Joint maps], "frame": Frame map, "weights": [(indices, weights, k)], "seconds": float}.
+    """
+    check_fields(payload, protocol.RESULTS["rig"], "result")
+    joints = _check_skeleton(payload["skeleton"], "result.skeleton")
+    weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
+    return {"joints": joints, "frame": payload["frame"], "weights": weights, "seconds": payload["seconds"]}
+
+
+def check_skin_result(payload, vertex_counts, sent_joint_names):
+    """A skin result checked in full; its skeleton must be the one sent (same bones, same order)."""
+    check_fields(payload, protocol.RESULTS["skin"], "result")
+    joints = _check_skeleton(payload["skeleton"], "result.skeleton")
+    names = [j["name"] for j in joints]
+    if names != list(sent_joint_names):
+        raise ProtocolError("result.skeleton", "the bones differ from the skeleton sent")
+    weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
+    return {"joints": joints, "weights": weights, "seconds": payload["seconds"]}
+
+
+# --- names -----------------------------------------------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _truncate_utf8(text, max_bytes):
+    data = text.encode("utf-8")[:max_bytes]
+    return data.decode("utf-8", "ignore")
+
+
+def sanitize_bone_names(names, max_bytes=protocol.MAX_NAME_LENGTH):
+    """Names from the sidecar made safe as Blender bone/vertex-group names: no control characters, at most
+    `max_bytes` UTF-8 bytes (Blender's limit), never empty, unique (later duplicates get .001, .002...).
+    They are only ever used as data, never evaluated."""
+    result, seen = [], set()
+    for raw in names:
+        name = _truncate_utf8(_CONTROL.sub("", str(raw)).strip(), max_bytes) or "Bone"
+        candidate, n = name, 0
+        while candidate in seen:
+            n += 1
+            suffix = ".%03d" % n
+            candidate = _truncate_utf8(name, max_bytes - len(suffix)) + suffix
+        seen.add(candidate)
+        result.append(candidate)
+    return result

@@ -1,0 +1,51 @@
+"""Add-on preferences: where Node and the sidecar are, which port, and whether to start the sidecar automatically."""
+
+import bpy
+
+from . import client
+
+__all__ = ["AUTORIG_AddonPreferences"]
+
+
+class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
+    bl_idname = __package__
+
+    node_executable: bpy.props.StringProperty(
+        name="Node executable", subtype='FILE_PATH', default="",
+        description="Node.js 20 or newer; empty: `node` on PATH")
+    sidecar_entry: bpy.props.StringProperty(
+        name="Sidecar entry point", subtype='FILE_PATH', default="",
+        description="bin/autorig.js of your AutoRig checkout (after `npm install`); empty: the AUTORIG_SIDECAR "
+                    "environment variable, else `autorig` on PATH")
+    port: bpy.props.IntProperty(
+        name="Port", default=0, min=0, max=65535,
+        description="0: the sidecar picks a free port. Else connect to a sidecar on this port (or start one there)")
+    token: bpy.props.StringProperty(
+        name="Token", subtype='PASSWORD', default="",
+        description="Only for a sidecar you started yourself: its AUTORIG_TOKEN (empty: AUTORIG_TOKEN from Blender's "
+                    "environment)")
+    auto_start: bpy.props.BoolProperty(
+        name="Start automatically", default=True,
+        description="Start the sidecar when none answers; it stops when Blender quits")
+    prefix: bpy.props.BoolProperty(
+        name="mixamorig: prefix", default=True, description="Default for Auto Rig's bone names")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "node_executable")
+        layout.prop(self, "sidecar_entry")
+        row = layout.row()
+        row.prop(self, "auto_start")
+        row.prop(self, "port")
+        if self.port:
+            layout.prop(self, "token")
+        layout.prop(self, "prefix")
+        try:
+            argv = client.resolve_command(client.SidecarConfig(node=self.node_executable, entry=self.sidecar_entry))
+            layout.label(text="Starts: %s serve" % " ".join(argv), icon='CHECKMARK')
+        except client.SidecarError as err:
+            layout.label(text=err.message, icon='ERROR')
+        layout.label(text=client.sidecar_status())
+
+
+classes = (AUTORIG_AddonPreferences,)

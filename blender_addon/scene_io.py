@@ -1,0 +1,125 @@
+"""Reading what the sidecar needs from Blender: meshes in world space, an armature's bones, locked vertex groups.
+
+Only reads: nothing here changes the scene.
+"""
+
+from array import array
+
+import bpy
+from mathutils import Matrix
+
+from . import messages
+from .weights import locked_weight_rows
+
+__all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "bound_armature", "armature_joints",
+           "locked_groups"]
+
+
+def selected_meshes(context):
+    """The character's meshes: the active mesh first, then the other selected meshes (one character)."""
+    active = context.active_object
+    meshes = [active] if active is not None and active.type == 'MESH' else []
+    for obj in context.selected_objects:
+        if obj.type == 'MESH' and obj not in meshes:
+            meshes.append(obj)
+    return meshes
+
+
+def _transform_positions(positions, matrix):
+    """Apply an affine 4x4 `matrix` to positions (array('f'), #V*3) in place of a new array('f')."""
+    if matrix == Matrix.Identity(4):
+        return positions
+    (a, b, c, d), (e, f, g, h), (i, j, k, l) = [tuple(row) for row in matrix[:3]]
+    xs, ys, zs = positions[0::3], positions[1::3], positions[2::3]
+    out = array("f", bytes(len(positions) * 4))
+    out[0::3] = array("f", [a * x + b * y + c * z + d for x, y, z in zip(xs, ys, zs)])
+    out[1::3] = array("f", [e * x + f * y + g * z + h for x, y, z in zip(xs, ys, zs)])
+    out[2::3] = array("f", [i * x + j * y + k * z + l for x, y, z in zip(xs, ys, zs)])
+    return out
+
+
+def mesh_world_arrays(obj):
+    """positions: array('f') #V*3 in world space (matrix_world applied, modifiers not: the weights go onto these
+    vertices); triangles: array('I') #T*3 from the mesh's loop triangles."""
+    mesh = obj.data
+    positions = array("f", bytes(len(mesh.vertices) * 12))
+    mesh.vertices.foreach_get("co", positions)
+    mesh.calc_loop_triangles()
+    corners = array("i", bytes(len(mesh.loop_triangles) * 12))
+    mesh.loop_triangles.foreach_get("vertices", corners)
+    triangles = array("I", corners.tobytes())  # indices are never negative: same bits
+    return _transform_positions(positions, obj.matrix_world), triangles
+
+
+def mesh_objects(meshes):
+    """MeshObject maps for the request, and the vertex count of each (to check the result against)."""
+    objects, counts = [], []
+    for obj in meshes:
+        positions, triangles = mesh_world_arrays(obj)
+        objects.append(messages.mesh_object(obj.name, positions, triangles))
+        counts.append(len(obj.data.vertices))
+    return objects, counts
+
+
+def bound_armature(obj):
+    """The armature object a mesh is bound to: its first Armature modifier's object, else an armature parent."""
+    if obj is None or obj.type != 'MESH':
+        return None
+    for modifier in obj.modifiers:
+        if modifier.type == 'ARMATURE' and modifier.object is not None and modifier.object.type == 'ARMATURE':
+            return modifier.object
+    if obj.parent is not None and obj.parent.type == 'ARMATURE':
+        return obj.parent
+    return None
+
+
+def _bones_parents_first(armature):
+    ordered = []
+
+    def visit(bone):
+        ordered.append(bone)
+        for child in bone.children:
+            visit(child)
+
+    for bone in armature.data.bones:
+        if bone.parent is None:
+            visit(bone)
+    return ordered
+
+
+def armature_joints(armature_obj):
+    """Joint maps of an armature in world space (head, tail, edit-bone roll), parents before children."""
+    bones = _bones_parents_first(armature_obj)
+    index = {bone.name: i for i, bone in enumerate(bones)}
+    world = armature_obj.matrix_world
+    joints = []
+    for bone in bones:
+        head = world @ bone.head_local
+        tail = world @ bone.tail_local
+        # Roll is defined against the bone's axis: recover it from the bone's world rest orientation.
+        rest = (world @ bone.matrix_local).to_3x3().normalized()
+        _, roll = bpy.types.Bone.AxisRollFromMatrix(rest, axis=(tail - head).normalized())
+        joints.append({
+            "name": bone.name,
+            "parent": index[bone.parent.name] if bone.parent is not None else -1,
+            "head": [float(v) for v in head],
+            "tail": [float(v) for v in tail],
+            "roll": float(roll),
+        })
+    return joints
+
+
+def locked_groups(meshes, bone_names):
+    """LockedGroup maps: every vertex group with lock_weight whose name is a bone, with its weights (#V)."""
+    bones = set(bone_names)
+    locked = []
+    for object_index, obj in enumerate(meshes):
+        wanted = {vg.index: vg.name for vg in obj.vertex_groups if vg.lock_weight and vg.name in bones}
+        if not wanted:
+            continue
+        rows = locked_weight_rows(([(g.group, g.weight) for g in v.groups] for v in obj.data.vertices),
+                                  list(wanted), len(obj.data.vertices))
+        for group_index, name in wanted.items():
+            locked.append({"object": object_index, "bone": name,
+                           "weights": messages.le_bytes(array("f", rows[group_index]))})
+    return locked

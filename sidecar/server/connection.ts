@@ -1,0 +1,164 @@
+/**
+ * One client connection: reads requests, answers hello, runs rig/skin jobs, cancels them.
+ * Every frame gets an answer or a job; a bad frame gets an error with a code and the connection keeps serving.
+ * Jobs are keyed by id within this connection only, so clients never see each other's jobs; when the connection
+ * closes, its jobs stop.
+ */
+import type { WebSocket, RawData } from 'ws';
+import { decodeMessage, encodeMessage } from '../../shared-schema/codec.js';
+import { readMessageId, validateRequest, validateServerMessage, type Limits, type RigRequest, type SkinRequest } from '../../shared-schema/validate.js';
+import { AutoRigError, type ErrorCode } from '../errors.js';
+import type { RigResult, SkinResult } from '../types.js';
+import { helloResult } from './hello.js';
+import { startJob, type RunningJob } from './jobs.js';
+
+export type Log = (line: string) => void;
+
+export interface Connection {
+  /** Stop this connection's jobs (on close, or when the server shuts down). */
+  stopJobs(): void;
+}
+
+/** Serve one accepted WebSocket. `label` names it in the log. */
+export function serveConnection(socket: WebSocket, limits: Limits, log: Log, label: string): Connection {
+  const jobs = new Map<string, RunningJob>();
+
+  const send = (message: Record<string, unknown>) => {
+    if (socket.readyState === socket.OPEN) socket.send(encodeMessage(message), { binary: true });
+  };
+  const sendError = (id: string | null, code: ErrorCode, message: string) => send({ kind: 'error', id, code, message });
+
+  const runJob = (request: RigRequest | SkinRequest) => {
+    const { id } = request;
+    if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
+    const started = performance.now();
+    const input =
+      request.kind === 'rig'
+        ? { request: 'rig' as const, objects: request.objects, options: request.options }
+        : { request: 'skin' as const, objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
+    const job = startJob(input, {
+      onProgress: (stage, fraction) => send({ kind: 'progress', id, stage, fraction }),
+      onResult: (result) => {
+        jobs.delete(id);
+        const reply = resultMessage(id, request.kind, result, limits);
+        if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
+        else send(reply);
+        log(`${label}: ${request.kind} '${id}' done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
+      },
+      onError: (code, message) => {
+        jobs.delete(id);
+        sendError(id, code, message);
+        log(`${label}: ${request.kind} '${id}' failed: ${code} ${message}`);
+      },
+    });
+    jobs.set(id, job);
+    log(`${label}: ${request.kind} '${id}' started (${request.objects.length} objects)`);
+  };
+
+  const cancelJob = (id: string) => {
+    const job = jobs.get(id);
+    if (!job) return; // finished already, or never existed: cancel has no reply of its own
+    job.cancel();
+    jobs.delete(id);
+    sendError(id, 'CANCELLED', `job '${id}' was cancelled`);
+    log(`${label}: '${id}' cancelled`);
+  };
+
+  /** Handle one frame; anything wrong with it is thrown as AutoRigError and answered by the caller. */
+  const handleFrame = (bytes: Buffer): void => {
+    if (bytes.byteLength > limits.maxMessageBytes) {
+      throw new AutoRigError('TOO_LARGE', `the message has ${bytes.byteLength} bytes; the limit is ${limits.maxMessageBytes}`);
+    }
+    const message = decodeMessage(bytes);
+    const request = validateRequest(message, limits);
+    switch (request.kind) {
+      case 'hello':
+        send({ kind: 'result', id: request.id, request: 'hello', ...helloResult(limits) });
+        return;
+      case 'rig':
+      case 'skin':
+        runJob(request);
+        return;
+      case 'cancel':
+        cancelJob(request.id);
+        return;
+    }
+  };
+
+  socket.on('message', (data: RawData, isBinary: boolean) => {
+    const bytes = toBuffer(data);
+    if (!isBinary) {
+      sendError(null, 'BAD_MESSAGE', 'text frames are not part of the protocol: send one msgpack map per binary message');
+      return;
+    }
+    try {
+      handleFrame(bytes);
+    } catch (err) {
+      const id = idOfFrame(bytes, limits);
+      if (err instanceof AutoRigError) {
+        sendError(id, err.code, err.message);
+      } else {
+        sendError(id, 'INTERNAL', err instanceof Error ? err.message : String(err));
+        log(`${label}: internal error: ${err instanceof Error ? err.stack : String(err)}`);
+      }
+    }
+  });
+
+  const stopJobs = () => {
+    if (jobs.size > 0) log(`${label}: stopping ${jobs.size} running job(s): ${[...jobs.keys()].join(', ')}`);
+    for (const job of jobs.values()) job.cancel();
+    jobs.clear();
+  };
+  socket.on('close', stopJobs);
+  return { stopJobs };
+}
+
+/** The id of a frame for an error reply, or null when the frame cannot be read that far. */
+function idOfFrame(bytes: Buffer, limits: Limits): string | null {
+  try {
+    return readMessageId(decodeMessage(bytes), limits);
+  } catch {
+    return null;
+  }
+}
+
+/** ws hands over a Buffer, an ArrayBuffer or fragments depending on its settings; make it one Buffer. */
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/**
+ * The result message of a finished job, exactly the fields of protocol.json (events.result + results[request]),
+ * checked against it: a malformed pipeline output becomes an INTERNAL error instead of a reply the client cannot read.
+ */
+function resultMessage(id: string, request: 'rig' | 'skin', result: RigResult | SkinResult, limits: Limits): Record<string, unknown> | AutoRigError {
+  const message: Record<string, unknown> = {
+    kind: 'result',
+    id,
+    request,
+    skeleton: {
+      joints: result.skeleton.joints.map((joint) => ({
+        name: joint.name,
+        parent: joint.parent,
+        head: [...joint.head],
+        tail: [...joint.tail],
+        roll: joint.roll,
+      })),
+    },
+    objects: result.objects.map((part) => ({ name: part.name, influences: part.influences, indices: part.indices, weights: part.weights })),
+    seconds: result.seconds,
+  };
+  if (request === 'rig') {
+    const frame = (result as RigResult).frame;
+    message.frame = { up: [...frame.up], forward: [...frame.forward], left: [...frame.left] };
+  }
+  try {
+    validateServerMessage(message, limits);
+    return message;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return new AutoRigError('INTERNAL', `the pipeline returned a result that does not fit the protocol: ${reason}`);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * What the server and a job's worker thread say to each other (structured clone; typed arrays are transferred).
+ */
+import type { ErrorCode } from '../errors.js';
+import type { LockedGroup, MeshPart, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
+
+/** The work of one rig or skin request, handed to the worker as workerData. */
+export type JobInput =
+  | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
+  | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions };
+
+/** From the worker: any number of progress messages, then exactly one result or error. */
+export type JobOutput =
+  | { type: 'progress'; stage: string; fraction: number }
+  | { type: 'result'; result: RigResult | SkinResult }
+  | { type: 'error'; code: ErrorCode; message: string };
+
+/**
+ * The ArrayBuffers behind the typed arrays in `arrays`, each once (two views of one buffer would make postMessage
+ * throw), skipping SharedArrayBuffers (shared, not transferred).
+ */
+export function transferables(arrays: ArrayBufferView[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const array of arrays) {
+    if (array.buffer instanceof ArrayBuffer) buffers.add(array.buffer);
+  }
+  return [...buffers];
+}

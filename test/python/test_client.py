@@ -1,0 +1,216 @@
+"""Sidecar management and jobs, against fake_sidecar.py started exactly as the real sidecar would be
+(`<entry> serve --port 0`, AUTORIG_TOKEN in the environment, ready line on stdout, Bearer token on the upgrade)."""
+
+import os
+import stat
+import struct
+import sys
+import tempfile
+import time
+import unittest
+from array import array
+
+import support
+from blender_addon import client, messages
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def make_launcher(folder):
+    """An executable that starts fake_sidecar.py (the client runs non-.js entries directly)."""
+    path = os.path.join(folder, "fake-autorig")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (sys.executable, os.path.join(HERE, "fake_sidecar.py")))
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
+def two_triangle_mesh():
+    """A 4-vertex quad standing up along z: 2 vertices low, 2 high."""
+    positions = array("f", [0, 0, 0, 1, 0, 0, 1, 0, 2, 0, 0, 2])
+    triangles = array("I", [0, 1, 2, 0, 2, 3])
+    return messages.mesh_object("Quad", positions, triangles)
+
+
+def rig_job(config, timeout=20):
+    obj = two_triangle_mesh()
+    request = messages.rig_request(client.new_job_id("rig"), [obj], prefix=True)
+    return client.Job(config, request, lambda payload: messages.check_rig_result(payload, [4]), timeout=timeout)
+
+
+class ResolveCommand(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.js = os.path.join(self.tmp.name, "autorig.js")
+        open(self.js, "w").close()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_preference_wins_and_js_runs_with_node(self):
+        config = client.SidecarConfig(node="/usr/bin/env", entry=self.js, environ={"AUTORIG_SIDECAR": "/nope"})
+        self.assertEqual(client.resolve_command(config, which=lambda n: None), ["/usr/bin/env", os.path.realpath(self.js)])
+
+    def test_environment_then_path(self):
+        config = client.SidecarConfig(environ={"AUTORIG_SIDECAR": self.js})
+        self.assertEqual(client.resolve_command(config, which=lambda n: "/usr/bin/env" if n == "node" else None),
+                         ["/usr/bin/env", os.path.realpath(self.js)])
+        config = client.SidecarConfig(environ={})
+        self.assertEqual(client.resolve_command(config, which=lambda n: {"node": "/usr/bin/env", "autorig": self.js}.get(n)),
+                         ["/usr/bin/env", os.path.realpath(self.js)])
+
+    def test_executable_launcher_runs_directly(self):
+        launcher = make_launcher(self.tmp.name)
+        config = client.SidecarConfig(entry=launcher, environ={})
+        self.assertEqual(client.resolve_command(config, which=lambda n: None), [launcher])
+
+    def test_nothing_found_says_what_to_set(self):
+        with self.assertRaises(client.SidecarError) as ctx:
+            client.resolve_command(client.SidecarConfig(environ={}), which=lambda n: None)
+        self.assertIn("Sidecar entry point", ctx.exception.message)
+        with self.assertRaises(client.SidecarError) as ctx:
+            client.resolve_command(client.SidecarConfig(entry=self.js, environ={}), which=lambda n: None)
+        self.assertIn("Node", ctx.exception.message)
+        with self.assertRaises(client.SidecarError):
+            client.resolve_command(client.SidecarConfig(entry="/does/not/exist.js", environ={}), which=lambda n: None)
+
+
+class Jobs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.launcher = make_launcher(self.tmp.name)
+        self.addCleanup(client.stop_sidecar)
+        self.addCleanup(self.tmp.cleanup)
+
+    def config(self, mode="normal"):
+        env = dict(os.environ, FAKE_SIDECAR_MODE=mode)
+        return client.SidecarConfig(entry=self.launcher, port=0, environ=env)
+
+    def test_rig_round_trip_with_started_sidecar(self):
+        job = rig_job(self.config())
+        self.assertEqual(job.run(), client.DONE, job.error)
+        result = job.result
+        self.assertEqual([j["name"] for j in result["joints"]], ["mixamorig:Hips", "Head\x07"])
+        indices, weights, k = result["weights"][0]
+        self.assertEqual(k, 4)
+        # the fake weights the two high vertices (z=2) to joint 1, the low ones to joint 0
+        self.assertEqual(list(indices[0::4]), [0, 0, 1, 1])
+        self.assertEqual(list(weights[0::4]), [1.0] * 4)
+        self.assertEqual(job.hello["sidecar"], "fake")
+        self.assertIn("running on port", client.sidecar_status())
+
+    def test_sidecar_is_reused_then_stopped(self):
+        config = self.config()
+        first = rig_job(config)
+        self.assertEqual(first.run(), client.DONE)
+        process = client._managed["process"]
+        second = rig_job(config)
+        self.assertEqual(second.run(), client.DONE)
+        self.assertIs(client._managed["process"], process, "the running sidecar is reused")
+        client.stop_sidecar()
+        self.assertIsNotNone(process.process.poll(), "the sidecar process has exited")
+        self.assertEqual(client.sidecar_status(), "Sidecar: not started")
+
+    def external_sidecar(self):
+        """A sidecar the user started by hand (not managed by the add-on): (port, token)."""
+        process = client.SidecarProcess([self.launcher], 0, dict(os.environ, FAKE_SIDECAR_MODE="normal"))
+        self.addCleanup(process.stop)
+        self.assertTrue(process.ready.wait(10))
+        self.assertTrue(process.check_ready())
+        return process.port, process.token
+
+    def test_token_is_required(self):
+        port, _ = self.external_sidecar()
+        external = client.SidecarConfig(port=port, auto_start=False, token="not-the-token", environ={})
+        job = rig_job(external)
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertEqual(job.error[0], "SIDECAR")
+        self.assertIn("401", job.error[1])
+        self.assertIsNone(client._managed["process"], "no sidecar was started")
+
+    def test_external_sidecar_with_token_from_environment(self):
+        port, token = self.external_sidecar()
+        external = client.SidecarConfig(port=port, auto_start=False, environ={"AUTORIG_TOKEN": token})
+        job = rig_job(external)
+        self.assertEqual(job.run(), client.DONE, job.error)
+        self.assertIsNone(client._managed["process"], "no sidecar was started")
+
+    def test_no_sidecar_and_no_auto_start(self):
+        job = rig_job(client.SidecarConfig(port=0, auto_start=False, environ={}))
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertIn("Start automatically", job.error[1])
+
+    def test_nested_result_is_accepted(self):
+        job = rig_job(self.config("nested"))
+        self.assertEqual(job.run(), client.DONE, job.error)
+
+    def test_sidecar_error_is_reported_with_its_code(self):
+        job = rig_job(self.config("error"))
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertEqual(job.error, ("NOT_HUMANOID", "no legs"))
+        self.assertIsNone(job.result)
+
+    def test_bad_result_is_refused(self):
+        job = rig_job(self.config("badresult"))
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertEqual(job.error[0], "BAD_RESULT")
+        self.assertIn("weights for 4 vertices", job.error[1])
+
+    def test_crash_before_ready(self):
+        job = rig_job(self.config("crash"))
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertEqual(job.error[0], "SIDECAR")
+        self.assertIn("cannot start (as asked)", job.error[1])
+
+    def test_cancel_nonblocking(self):
+        job = rig_job(self.config("slow"))
+        deadline = time.monotonic() + 20
+        while job.poll(0.02) != client.RUNNING or job.stage != "mesh":
+            self.assertLess(time.monotonic(), deadline)
+        self.assertAlmostEqual(job.fraction, 0.25)
+        job.cancel()
+        self.assertEqual(job.state, client.CANCELLING)
+        while job.poll(0.02) not in client.TERMINAL:
+            self.assertLess(time.monotonic(), deadline)
+        self.assertEqual(job.state, client.CANCELLED)
+        self.assertEqual(job.error[0], "CANCELLED")
+
+    def test_poll_does_not_block(self):
+        job = rig_job(self.config("slow"))
+        deadline = time.monotonic() + 20
+        while job.state != client.RUNNING:
+            job.poll(0.02)
+            self.assertLess(time.monotonic(), deadline)
+        start = time.monotonic()
+        for _ in range(50):
+            self.assertEqual(job.poll(0), client.RUNNING)
+        self.assertLess(time.monotonic() - start, 0.25)
+        job.cancel()
+        job.run()
+
+    def test_timeout(self):
+        job = rig_job(self.config("slow"), timeout=1.5)
+        start = time.monotonic()
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertEqual(job.error[0], "TIMEOUT")
+        self.assertLess(time.monotonic() - start, 5)
+
+
+class LocalChecks(unittest.TestCase):
+    def test_empty_selection_fails_before_sending(self):
+        with self.assertRaises(messages.AutoRigFailure) as ctx:
+            messages.rig_request("r", [messages.mesh_object("P", array("f", [0] * 9), array("I"))])
+        self.assertEqual(ctx.exception.code, "EMPTY_MESH")
+        with self.assertRaises(messages.AutoRigFailure) as ctx:
+            messages.rig_request("r", [])
+        self.assertEqual(ctx.exception.code, "BAD_REQUEST")
+
+    def test_too_many_objects(self):
+        obj = messages.mesh_object("P", array("f", [0] * 12), array("I", [0, 1, 2]))
+        with self.assertRaises(messages.AutoRigFailure) as ctx:
+            messages.rig_request("r", [obj] * 65)
+        self.assertEqual(ctx.exception.code, "TOO_LARGE")
+
+
+if __name__ == "__main__":
+    unittest.main()
