@@ -73,3 +73,29 @@ class Locked(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BothPaths(unittest.TestCase):
+    def test_numpy_and_pure_python_give_the_same_buckets(self):
+        import random
+
+        from blender_addon import weights as w
+
+        try:
+            import numpy
+        except ImportError:
+            self.fail("numpy is needed to compare the two bucketing paths (Debian: python3-numpy)")
+        random.seed(11)
+        count, k, steps = 3000, 4, 1024
+        indices, values = array("H"), array("f")
+        for _ in range(count):
+            joints = [random.randrange(23) for _ in range(k)]
+            raw = [random.random() if random.random() > 0.3 else 0.0 for _ in range(k)]
+            total = sum(raw) or 1.0
+            indices.extend(joints)
+            values.extend(x / total for x in raw)
+        fast = w._bucket_weights_numpy(numpy, indices, values, k, steps)
+        slow = w._bucket_weights_python(indices, values, k, steps)
+        ordered = lambda b: {j: {lv: sorted(vs) for lv, vs in levels.items()} for j, levels in b.items()}
+        self.assertEqual(ordered(fast), ordered(slow))
+        self.assertGreater(len(fast), 10)

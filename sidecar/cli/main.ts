@@ -1,0 +1,312 @@
+/**
+ * The `autorig` command line: rig or re-skin glTF/OBJ files, run the demo, or serve the Blender add-on.
+ * bin/autorig.js calls main(). Exit codes: 0 done, 2 the input cannot be rigged (AutoRigError, its code is printed),
+ * 64 bad usage (with the help text), 1 an unexpected failure.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AutoRigError } from '../errors.js';
+import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
+import { mergeParts } from '../mesh/mergeParts.js';
+import { rigCharacter, skinCharacter } from '../pipeline.js';
+import { runServeCommand } from '../server/serveCommand.js';
+import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
+import { writeSkinnedGlb } from '../io/glbWriter.js';
+import { vertexNormals } from '../io/normals.js';
+import { skeletonFromRig } from '../io/rigSkeleton.js';
+import type { Frame, PartWeights, Skeleton } from '../types.js';
+import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
+import { writePreviewPng } from './preview.js';
+import { progressReporter, type TextSink } from './progress.js';
+
+/** Where a command writes: the process's streams, or capturing stand-ins in tests. */
+export interface CliIo {
+  stdout: TextSink;
+  stderr: TextSink;
+}
+
+/** A wrong command line: reported with the command's usage, exit code 64 (EX_USAGE). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+interface Command {
+  summary: string;
+  usage: string;
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_CANNOT_RIG = 2;
+export const EXIT_USAGE = 64;
+
+/**
+ * The subcommands. `autorig eval` (issue 3: compare against the artists' rigs in data/characters) is added here as
+ * one more entry; it can reuse loadCharacter (the file's rig in the bind pose), skeletonFromRig and rigCharacter.
+ */
+const commands: Record<string, Command> = {
+  rig: {
+    summary: 'find a Mixamo skeleton and skinning weights for a character',
+    usage: 'autorig rig <in.glb|in.gltf|in.obj> -o <out.glb> [--preview <out.png>] [--no-prefix]\n'
+      + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".',
+    run: rigCommand,
+  },
+  skin: {
+    summary: "recompute the skinning weights for the file's own skeleton",
+    usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>]',
+    run: skinCommand,
+  },
+  demo: {
+    summary: "rig the project's demo character into out/demo/",
+    usage: 'autorig demo [-o <folder>]   (default folder: out/demo)',
+    run: demoCommand,
+  },
+  serve: {
+    summary: 'run the sidecar for the Blender add-on (WebSocket on 127.0.0.1)',
+    usage: 'autorig serve [--port N]   (AUTORIG_TOKEN must be set in the environment)',
+    run: (args) => runServeCommand(args),
+  },
+};
+
+/** main: run the command line `argv` (without node and the script) and set process.exitCode. */
+export async function main(argv: string[]): Promise<number> {
+  const code = await runCli(argv, { stdout: process.stdout, stderr: process.stderr });
+  process.exitCode = code;
+  return code;
+}
+
+/** runCli: main without touching process state; resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  try {
+    if (name === undefined) throw new UsageError('no command given', helpText());
+    if (name === '--help' || name === '-h' || name === 'help') {
+      io.stdout.write(`${helpText()}\n`);
+      return EXIT_OK;
+    }
+    if (name === '--version' || name === '-V') {
+      io.stdout.write(`autorig ${packageVersion()}\n`);
+      return EXIT_OK;
+    }
+    const command = commands[name];
+    if (!command) throw new UsageError(`unknown command '${name}'`, helpText());
+    if (args.includes('--help') || args.includes('-h')) {
+      io.stdout.write(`usage: ${command.usage}\n`);
+      return EXIT_OK;
+    }
+    return await command.run(args, io);
+  } catch (err) {
+    return reportError(err, io);
+  }
+}
+
+function reportError(err: unknown, io: CliIo): number {
+  if (err instanceof UsageError) {
+    io.stderr.write(`autorig: ${err.message}\n${err.usage.startsWith('usage') ? '' : 'usage: '}${err.usage}\n`);
+    return EXIT_USAGE;
+  }
+  if (err instanceof AutoRigError) {
+    io.stderr.write(`autorig: error ${err.code}: ${err.message}\n`);
+    return EXIT_CANNOT_RIG;
+  }
+  io.stderr.write(`autorig: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return EXIT_FAILURE;
+}
+
+function helpText(): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  const lines = Object.entries(commands).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`);
+  return [
+    'usage: autorig <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    "Run 'autorig <command> --help' for a command's options.",
+    'Exit codes: 0 done, 2 the character cannot be rigged (the error code is printed), 64 bad usage, 1 internal error.',
+  ].join('\n');
+}
+
+/** Parsed `<input> -o <out> [--preview <png>] [flags]`. */
+interface FileArguments {
+  input: string;
+  output: string;
+  preview?: string;
+  flags: Set<string>;
+}
+
+/** Parse a file command's arguments; `flags` lists the boolean flags it accepts. */
+function parseFileArguments(args: string[], usage: string, flags: string[] = []): FileArguments {
+  const positional: string[] = [];
+  let output: string | undefined;
+  let preview: string | undefined;
+  const seen = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v === '') throw new UsageError(`${arg} needs a value`, usage);
+      return v;
+    };
+    if (arg === '-o' || arg === '--output') output = value();
+    else if (arg === '--preview') preview = value();
+    else if (flags.includes(arg)) seen.add(arg);
+    else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'`, usage);
+    else positional.push(arg);
+  }
+  if (positional.length !== 1) {
+    throw new UsageError(positional.length === 0 ? 'no input file given' : `one input file expected, got ${positional.length}`, usage);
+  }
+  if (output === undefined) throw new UsageError('no output file given (-o out.glb)', usage);
+  if (extname(output).toLowerCase() !== '.glb') {
+    throw new UsageError(`the output must be a .glb file, got '${output}'`, usage);
+  }
+  if (preview !== undefined && extname(preview).toLowerCase() !== '.png') throw new UsageError(`the preview must be a .png file, got '${preview}'`, usage);
+  return { input: positional[0], output, preview, flags: seen };
+}
+
+async function rigCommand(args: string[], io: CliIo): Promise<number> {
+  const parsed = parseFileArguments(args, commands.rig.usage, ['--no-prefix']);
+  const report = await rigFile(parsed.input, parsed.output, parsed.preview, !parsed.flags.has('--no-prefix'), io);
+  io.stdout.write(`${report.summary}\n`);
+  return EXIT_OK;
+}
+
+/** What a rig run did, for the summary line and the demo's report. */
+interface RigReport {
+  parts: number;
+  vertices: number;
+  triangles: number;
+  joints: number;
+  seconds: number;
+  summary: string;
+}
+
+/** Load → rig (the input's own rig, if any, is ignored) → write the glb and the optional preview. */
+async function rigFile(input: string, output: string, preview: string | undefined, prefix: boolean, io: CliIo): Promise<RigReport> {
+  const character = await loadCharacter(input);
+  const progress = progressReporter(io.stderr);
+  let result;
+  try {
+    result = rigCharacter(character.parts, { prefix }, progress.onProgress);
+  } finally {
+    progress.finish();
+  }
+  await writeOutputs(character, result.skeleton, result.objects, result.frame, output, preview);
+  return describeRun('rigged', input, character, result.skeleton, result.seconds, output, preview);
+}
+
+async function skinCommand(args: string[], io: CliIo): Promise<number> {
+  const { input, output, preview } = parseFileArguments(args, commands.skin.usage);
+  const character = await loadCharacter(input);
+  if (!character.rig) throw new AutoRigError('BAD_SKELETON', `${input} has no skeleton to skin to; use 'autorig rig' to make one`);
+  const skeleton = skeletonFromRig(character.rig);
+  const progress = progressReporter(io.stderr);
+  let result;
+  try {
+    result = skinCharacter(character.parts, skeleton, [], {}, progress.onProgress);
+  } finally {
+    progress.finish();
+  }
+  const frame = preview ? characterFrame(character.parts) : undefined;
+  await writeOutputs(character, result.skeleton, result.objects, frame, output, preview);
+  io.stdout.write(`${describeRun('skinned', input, character, result.skeleton, result.seconds, output, preview).summary}\n`);
+  return EXIT_OK;
+}
+
+async function demoCommand(args: string[], io: CliIo): Promise<number> {
+  let folder = 'out/demo';
+  for (let i = 0; i < args.length; i++) {
+    if ((args[i] === '-o' || args[i] === '--output') && args[i + 1]) folder = args[++i];
+    else throw new UsageError(`unknown argument '${args[i]}'`, commands.demo.usage);
+  }
+  const input = join(repositoryRoot(), DEMO_CHARACTER_PATH);
+  const output = join(folder, 'demo_rigged.glb');
+  const preview = join(folder, 'demo_preview.png');
+  io.stdout.write(`autorig demo: rigging the project's demo character (${relative(process.cwd(), input) || input})\n`);
+  const report = await rigFile(input, output, preview, true, io);
+  io.stdout.write(
+    [
+      `  parts:     ${report.parts} (${report.vertices} vertices, ${report.triangles} triangles)`,
+      `  skeleton:  ${report.joints} joints (Mixamo names)`,
+      `  time:      ${report.seconds.toFixed(2)} s`,
+      `  rigged:    ${output}  (open it in Blender: File > Import > glTF 2.0)`,
+      `  preview:   ${preview}`,
+    ].join('\n') + '\n',
+  );
+  return EXIT_OK;
+}
+
+/** Write the skinned glb (normals computed for parts that came without) and, when asked, the preview PNG. */
+async function writeOutputs(
+  character: Character,
+  skeleton: Skeleton,
+  weights: PartWeights[],
+  frame: Frame | undefined,
+  output: string,
+  preview: string | undefined,
+): Promise<void> {
+  const parts: CharacterPart[] = character.parts.map((part) =>
+    part.normals ? part : { ...part, normals: vertexNormals(part.positions, part.triangles) },
+  );
+  await writeSkinnedGlb(output, { parts, skeleton, weights, generator: `AutoRig ${packageVersion()}` });
+  if (preview && frame) await writePreviewPng(preview, { parts: character.parts, skeleton, weights, frame });
+}
+
+/** The character's own frame, found the way rig finds it (for skin, whose result carries none). */
+function characterFrame(parts: CharacterPart[]): Frame {
+  const merged = mergeParts(parts);
+  return findCanonicalFrame(merged.positions, merged.triangles).frame;
+}
+
+function describeRun(
+  verb: string,
+  input: string,
+  character: Character,
+  skeleton: Skeleton,
+  seconds: number,
+  output: string,
+  preview: string | undefined,
+): RigReport {
+  const vertices = character.parts.reduce((n, p) => n + p.positions.length / 3, 0);
+  const triangles = character.parts.reduce((n, p) => n + p.triangles.length / 3, 0);
+  const parts = character.parts.length;
+  const summary =
+    `autorig: ${verb} ${input}: ${parts} part${parts === 1 ? '' : 's'}, ${vertices} vertices, ${skeleton.joints.length} joints `
+    + `in ${seconds.toFixed(2)} s → ${output}${preview ? ` (preview ${preview})` : ''}`;
+  return { parts, vertices, triangles, joints: skeleton.joints.length, seconds, summary };
+}
+
+/** The repository (package) root: the nearest folder above this module with the autorig package.json. */
+export function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if (JSON.parse(readFileSync(manifest, 'utf8')).name === 'autorig') return dir;
+      } catch {
+        // not ours; keep climbing
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the autorig package root above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return JSON.parse(readFileSync(resolve(repositoryRoot(), 'package.json'), 'utf8')).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Writes a skinned .glb by hand: one node per joint (identity rotations, translation = head − parent head), one
+ * skinned mesh node per part, one skin. The mesh is written exactly as given: same vertices, same order, in the input's
+ * space, so the bind pose of the file is the input's pose and every joint sits at its head.
+ * Spec: https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html#skins
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { AutoRigError } from '../errors.js';
+import type { PartWeights, Skeleton, Vec3 } from '../types.js';
+import { INFLUENCES, type CharacterPart } from './character.js';
+import { align4, writeGlb } from './glbContainer.js';
+
+export interface SkinnedGlbInput {
+  /** the mesh parts with their optional normals/uvs; each becomes a skinned mesh node named after the part */
+  parts: CharacterPart[];
+  skeleton: Skeleton;
+  /** per part (same order): top-k joint indices and weights; k may differ from 4, it is brought to 4 */
+  weights: PartWeights[];
+  /** asset.generator */
+  generator?: string;
+}
+
+const FLOAT = 5126;
+const UNSIGNED_SHORT = 5123;
+const UNSIGNED_INT = 5125;
+const ARRAY_BUFFER = 34962;
+const ELEMENT_ARRAY_BUFFER = 34963;
+
+/** Accumulates buffer views and accessors over one BIN chunk. */
+class BinaryBuilder {
+  readonly bufferViews: Record<string, unknown>[] = [];
+  readonly accessors: Record<string, unknown>[] = [];
+  private chunks: Uint8Array[] = [];
+  private length = 0;
+
+  /** Append a typed array as its own buffer view + accessor; returns the accessor index. */
+  add(data: Float32Array | Uint16Array | Uint32Array, type: 'SCALAR' | 'VEC2' | 'VEC3' | 'VEC4' | 'MAT4', target?: number, extra: Record<string, unknown> = {}): number {
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const offset = this.length;
+    this.chunks.push(bytes);
+    const padded = align4(bytes.byteLength);
+    if (padded > bytes.byteLength) this.chunks.push(new Uint8Array(padded - bytes.byteLength));
+    this.length += padded;
+    const view: Record<string, unknown> = { buffer: 0, byteOffset: offset, byteLength: bytes.byteLength };
+    if (target !== undefined) view.target = target;
+    this.bufferViews.push(view);
+    const width = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT4: 16 }[type];
+    const componentType = data instanceof Float32Array ? FLOAT : data instanceof Uint16Array ? UNSIGNED_SHORT : UNSIGNED_INT;
+    this.accessors.push({ bufferView: this.bufferViews.length - 1, componentType, count: data.length / width, type, ...extra });
+    return this.accessors.length - 1;
+  }
+
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.length);
+    let offset = 0;
+    for (const c of this.chunks) {
+      out.set(c, offset);
+      offset += c.byteLength;
+    }
+    return out;
+  }
+}
+
+/**
+ * encodeSkinnedGlb: parts + skeleton + weights → the bytes of a .glb.
+ * Throws AutoRigError BAD_REQUEST when the weights do not match the parts, BAD_SKELETON for an unusable skeleton.
+ */
+export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
+  const { parts, skeleton, weights } = input;
+  checkSkeleton(skeleton);
+  if (weights.length !== parts.length) {
+    throw new AutoRigError('BAD_REQUEST', `weights for ${weights.length} parts, but there are ${parts.length} parts`);
+  }
+  const bin = new BinaryBuilder();
+  const joints = skeleton.joints;
+  const nodes: Record<string, unknown>[] = joints.map((joint) => {
+    const parentHead: Vec3 = joint.parent >= 0 ? joints[joint.parent].head : [0, 0, 0];
+    const node: Record<string, unknown> = {
+      name: joint.name,
+      translation: [0, 1, 2].map((a) => joint.head[a] - parentHead[a]),
+      // Blender-style bone ends, for tools that want them back; glTF itself has no bone tails.
+      extras: { tail: [...joint.tail], roll: joint.roll },
+    };
+    return node;
+  });
+  joints.forEach((joint, j) => {
+    if (joint.parent >= 0) ((nodes[joint.parent].children ??= []) as number[]).push(j);
+  });
+  const inverseBind = new Float32Array(joints.length * 16);
+  joints.forEach((joint, j) => {
+    // world(joint) = translate(head) with identity rotation, so its inverse is translate(−head); column major.
+    const m = inverseBind.subarray(j * 16, j * 16 + 16);
+    m[0] = m[5] = m[10] = m[15] = 1;
+    m[12] = -joint.head[0];
+    m[13] = -joint.head[1];
+    m[14] = -joint.head[2];
+  });
+  const inverseBindAccessor = bin.add(inverseBind, 'MAT4');
+  const meshes: Record<string, unknown>[] = [];
+  const meshNodes: number[] = [];
+  parts.forEach((part, p) => {
+    const attributes = partAttributes(bin, part, weights[p], joints.length);
+    const vertexCount = part.positions.length / 3;
+    const indices = vertexCount <= 0xffff ? Uint16Array.from(part.triangles) : Uint32Array.from(part.triangles);
+    const indexAccessor = bin.add(indices, 'SCALAR', ELEMENT_ARRAY_BUFFER);
+    meshes.push({ name: part.name, primitives: [{ attributes, indices: indexAccessor, material: 0, mode: 4 }] });
+    nodes.push({ name: part.name, mesh: meshes.length - 1, skin: 0 });
+    meshNodes.push(nodes.length - 1);
+  });
+  const roots = joints.flatMap((joint, j) => (joint.parent < 0 ? [j] : []));
+  const skin: Record<string, unknown> = { name: 'Armature', inverseBindMatrices: inverseBindAccessor, joints: joints.map((_, j) => j) };
+  if (roots.length === 1) skin.skeleton = roots[0];
+  const json = {
+    asset: { version: '2.0', generator: input.generator ?? 'AutoRig' },
+    scene: 0,
+    scenes: [{ name: 'Scene', nodes: [...roots, ...meshNodes] }],
+    nodes,
+    meshes,
+    skins: [skin],
+    materials: [{ name: 'autorig', pbrMetallicRoughness: { baseColorFactor: [0.8, 0.8, 0.8, 1], metallicFactor: 0, roughnessFactor: 0.8 } }],
+    accessors: bin.accessors,
+    bufferViews: bin.bufferViews,
+    buffers: [{ byteLength: 0 }],
+  };
+  const bytes = bin.bytes();
+  json.buffers[0].byteLength = bytes.byteLength;
+  return writeGlb(json, bytes);
+}
+
+/** writeSkinnedGlb: encode and write to `path`, creating its folder. */
+export async function writeSkinnedGlb(path: string, input: SkinnedGlbInput): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, encodeSkinnedGlb(input));
+}
+
+function checkSkeleton(skeleton: Skeleton): void {
+  const joints = skeleton.joints;
+  if (joints.length === 0) throw new AutoRigError('BAD_SKELETON', 'the skeleton has no joints');
+  if (joints.length > 0xffff) throw new AutoRigError('BAD_SKELETON', 'too many joints for 16-bit joint indices');
+  joints.forEach((joint, j) => {
+    if (!Number.isInteger(joint.parent) || joint.parent >= j || joint.parent < -1) {
+      throw new AutoRigError('BAD_SKELETON', `joint ${j} (${joint.name}) has parent ${joint.parent}; parents must precede children`);
+    }
+    if (![...joint.head, ...joint.tail].every(Number.isFinite)) {
+      throw new AutoRigError('BAD_NUMBER', `joint ${j} (${joint.name}) has a non-finite head or tail`);
+    }
+  });
+}
+
+/** POSITION (with the min/max glTF requires), NORMAL and TEXCOORD_0 when given, JOINTS_0/WEIGHTS_0. */
+function partAttributes(bin: BinaryBuilder, part: CharacterPart, weights: PartWeights, jointCount: number): Record<string, number> {
+  const vertexCount = part.positions.length / 3;
+  const { min, max } = bounds(part.positions);
+  const attributes: Record<string, number> = { POSITION: bin.add(part.positions, 'VEC3', ARRAY_BUFFER, { min, max }) };
+  if (part.normals && part.normals.length === vertexCount * 3) attributes.NORMAL = bin.add(part.normals, 'VEC3', ARRAY_BUFFER);
+  if (part.uvs && part.uvs.length === vertexCount * 2) attributes.TEXCOORD_0 = bin.add(part.uvs, 'VEC2', ARRAY_BUFFER);
+  const four = fourInfluences(weights, vertexCount, jointCount, part.name);
+  attributes.JOINTS_0 = bin.add(four.indices, 'VEC4', ARRAY_BUFFER);
+  attributes.WEIGHTS_0 = bin.add(four.weights, 'VEC4', ARRAY_BUFFER);
+  return attributes;
+}
+
+/**
+ * Bring top-k weights to exactly 4 per vertex: keep the 4 largest, renormalise to 1, zero the unused slots.
+ * A vertex no joint moves (all weights 0) goes to joint 0 with weight 1: glTF requires weights that sum to 1.
+ */
+export function fourInfluences(
+  weights: PartWeights,
+  vertexCount: number,
+  jointCount: number,
+  partName = weights.name,
+): { indices: Uint16Array; weights: Float32Array } {
+  const k = weights.influences;
+  if (!(k >= 1) || weights.indices.length !== vertexCount * k || weights.weights.length !== vertexCount * k) {
+    throw new AutoRigError('BAD_ARRAY', `weights of part "${partName}": expected ${vertexCount} vertices × ${k} influences`);
+  }
+  const indices = new Uint16Array(vertexCount * INFLUENCES);
+  const out = new Float32Array(vertexCount * INFLUENCES);
+  const order = Array.from({ length: k }, (_, i) => i);
+  for (let v = 0; v < vertexCount; v++) {
+    const row = v * k;
+    order.sort((a, b) => weights.weights[row + b] - weights.weights[row + a]);
+    let sum = 0;
+    for (let s = 0; s < Math.min(k, INFLUENCES); s++) {
+      const w = Math.max(0, weights.weights[row + order[s]]);
+      const joint = weights.indices[row + order[s]];
+      if (w > 0 && joint >= jointCount) {
+        throw new AutoRigError('BAD_INDEX', `weights of part "${partName}": joint index ${joint} out of range (${jointCount} joints)`);
+      }
+      if (w > 0) {
+        indices[v * INFLUENCES + s] = joint;
+        out[v * INFLUENCES + s] = w;
+        sum += w;
+      }
+    }
+    if (sum > 0) for (let s = 0; s < INFLUENCES; s++) out[v * INFLUENCES + s] /= sum;
+    else out[v * INFLUENCES] = 1;
+  }
+  return { indices, weights: out };
+}
+
+function bounds(positions: Float32Array): { min: number[]; max: number[] } {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < positions.length; i += 3) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], positions[i + a]);
+      max[a] = Math.max(max[a], positions[i + a]);
+    }
+  }
+  if (positions.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
+  // glTF validators compare against the f32 values actually stored.
+  return { min: min.map(Math.fround), max: max.map(Math.fround) };
+}

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readMeshBundle, readRigBundle, writeMeshBundle, writeRigBundle } from '../bench/bundle.js';
+import { stageRecorder } from '../bench/stageTimes.js';
+import { subdivideMidpoints, subdivideUntil, uniqueEdges } from '../bench/subdivide.js';
+
+/** A tetrahedron with outward-facing (counter-clockwise) triangles: V = 4, E = 6, T = 4. */
+const tetrahedron = () => ({
+  positions: new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]),
+  triangles: new Uint32Array([0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]),
+});
+
+/** Directed edge counts: a closed, consistently oriented surface uses each directed edge exactly once, and its twin too. */
+function directedEdges(triangles: Uint32Array): Map<string, number> {
+  const seen = new Map<string, number>();
+  for (let t = 0; t < triangles.length; t += 3) {
+    for (let c = 0; c < 3; c++) {
+      const key = `${triangles[t + c]}>${triangles[t + ((c + 1) % 3)]}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+  }
+  return seen;
+}
+
+function expectClosedAndOriented(triangles: Uint32Array): void {
+  const edges = directedEdges(triangles);
+  for (const [key, count] of edges) {
+    expect(count, `directed edge ${key}`).toBe(1);
+    const [a, b] = key.split('>');
+    expect(edges.get(`${b}>${a}`), `twin of ${key}`).toBe(1);
+  }
+}
+
+describe('bench/subdivide: welded midpoint subdivision', () => {
+  it('counts the unique edges of a tetrahedron', () => {
+    const { triangles } = tetrahedron();
+    const { ends, ofTriangle } = uniqueEdges(4, triangles);
+    expect(ends.length / 2).toBe(6);
+    // Every edge is named by exactly two triangle sides.
+    const uses = new Array(6).fill(0);
+    for (const e of ofTriangle) uses[e]++;
+    expect(uses).toEqual([2, 2, 2, 2, 2, 2]);
+  });
+
+  it('gives V + E vertices and 4T triangles, with shared midpoints, and stays closed', () => {
+    const mesh = tetrahedron();
+    const once = subdivideMidpoints(mesh.positions, mesh.triangles);
+    expect(once.positions.length / 3).toBe(4 + 6);
+    expect(once.triangles.length / 3).toBe(16);
+    expect(Array.from(once.positions.subarray(0, 12))).toEqual(Array.from(mesh.positions));
+    expectClosedAndOriented(once.triangles);
+    // Each new vertex is the midpoint of an original edge, and no two are the same point (welded, not duplicated).
+    const midpoints = new Set<string>();
+    for (let v = 4; v < 10; v++) midpoints.add(Array.from(once.positions.subarray(3 * v, 3 * v + 3)).join(','));
+    expect(midpoints.size).toBe(6);
+    expect(midpoints.has('0.5,0,0')).toBe(true);
+    expect(midpoints.has('0,0.5,0.5')).toBe(true);
+
+    const twice = subdivideMidpoints(once.positions, once.triangles);
+    // E' = 2E + 3T = 24, so V'' = 10 + 24; Euler characteristic V - E + T stays 2.
+    expect(twice.positions.length / 3).toBe(34);
+    expect(twice.triangles.length / 3).toBe(64);
+    expect(34 - uniqueEdges(34, twice.triangles).ends.length / 2 + 64).toBe(2);
+    expectClosedAndOriented(twice.triangles);
+  });
+
+  it('keeps an open mesh open along its boundary only: two triangles sharing one edge share its midpoint', () => {
+    const quad = subdivideMidpoints(new Float32Array([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0]), new Uint32Array([0, 1, 2, 0, 2, 3]));
+    expect(quad.positions.length / 3).toBe(4 + 5);
+    const edges = directedEdges(quad.triangles);
+    const interior = [...edges.keys()].filter((k) => edges.has(k.split('>').reverse().join('>')));
+    // The diagonal's two halves plus the 6 inner edges of the two split triangles, each seen from both sides.
+    expect(interior.length).toBe(2 * (2 + 6));
+  });
+
+  it('subdivides every part until the total passes the target', () => {
+    const { parts, levels } = subdivideUntil([{ name: 'a', ...tetrahedron() }, { name: 'b', ...tetrahedron() }], 50);
+    expect(levels).toBe(2);
+    expect(parts.map((p) => p.positions.length / 3)).toEqual([34, 34]);
+    expect(parts[0].name).toBe('a');
+  });
+});
+
+describe('bench hand-off files and stage times', () => {
+  it('round-trips a mesh and a rig result through bundle files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autorig-bench-test-'));
+    try {
+      const mesh = tetrahedron();
+      writeMeshBundle(join(dir, 'm.bin'), [{ name: 'body', ...mesh }, { name: 'hat', positions: new Float32Array([1, 2, 3]), triangles: new Uint32Array(0) }], 'tet', 0);
+      const back = readMeshBundle(join(dir, 'm.bin'));
+      expect(back.header.source).toBe('tet');
+      expect(back.parts.map((p) => p.name)).toEqual(['body', 'hat']);
+      expect(Array.from(back.parts[0].positions)).toEqual(Array.from(mesh.positions));
+      expect(Array.from(back.parts[0].triangles)).toEqual(Array.from(mesh.triangles));
+      expect(Array.from(back.parts[1].positions)).toEqual([1, 2, 3]);
+
+      const skeleton = { joints: [{ name: 'Hips', parent: -1, head: [0, 0, 0] as [number, number, number], tail: [0, 0, 1] as [number, number, number], roll: 0.5 }] };
+      writeRigBundle(join(dir, 'r.bin'), {
+        skeleton, seconds: 1.25,
+        objects: [{ name: 'body', influences: 4, indices: new Uint16Array([0, 1, 2, 3, 4, 5, 6, 7]), weights: new Float32Array([0.5, 0.25, 0.25, 0, 1, 0, 0, 0]) }],
+      });
+      const rig = readRigBundle(join(dir, 'r.bin'));
+      expect(rig.header.skeleton).toEqual(skeleton);
+      expect(Array.from(rig.objects[0].indices)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(Array.from(rig.objects[0].weights)).toEqual([0.5, 0.25, 0.25, 0, 1, 0, 0, 0]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('splits a rig job into stages from its progress calls', () => {
+    let clock = 0;
+    const { onProgress, finish } = stageRecorder(() => clock);
+    const at = (ms: number, stage: string, fraction: number) => { clock = ms; onProgress(stage, fraction); };
+    // The fractions rigCharacter reports: skinning spans 0.25..1, voxelised at inner 0.1, geodesic done at inner 0.85.
+    at(0, 'mesh', 0);
+    at(100, 'frame', 0.05);
+    at(300, 'skeleton', 0.1);
+    at(700, 'skinning', 0.25);
+    at(900, 'skinning', 0.25 + 0.75 * 0.1);
+    at(1500, 'skinning', 0.25 + 0.75 * 0.85);
+    clock = 2000;
+    const { seconds } = finish();
+    expect(seconds.mesh).toBeCloseTo(0.1);
+    expect(seconds.frame).toBeCloseTo(0.2);
+    expect(seconds.skeleton).toBeCloseTo(0.4);
+    expect(seconds.voxelise).toBeCloseTo(0.2);
+    expect(seconds.geodesic).toBeCloseTo(0.6);
+    expect(seconds['weights→vertices']).toBeCloseTo(0.5);
+  });
+});
