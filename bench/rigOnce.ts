@@ -1,0 +1,65 @@
+/**
+ * One benchmark job in a process of its own, so that its peak memory is that job's alone.
+ *
+ *   node dist/bench/rigOnce.js rig  <mesh.bin> [<result.bin>]
+ *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
+ *
+ * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
+ * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, peakRssBytes }.
+ * `seconds` is the wall time of the rigCharacter / skinCharacter call only (reading the file is not counted), and
+ * cpuSeconds its CPU time (user + system, all threads): on a busy machine the wall time grows, the CPU time much less;
+ * peakRssBytes is the process's high-water resident memory (VmHWM) right after the job, which includes Node itself and
+ * the mesh as read.
+ */
+import { readFileSync } from 'node:fs';
+import { rigCharacter, skinCharacter } from '../sidecar/pipeline.js';
+import type { RigResult, SkinResult } from '../sidecar/types.js';
+import { readMeshBundle, readRigBundle, writeRigBundle } from './bundle.js';
+import { stageRecorder } from './stageTimes.js';
+
+/** Peak resident set size of this process in bytes: VmHWM where /proc exists, else Node's maxRSS. */
+export function peakRssBytes(): number {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
+    if (match) return Number(match[1]) * 1024;
+  } catch {
+    // not Linux: fall through
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
+function main(argv: string[]): void {
+  const [mode, meshPath, ...rest] = argv;
+  if ((mode !== 'rig' && mode !== 'skin') || !meshPath || (mode === 'skin' && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>]\n');
+    process.exit(2);
+  }
+  const { parts } = readMeshBundle(meshPath);
+  const skeleton = mode === 'skin' ? readRigBundle(rest[0]).header.skeleton : undefined;
+  const outPath = mode === 'skin' ? rest[1] : rest[0];
+
+  const recorder = stageRecorder();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result: RigResult | SkinResult = skeleton
+    ? skinCharacter(parts, skeleton, [], {}, recorder.onProgress)
+    : rigCharacter(parts, {}, recorder.onProgress);
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const stages = recorder.finish().seconds;
+  const peak = peakRssBytes();
+  if (outPath) writeRigBundle(outPath, result);
+  const report = {
+    mode,
+    vertices: parts.reduce((s, p) => s + p.positions.length / 3, 0),
+    triangles: parts.reduce((s, p) => s + p.triangles.length / 3, 0),
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    stages,
+    peakRssBytes: peak,
+  };
+  process.stdout.write(JSON.stringify(report) + '\n');
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,297 @@
+/**
+ * `npm run bench`: how long rigging takes, how much memory it needs, and how it compares with Blender's own
+ * "With Automatic Weights", on dev characters subdivided to the sizes users send (30k, 100k, 300k, 1M vertices).
+ *
+ * Every pipeline job runs in a child process (bench/rigOnce.ts) so that its peak memory is its own; the Blender
+ * measurements run in `blender -b` (bench/blender_apply.py). Prints markdown tables and writes out/bench.json.
+ * Not a test: timings depend on the machine. Run `npx tsc -p .` first.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCharacter } from '../sidecar/io/character.js';
+import type { MeshPart } from '../sidecar/types.js';
+import { writeMeshBundle } from './bundle.js';
+import { subdivideMidpoints, uniqueEdges, vertexTotal } from './subdivide.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DATA = resolve(REPO, '../shared/data/characters');
+const RIG_ONCE = resolve(REPO, 'dist/bench/rigOnce.js');
+const BLENDER_SCRIPT = resolve(REPO, 'bench/blender_apply.py');
+
+/** Characters the benchmark meshes are made from: whole humans, in the order they are preferred on a tie. */
+const SOURCES = ['mixamo_ely.glb', 'redeclipse_male.glb', 'mrfixit.glb'];
+/**
+ * Subdivision multiplies the vertex count by ~4, so no single character lands near every target. For each target the
+ * bench takes the (character, level) with the fewest vertices that is still at least TOLERANCE × the target
+ * ("~300k" accepts 285k rather than jumping to 650k), and reports the actual count.
+ */
+const TOLERANCE = 0.95;
+const CHILD_TIMEOUT_MS = 180_000;
+/**
+ * Each timing is the median of this many runs (fresh processes for the pipeline, fresh meshes for Blender's apply):
+ * a shared 2-core machine swings 2x from run to run. Blender's own automatic weights (20–40 s at 300k) runs once.
+ */
+const REPEATS = 3;
+const BLENDER_TIMEOUT_MS = 300_000;
+const GB = 1024 ** 3;
+
+interface Ladder {
+  source: string;
+  /** levels[n]: the character subdivided n times (built on demand) */
+  levels: MeshPart[][];
+}
+
+interface BenchMesh {
+  label: string;
+  source: string;
+  levels: number;
+  vertices: number;
+  triangles: number;
+  path: string;
+}
+
+interface ChildReport {
+  mode: string;
+  vertices: number;
+  triangles: number;
+  seconds: number;
+  cpuSeconds: number;
+  stages: Record<string, number>;
+  peakRssBytes: number;
+  /** wall seconds of every run, when the job was repeated */
+  runs?: number[];
+}
+
+interface Row {
+  measurement: string;
+  mesh: string;
+  vertices: number;
+  seconds?: number;
+  cpuSeconds?: number;
+  peakRssBytes?: number;
+  target: string;
+  pass?: boolean;
+  /** the same check on CPU time: tells a slow machine from a busy one */
+  cpuPass?: boolean;
+  note: string;
+}
+
+/** glTF is +Y up; Blender (where users run this) is +Z up: (x, y, z) → (x, -z, y), as Blender's importer does. */
+function yUpToZUp(positions: Float32Array): Float32Array {
+  const out = new Float32Array(positions.length);
+  for (let i = 0; i < positions.length; i += 3) {
+    out[i] = positions[i];
+    out[i + 1] = -positions[i + 2];
+    out[i + 2] = positions[i + 1];
+  }
+  return out;
+}
+
+async function loadLadders(): Promise<Ladder[]> {
+  const ladders: Ladder[] = [];
+  for (const source of SOURCES) {
+    const character = await loadCharacter(join(DATA, source));
+    const parts = character.parts.map((p) => ({ name: p.name, positions: yUpToZUp(p.positions), triangles: p.triangles }));
+    ladders.push({ source, levels: [parts] });
+  }
+  return ladders;
+}
+
+/** Vertex count one subdivision level up, without building it: V + E. */
+function nextVertexCount(parts: MeshPart[]): number {
+  return parts.reduce((sum, p) => sum + p.positions.length / 3 + uniqueEdges(p.positions.length / 3, p.triangles).ends.length / 2, 0);
+}
+
+function level(ladder: Ladder, n: number): MeshPart[] {
+  while (ladder.levels.length <= n) {
+    const last = ladder.levels[ladder.levels.length - 1];
+    ladder.levels.push(last.map((p) => ({ name: p.name, ...subdivideMidpoints(p.positions, p.triangles) })));
+  }
+  return ladder.levels[n];
+}
+
+/** The (character, level) closest above TOLERANCE × target; see TOLERANCE. */
+function chooseMesh(ladders: Ladder[], target: number): { ladder: Ladder; levels: number; vertices: number } {
+  let best: { ladder: Ladder; levels: number; vertices: number } | undefined;
+  for (const ladder of ladders) {
+    let n = 0;
+    let count = vertexTotal(level(ladder, 0));
+    while (count < TOLERANCE * target) {
+      count = nextVertexCount(level(ladder, n));
+      n++;
+    }
+    if (!best || count < best.vertices) best = { ladder, levels: n, vertices: count };
+  }
+  return best!;
+}
+
+function writeMesh(ladders: Ladder[], target: number, label: string, dir: string): BenchMesh {
+  const choice = chooseMesh(ladders, target);
+  const parts = level(choice.ladder, choice.levels);
+  const path = join(dir, `${label}.mesh.bin`);
+  writeMeshBundle(path, parts, choice.ladder.source, choice.levels);
+  return {
+    label, source: choice.ladder.source, levels: choice.levels, path,
+    vertices: vertexTotal(parts), triangles: parts.reduce((s, p) => s + p.triangles.length / 3, 0),
+  };
+}
+
+function runChild(args: string[]): ChildReport | { error: string } {
+  const run = spawnSync(process.execPath, [RIG_ONCE, ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
+  if (run.error) return { error: String(run.error) };
+  if (run.status !== 0) return { error: `exit ${run.status ?? run.signal}: ${(run.stderr || '').trim().split('\n').slice(-3).join(' | ')}` };
+  const last = run.stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(last) as ChildReport;
+}
+
+/** runChild REPEATS times; the run with the median wall time, with every run's time in `runs` and the highest peak. */
+function runChildMedian(args: string[]): ChildReport | { error: string } {
+  const reports: ChildReport[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const r = runChild(args);
+    if ('error' in r) return r;
+    reports.push(r);
+  }
+  const ordered = [...reports].sort((a, b) => a.seconds - b.seconds);
+  const median = ordered[Math.floor(ordered.length / 2)];
+  return { ...median, runs: reports.map((r) => r.seconds), peakRssBytes: Math.max(...reports.map((r) => r.peakRssBytes)) };
+}
+
+function runBlender(mesh: BenchMesh, rigPath: string, dir: string): Record<string, any> {
+  const out = join(dir, `${mesh.label}.blender.json`);
+  const run = spawnSync('blender', ['-b', '--factory-startup', '--python', BLENDER_SCRIPT, '--', mesh.path, rigPath, out, `--repeat=${REPEATS}`], {
+    encoding: 'utf8', timeout: BLENDER_TIMEOUT_MS, maxBuffer: 64 << 20,
+  });
+  if (run.error) return { error: (run.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'blender not found on PATH' : String(run.error) };
+  if (!existsSync(out)) return { error: `blender exited ${run.status ?? run.signal} without a report: ${(run.stderr || run.stdout || '').trim().split('\n').slice(-3).join(' | ')}` };
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+const meshName = (m: BenchMesh) => `${m.source.replace(/\.glb$/, '')} ×${m.levels} subdiv`;
+const fmtS = (s?: number) => (s === undefined ? '—' : s.toFixed(2));
+const fmtMB = (b?: number) => (b === undefined ? '—' : `${Math.round(b / 2 ** 20)} MB`);
+const passText = (r: Row) => (r.pass === undefined ? '—' : r.pass ? 'PASS' : r.cpuPass ? 'FAIL (CPU time passes: busy machine?)' : 'FAIL');
+
+/** check(seconds, peakRssBytes): whether the target is met; applied to wall time (the verdict) and to CPU time. */
+function childRow(measurement: string, mesh: BenchMesh, report: ChildReport | { error: string }, target: string, check?: (seconds: number, peak: number) => boolean): Row {
+  if ('error' in report) return { measurement, mesh: meshName(mesh), vertices: mesh.vertices, target, pass: check ? false : undefined, note: `failed: ${report.error}` };
+  return {
+    measurement, mesh: meshName(mesh), vertices: report.vertices, seconds: report.seconds, cpuSeconds: report.cpuSeconds,
+    peakRssBytes: report.peakRssBytes, target, pass: check?.(report.seconds, report.peakRssBytes),
+    cpuPass: check?.(report.cpuSeconds, report.peakRssBytes), note: runsNote(report.runs),
+  };
+}
+
+const runsNote = (runs?: number[]) => (runs && runs.length > 1 ? `median of ${runs.map((t) => t.toFixed(2)).join(' / ')} s` : '');
+
+function markdownTable(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(RIG_ONCE)) throw new Error(`${RIG_ONCE} is missing: run \`npx tsc -p .\` first`);
+  const started = performance.now();
+  const loadStart = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'autorig-bench-'));
+  try {
+    const ladders = await loadLadders();
+    const say = (text: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${text}\n`);
+    const meshes = {
+      k30: writeMesh(ladders, 30_000, 'v30k', dir),
+      k100: writeMesh(ladders, 100_000, 'v100k', dir),
+      k300: writeMesh(ladders, 300_000, 'v300k', dir),
+      m1: writeMesh(ladders, 1_000_000, 'v1m', dir),
+    };
+    ladders.length = 0; // the children read the files; free the parent's copies before they run
+    for (const m of Object.values(meshes)) say(`${m.label}: ${meshName(m)}, ${m.vertices} vertices, ${m.triangles} triangles`);
+
+    const rigPath = (m: BenchMesh) => join(dir, `${m.label}.rig.bin`);
+    const reports: Record<string, ChildReport | { error: string }> = {};
+    const rows: Row[] = [];
+
+    say('rig ~30k');
+    reports.rig30k = runChildMedian(['rig', meshes.k30.path, rigPath(meshes.k30)]);
+    rows.push(childRow('rig', meshes.k30, reports.rig30k, '≤ 1.5 s', (t) => t <= 1.5));
+    say('rig ~300k');
+    reports.rig300k = runChildMedian(['rig', meshes.k300.path, rigPath(meshes.k300)]);
+    rows.push(childRow('rig', meshes.k300, reports.rig300k, '≤ 4 s', (t) => t <= 4));
+    say('rig ~1M');
+    reports.rig1m = runChildMedian(['rig', meshes.m1.path]);
+    rows.push(childRow('rig', meshes.m1, reports.rig1m, '≤ 10 s, peak RSS ≤ 3 GB', (t, peak) => t <= 10 && peak <= 3 * GB));
+    say('rig ~100k (its skeleton feeds the re-skin)');
+    reports.rig100k = runChildMedian(['rig', meshes.k100.path, rigPath(meshes.k100)]);
+    rows.push(childRow('rig (skeleton for re-skin)', meshes.k100, reports.rig100k, '(none)'));
+    say('re-skin ~100k');
+    reports.skin100k = 'error' in reports.rig100k
+      ? { error: 'no skeleton: the rig of this mesh failed' }
+      : runChildMedian(['skin', meshes.k100.path, rigPath(meshes.k100)]);
+    rows.push(childRow('re-skin (skinCharacter)', meshes.k100, reports.skin100k, '≤ 1 s', (t) => t <= 1));
+
+    const blender: Record<string, Record<string, any>> = {};
+    for (const [key, m, applyTarget] of [['k30', meshes.k30, undefined], ['k300', meshes.k300, 1.5]] as const) {
+      const rigReport = reports[key === 'k30' ? 'rig30k' : 'rig300k'];
+      say(`Blender on ${m.label}`);
+      blender[key] = 'error' in rigReport ? { error: 'no rig result to apply (the rig failed)' } : runBlender(m, rigPath(m), dir);
+      const b = blender[key];
+      const apply = b.apply ?? { error: b.error };
+      const target = applyTarget === undefined ? '(none)' : `≤ ${applyTarget} s`;
+      if (apply.error) {
+        rows.push({ measurement: 'apply in Blender (add-on apply_rig)', mesh: meshName(m), vertices: m.vertices, target, pass: applyTarget === undefined ? undefined : false, note: `not measured: ${apply.error}` });
+      } else {
+        rows.push({
+          measurement: 'apply in Blender (add-on apply_rig)', mesh: meshName(m), vertices: apply.vertices, seconds: apply.seconds,
+          cpuSeconds: apply.cpu_seconds, target,
+          pass: applyTarget === undefined ? undefined : apply.seconds <= applyTarget,
+          cpuPass: applyTarget === undefined ? undefined : apply.cpu_seconds <= applyTarget,
+          note: [runsNote(apply.runs), `+ ${apply.check_seconds.toFixed(2)} s checking the result`, `${apply.bones} bones, ${apply.groups} groups, ${apply.vertices - apply.weighted_vertices} vertices unweighted`].filter(Boolean).join('; '),
+        });
+      }
+      const auto = b.auto_weights ?? { error: b.error };
+      if (auto.error) {
+        rows.push({ measurement: 'Blender "With Automatic Weights", our skeleton', mesh: meshName(m), vertices: m.vertices, target: '(baseline)', note: `not measured: ${auto.error}` });
+      } else {
+        rows.push({
+          measurement: 'Blender "With Automatic Weights", our skeleton', mesh: meshName(m), vertices: auto.vertices, seconds: auto.seconds,
+          cpuSeconds: auto.cpu_seconds, target: '(baseline)',
+          note: `${auto.failed ? 'FAILED; ' : ''}${auto.unweighted} vertices unweighted${auto.message ? `; "${auto.message}"` : ''}`,
+        });
+      }
+    }
+
+    const totalSeconds = (performance.now() - started) / 1000;
+    const table = markdownTable(
+      ['measurement', 'mesh', 'vertices', 'time (s)', 'CPU (s)', 'peak RSS', 'target', 'result', 'note'],
+      rows.map((r) => [r.measurement, r.mesh, r.vertices.toLocaleString('en-US'), fmtS(r.seconds), fmtS(r.cpuSeconds), fmtMB(r.peakRssBytes), r.target, passText(r), r.note]),
+    );
+    const stageNames = ['mesh', 'frame', 'skeleton', 'voxelise', 'geodesic', 'weights→vertices'];
+    const stageRows = Object.entries(reports)
+      .filter((e): e is [string, ChildReport] => !('error' in e[1]))
+      .map(([key, r]) => [key, r.vertices.toLocaleString('en-US'), ...stageNames.map((s) => fmtS(r.stages[s])), fmtS(r.seconds)]);
+    const stages = markdownTable(['job', 'vertices', ...stageNames, 'total'], stageRows);
+    const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / GB)} GB, Node ${process.version}`;
+    const load = `load average ${loadStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`;
+    process.stdout.write(
+      `\n## AutoRig benchmark (${machine})\n\n${load}. Verdicts use wall time; CPU time is the job's own (all threads).\n\n${table}\n\n` +
+      `### Time per pipeline stage (s, wall)\n\n${stages}\n\nbench wall time: ${totalSeconds.toFixed(0)} s\n`,
+    );
+
+    mkdirSync(join(REPO, 'out'), { recursive: true });
+    const json = {
+      date: new Date().toISOString(), machine, load: { start: loadStart, end: loadavg() }, totalSeconds,
+      meshes: Object.fromEntries(Object.entries(meshes).map(([k, m]) => [k, { source: m.source, levels: m.levels, vertices: m.vertices, triangles: m.triangles }])),
+      rows, jobs: reports, blender,
+    };
+    writeFileSync(join(REPO, 'out/bench.json'), JSON.stringify(json, null, 1));
+    process.stdout.write(`written: out/bench.json\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
