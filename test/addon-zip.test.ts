@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addonFiles, buildAddonZip, crc32 } from '../sidecar/cli/addonZip.js';
+import { addonFiles, buildAddonZip } from '../sidecar/cli/addonZip.js';
+import { crc32 } from '../sidecar/io/png.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const tmp = mkdtempSync(join(tmpdir(), 'autorig-addon-zip-'));

@@ -1,7 +1,7 @@
 /**
  * `npm run addon:zip`: packs blender_addon/ into dist/autorig_blender.zip, installable with Blender's
  * "Install add-on" (3.x–4.1, reads bl_info) and "Install from Disk" (4.2+, reads blender_manifest.toml).
- * Files go under one top folder `autorig/` (the add-on's module name). Pure Node (zlib deflate + a CRC-32 table),
+ * Files go under one top folder `autorig/` (the add-on's module name). Pure Node (zlib deflate + the CRC-32 of io/png.ts),
  * deterministic (sorted entries, fixed timestamps), and only the add-on's own files: no paths of the building
  * machine end up in the zip.
  */
@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
+import { crc32 } from '../io/png.js';
 
 export const ADDON_MODULE = 'autorig';
 export const ZIP_NAME = 'autorig_blender.zip';
@@ -19,22 +20,6 @@ export interface ZipEntry {
   data: Uint8Array;
 }
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (IEEE 802.3, as zip uses it) of `data`. */
-export function crc32(data: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < data.length; i++) crc = CRC_TABLE[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 /** DOS date/time of 1980-01-01 00:00: fixed, so the same sources give the same zip. */
 const DOS_TIME = 0;
