@@ -160,14 +160,21 @@ function runChildMedian(args: string[]): ChildReport | { error: string } {
   return { ...median, runs: reports.map((r) => r.seconds), peakRssBytes: Math.max(...reports.map((r) => r.peakRssBytes)) };
 }
 
-function runBlender(mesh: BenchMesh, rigPath: string, dir: string): Record<string, any> {
+/** What bench/blender_apply.py writes (see its doc string); `error` alone when Blender could not be run. */
+interface BlenderReport {
+  error?: string;
+  apply?: { error?: string; seconds: number; cpu_seconds: number; check_seconds: number; vertices: number; bones: number; groups: number; weighted_vertices: number; runs: number[] };
+  auto_weights?: { error?: string; seconds: number; cpu_seconds: number; vertices: number; unweighted: number; failed: boolean; message: string };
+}
+
+function runBlender(mesh: BenchMesh, rigPath: string, dir: string): BlenderReport {
   const out = join(dir, `${mesh.label}.blender.json`);
   const run = spawnSync('blender', ['-b', '--factory-startup', '--python', BLENDER_SCRIPT, '--', mesh.path, rigPath, out, `--repeat=${REPEATS}`], {
     encoding: 'utf8', timeout: BLENDER_TIMEOUT_MS, maxBuffer: 64 << 20,
   });
   if (run.error) return { error: (run.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'blender not found on PATH' : String(run.error) };
   if (!existsSync(out)) return { error: `blender exited ${run.status ?? run.signal} without a report: ${(run.stderr || run.stdout || '').trim().split('\n').slice(-3).join(' | ')}` };
-  return JSON.parse(readFileSync(out, 'utf8'));
+  return JSON.parse(readFileSync(out, 'utf8')) as BlenderReport;
 }
 
 const meshName = (m: BenchMesh) => `${m.source.replace(/\.glb$/, '')} ×${m.levels} subdiv`;
@@ -230,16 +237,16 @@ async function main(): Promise<void> {
       : runChildMedian(['skin', meshes.k100.path, rigPath(meshes.k100)]);
     rows.push(childRow('re-skin (skinCharacter)', meshes.k100, reports.skin100k, '≤ 1 s', (t) => t <= 1));
 
-    const blender: Record<string, Record<string, any>> = {};
+    const blender: Record<string, BlenderReport> = {};
     for (const [key, m, applyTarget] of [['k30', meshes.k30, undefined], ['k300', meshes.k300, 1.5]] as const) {
       const rigReport = reports[key === 'k30' ? 'rig30k' : 'rig300k'];
       say(`Blender on ${m.label}`);
       blender[key] = 'error' in rigReport ? { error: 'no rig result to apply (the rig failed)' } : runBlender(m, rigPath(m), dir);
       const b = blender[key];
-      const apply = b.apply ?? { error: b.error };
+      const apply = b.apply;
       const target = applyTarget === undefined ? '(none)' : `≤ ${applyTarget} s`;
-      if (apply.error) {
-        rows.push({ measurement: 'apply in Blender (add-on apply_rig)', mesh: meshName(m), vertices: m.vertices, target, pass: applyTarget === undefined ? undefined : false, note: `not measured: ${apply.error}` });
+      if (!apply || apply.error) {
+        rows.push({ measurement: 'apply in Blender (add-on apply_rig)', mesh: meshName(m), vertices: m.vertices, target, pass: applyTarget === undefined ? undefined : false, note: `not measured: ${apply?.error ?? b.error ?? 'no report'}` });
       } else {
         rows.push({
           measurement: 'apply in Blender (add-on apply_rig)', mesh: meshName(m), vertices: apply.vertices, seconds: apply.seconds,
@@ -249,9 +256,9 @@ async function main(): Promise<void> {
           note: [runsNote(apply.runs), `+ ${apply.check_seconds.toFixed(2)} s checking the result`, `${apply.bones} bones, ${apply.groups} groups, ${apply.vertices - apply.weighted_vertices} vertices unweighted`].filter(Boolean).join('; '),
         });
       }
-      const auto = b.auto_weights ?? { error: b.error };
-      if (auto.error) {
-        rows.push({ measurement: 'Blender "With Automatic Weights", our skeleton', mesh: meshName(m), vertices: m.vertices, target: '(baseline)', note: `not measured: ${auto.error}` });
+      const auto = b.auto_weights;
+      if (!auto || auto.error) {
+        rows.push({ measurement: 'Blender "With Automatic Weights", our skeleton', mesh: meshName(m), vertices: m.vertices, target: '(baseline)', note: `not measured: ${auto?.error ?? b.error ?? 'no report'}` });
       } else {
         rows.push({
           measurement: 'Blender "With Automatic Weights", our skeleton', mesh: meshName(m), vertices: auto.vertices, seconds: auto.seconds,
