@@ -1,4 +1,5 @@
 import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
+import { cross, scale, withoutNegativeZero } from '../geometry/vec3.js';
 import type { Frame, Vec3 } from '../types.js';
 
 /**
@@ -116,9 +117,9 @@ export function findCanonicalFrame(positions: Float32Array, triangles: Uint32Arr
     upSign = 1;
   }
 
-  const up = scaleVec(AXES[upAxis], upSign);
-  const forward = scaleVec(AXES[depthAxis], fwdSign);
-  const left = cross(up, forward);
+  const up = withoutNegativeZero(scale(AXES[upAxis], upSign));
+  const forward = withoutNegativeZero(scale(AXES[depthAxis], fwdSign));
+  const left = withoutNegativeZero(cross(up, forward));
   return {
     frame: { up, forward, left },
     center,
@@ -170,10 +171,3 @@ export function pointToCanonical(p: ArrayLike<number>, cf: CanonicalFrame): Vec3
   return [out[0], out[1], out[2]];
 }
 
-function scaleVec(v: Vec3, s: number): Vec3 {
-  return [v[0] * s + 0, v[1] * s + 0, v[2] * s + 0];
-}
-
-export function cross(a: Vec3, b: Vec3): Vec3 {
-  return [a[1] * b[2] - a[2] * b[1] + 0, a[2] * b[0] - a[0] * b[2] + 0, a[0] * b[1] - a[1] * b[0] + 0];
-}

@@ -1,3 +1,4 @@
+import { cross, dot, sub } from '../geometry/vec3.js';
 import type { Vec3 } from '../types.js';
 
 /**
@@ -30,6 +31,3 @@ export function rollTowards(head: Vec3, tail: Vec3, zWanted: Vec3): number {
   return Math.atan2(dot(c, nor), dot(z0, zw));
 }
 
-function sub(a: Vec3, b: Vec3): Vec3 { return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]; }
-function dot(a: Vec3, b: Vec3): number { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-function cross(a: Vec3, b: Vec3): Vec3 { return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]; }

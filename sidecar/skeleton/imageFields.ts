@@ -66,6 +66,18 @@ export function tracePath(prev: Int32Array, target: number): number[] {
   return path.reverse();
 }
 
+/** The covered pixel nearest to (i0, j0) in growing square rings (Chebyshev distance): its index, or -1 when none. */
+export function nearestCoveredPixel(mask: Uint8Array, res: number, i0: number, j0: number): number {
+  for (let r = 0; r < res; r++) {
+    for (let dj = -r; dj <= r; dj++) for (let di = -r; di <= r; di++) {
+      if (Math.max(Math.abs(di), Math.abs(dj)) !== r) continue;
+      const i = i0 + di, j = j0 + dj;
+      if (i >= 0 && j >= 0 && i < res && j < res && mask[j * res + i]) return j * res + i;
+    }
+  }
+  return -1;
+}
+
 /** Binary min-heap of (item, key) with lazy deletion. */
 export class MinHeap {
   private items: Int32Array;

@@ -1,6 +1,6 @@
 import { AutoRigError } from '../errors.js';
 import type { FrontView } from './frontView.js';
-import { insideDistance, shortestPathsFrom, tracePath } from './imageFields.js';
+import { insideDistance, nearestCoveredPixel, shortestPathsFrom, tracePath } from './imageFields.js';
 
 /** A 2D joint in front-view pixels (i: column, j: row from the bottom), fractional. */
 export type Pixel = [number, number];
@@ -82,13 +82,13 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     while (at(b + 1, j)) b++;
     return b - a + 1;
   };
-  let headMax = 0, headMaxRow = jTop, neckMin = Infinity, neckRow = -1, shoulderRow = -1;
+  let headMax = 0, neckMin = Infinity, neckRow = -1, shoulderRow = -1;
   const searchTo = jTop - 0.45 * (jTop - crotch);
   for (let j = jTop; j > searchTo; j--) {
     const w = runWidth(j);
     if (w === 0) continue;
     if (neckRow < 0 && w > 1.45 * headMax && jTop - j > 0.06 * H) { neckRow = j + 1; shoulderRow = j; break; }
-    if (neckRow < 0 && w >= headMax) { headMax = w; headMaxRow = j; neckMin = Infinity; continue; }
+    if (neckRow < 0 && w >= headMax) { headMax = w; neckMin = Infinity; continue; }
     if (w < neckMin) { neckMin = w; neckRow = j; }
     if (w > 1.45 * neckMin && jTop - j > 0.06 * H) { shoulderRow = j; break; }
   }
@@ -101,7 +101,7 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
 
   // Hands: the farthest tips of the upper body from the base of the neck, one on each side.
   const seedRow = Math.max(crotch + 1, shoulderRow - 1);
-  const seed = nearestCovered(upper, res, cm, seedRow);
+  const seed = nearestCoveredPixel(upper, res, cm, seedRow);
   if (seed < 0) throw new AutoRigError('NOT_HUMANOID', 'no torso under the head');
   const geo = shortestPathsFrom(upper, res, seed);
   const depth = insideDistance(mask, res);
@@ -200,16 +200,6 @@ function sideRowCentroid(mask: Uint8Array, res: number, j: number, xc: number, s
   return n ? s / n : undefined;
 }
 
-function maxRowWidth(mask: Uint8Array, res: number, j0: number, j1: number): number {
-  let best = 0;
-  for (let j = Math.max(0, j0); j <= Math.min(res - 1, j1); j++) {
-    let a = -1, b = -1;
-    for (let i = 0; i < res; i++) if (mask[j * res + i]) { if (a < 0) a = i; b = i; }
-    if (a >= 0) best = Math.max(best, b - a + 1);
-  }
-  return best;
-}
-
 /**
  * The legs: followed up from the feet to the crotch, one covered interval per side and row, each edge allowed to move
  * outwards by half a pixel per row (legs taper slowly) so that a hand touching a thigh in the silhouette is not taken
@@ -235,17 +225,6 @@ function trackLegs(mask: Uint8Array, res: number, jBot: number, crotch: number, 
     }
   }
   return out;
-}
-
-function nearestCovered(mask: Uint8Array, res: number, i0: number, j0: number): number {
-  for (let r = 0; r < res; r++) {
-    for (let dj = -r; dj <= r; dj++) for (let di = -r; di <= r; di++) {
-      if (Math.max(Math.abs(di), Math.abs(dj)) !== r) continue;
-      const i = i0 + di, j = j0 + dj;
-      if (i >= 0 && j >= 0 && i < res && j < res && mask[j * res + i]) return j * res + i;
-    }
-  }
-  return -1;
 }
 
 function isLocalMax(dist: Float64Array, mask: Uint8Array, res: number, i: number, j: number, r: number): boolean {

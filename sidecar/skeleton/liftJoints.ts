@@ -1,4 +1,5 @@
 import type { FrontView } from './frontView.js';
+import { nearestCoveredPixel } from './imageFields.js';
 
 /**
  * HumanRig's lift: each 2D joint becomes 3D by casting a ray through the mesh along the viewing direction (z) and
@@ -53,15 +54,6 @@ function lowerBound(xs: number[], v: number): number {
 /** Midpoint of the front and back depth at the covered pixel nearest to canonical (x, y); 0 for an empty view. */
 function nearestDepthMidpoint(view: FrontView, x: number, y: number): number {
   const { res, mask, zFront, zBack } = view;
-  const i0 = Math.round((x + 0.5) * res - 0.5), j0 = Math.round((y + 0.5) * res - 0.5);
-  for (let r = 0; r < res; r++) {
-    for (let dj = -r; dj <= r; dj++) for (let di = -r; di <= r; di++) {
-      if (Math.max(Math.abs(di), Math.abs(dj)) !== r) continue;
-      const i = i0 + di, j = j0 + dj;
-      if (i < 0 || j < 0 || i >= res || j >= res) continue;
-      const p = j * res + i;
-      if (mask[p]) return 0.5 * (zFront[p] + zBack[p]);
-    }
-  }
-  return 0;
+  const p = nearestCoveredPixel(mask, res, Math.round((x + 0.5) * res - 0.5), Math.round((y + 0.5) * res - 0.5));
+  return p < 0 ? 0 : 0.5 * (zFront[p] + zBack[p]);
 }

@@ -1,3 +1,4 @@
+import { add, distance as dist, dot, normalize, scale, sub } from '../geometry/vec3.js';
 import type { Joint, Skeleton, Vec3 } from '../types.js';
 import { rollTowards } from './boneRoll.js';
 
@@ -29,11 +30,6 @@ const TAIL_CHILD: Partial<Record<MixamoJointName, MixamoJointName>> = {
 };
 
 export const MIXAMO_PREFIX = 'mixamorig:';
-
-/** Mixamo names are matched with or without the `mixamorig:` prefix. */
-export function stripMixamoPrefix(name: string): string {
-  return name.startsWith(MIXAMO_PREFIX) ? name.slice(MIXAMO_PREFIX.length) : name;
-}
 
 /**
  * Builds the Mixamo skeleton from joint positions: tails at the child joint (ends given explicitly for the hands,
@@ -72,10 +68,3 @@ export function buildMixamoSkeleton(
   });
   return { joints };
 }
-
-function sub(a: Vec3, b: Vec3): Vec3 { return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]; }
-function add(a: Vec3, b: Vec3): Vec3 { return [a[0] + b[0], a[1] + b[1], a[2] + b[2]]; }
-function scale(a: Vec3, s: number): Vec3 { return [a[0] * s, a[1] * s, a[2] * s]; }
-function dot(a: Vec3, b: Vec3): number { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-function dist(a: Vec3, b: Vec3): number { return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]); }
-function normalize(a: Vec3): Vec3 { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; }

@@ -51,7 +51,7 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
     if (b.head[0] < -SIDE_MARGIN && b.tail[0] < -SIDE_MARGIN) return -1;
     return 0;
   });
-  const [nx, ny] = g.dims;
+  const nx = g.dims[0];
   const bonesOut = new Uint16Array(nVox * k).fill(NO_BONE);
   const values = new Float32Array(nVox * k);
   const weighted = new Uint8Array(nVox);
@@ -77,7 +77,6 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
     weighted[v] = 1;
   }
   attachUnreachedParts(solid, g, k, bonesOut, values, weighted);
-  void ny;
   return { k, bones: bonesOut, values, weighted };
 }
 
