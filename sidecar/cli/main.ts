@@ -17,6 +17,8 @@ import { vertexNormals } from '../io/normals.js';
 import { skeletonFromRig } from '../io/rigSkeleton.js';
 import type { Frame, PartWeights, Skeleton } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
+import { formatBar } from '../eval/formatBar.js';
+import { runEval, type EvalOptions } from '../eval/runEval.js';
 import { writePreviewPng } from './preview.js';
 import { progressReporter, type TextSink } from './progress.js';
 
@@ -48,10 +50,7 @@ export const EXIT_FAILURE = 1;
 export const EXIT_CANNOT_RIG = 2;
 export const EXIT_USAGE = 64;
 
-/**
- * The subcommands. `autorig eval` (issue 3: compare against the artists' rigs in data/characters) is added here as
- * one more entry; it can reuse loadCharacter (the file's rig in the bind pose), skeletonFromRig and rigCharacter.
- */
+/** The subcommands. */
 const commands: Record<string, Command> = {
   rig: {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
@@ -68,6 +67,14 @@ const commands: Record<string, Command> = {
     summary: "rig the project's demo character into out/demo/",
     usage: 'autorig demo [-o <folder>]   (default folder: out/demo)',
     run: demoCommand,
+  },
+  eval: {
+    summary: "measure skeleton and skinning against artists' rigs (and Blender's bone heat)",
+    usage: 'autorig eval --data <folder> [--json <out.json>] [--report <out.md>] [--peer blender] [--remesh N]\n'
+      + '                    [--method NAME] [--only name1,name2] [--seed N] [--blender <path>]\n'
+      + '  Strips the rig of every rigged .glb in the folder, rigs the bare mesh, and scores it against the artist.\n'
+      + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.',
+    run: evalCommand,
   },
   serve: {
     summary: 'run the sidecar for the Blender add-on (WebSocket on 127.0.0.1)',
@@ -219,6 +226,48 @@ async function skinCommand(args: string[], io: CliIo): Promise<number> {
   const frame = preview ? characterFrame(character.parts) : undefined;
   await writeOutputs(character, result.skeleton, result.objects, frame, output, preview);
   io.stdout.write(`${describeRun('skinned', input, character, result.skeleton, result.seconds, output, preview).summary}\n`);
+  return EXIT_OK;
+}
+
+async function evalCommand(args: string[], io: CliIo): Promise<number> {
+  const usage = commands.eval.usage;
+  const options: EvalOptions = {
+    data: '', peer: null, remesh: null, method: 'geometric', poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
+    log: (line) => io.stderr.write(`${line}\n`),
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v === '') throw new UsageError(`${arg} needs a value`, usage);
+      return v;
+    };
+    const integer = (min: number) => {
+      const v = value();
+      if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${arg} wants a whole number ≥ ${min}, got '${v}'`, usage);
+      return Number(v);
+    };
+    if (arg === '--data') options.data = value();
+    else if (arg === '--json') options.json = value();
+    else if (arg === '--report') options.report = value();
+    else if (arg === '--peer') {
+      const peer = value();
+      if (peer !== 'blender') throw new UsageError(`--peer: the only peer is 'blender', got '${peer}'`, usage);
+      options.peer = 'blender';
+    } else if (arg === '--remesh') options.remesh = integer(1000);
+    else if (arg === '--method') options.method = value();
+    else if (arg === '--only') options.only = value().split(',').map((n) => n.trim()).filter(Boolean);
+    else if (arg === '--seed') options.poseSeed = integer(0);
+    else if (arg === '--blender') options.blender = value();
+    else throw new UsageError(`unknown argument '${arg}'`, usage);
+  }
+  if (!options.data) throw new UsageError('no data folder given (--data <folder>)', usage);
+  if (options.report && extname(options.report).toLowerCase() !== '.md') throw new UsageError(`the report must be a .md file, got '${options.report}'`, usage);
+  if (options.method !== 'geometric') throw new AutoRigError('BAD_REQUEST', `unknown method "${options.method}"; available: geometric`);
+  const report = await runEval(options);
+  io.stdout.write(`${formatBar(report)}\n`);
+  if (options.json) io.stdout.write(`results: ${options.json}\n`);
+  if (options.report) io.stdout.write(`report:  ${options.report}\n`);
   return EXIT_OK;
 }
 

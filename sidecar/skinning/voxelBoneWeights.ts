@@ -21,7 +21,7 @@ export interface VoxelWeights {
 }
 
 /** How fast a bone's influence falls with geodesic distance: w = (1 / (1 + d / voxel))^FALLOFF. */
-const FALLOFF = 4;
+const FALLOFF = 12;
 /** Bones lying wholly on one side of the body give no weight this far (canonical units) over on the other side. */
 const SIDE_MARGIN = 0.01;
 export const NO_BONE = 0xffff;
