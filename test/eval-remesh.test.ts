@@ -5,6 +5,7 @@ import { transferWeightsByClosestPoint } from '../sidecar/eval/transferWeights.j
 import { surfaceNets } from '../sidecar/cli/surfaceNets.js';
 import { loadCharacter } from '../sidecar/io/character.js';
 import type { MeshPart, PartWeights } from '../sidecar/types.js';
+import { boxMesh } from './fixtures/boxMesh.js';
 
 /** A closed UV sphere wound outwards: positions #V*3, triangles #T*3. */
 function uvSphere(radius: number, rings: number, segments: number): MeshPart {
@@ -28,37 +29,6 @@ function uvSphere(radius: number, rings: number, segments: number): MeshPart {
     }
   }
   return { name: 'sphere', positions: Float32Array.from(positions), triangles: Uint32Array.from(triangles) };
-}
-
-/** An axis-aligned box between lo and hi, each face an n×n grid of quads, wound outwards; optionally open on +z. */
-function boxMesh(name: string, lo: number[], hi: number[], n: number, openTop = false): MeshPart {
-  const positions: number[] = [];
-  const triangles: number[] = [];
-  for (let axis = 0; axis < 3; axis++) {
-    for (const side of [0, 1]) {
-      if (openTop && axis === 2 && side === 1) continue;
-      const u = (axis + 1) % 3, v = (axis + 2) % 3;
-      const base = positions.length / 3;
-      for (let b = 0; b <= n; b++) {
-        for (let a = 0; a <= n; a++) {
-          const p = [0, 0, 0];
-          p[axis] = side ? hi[axis] : lo[axis];
-          p[u] = lo[u] + ((hi[u] - lo[u]) * a) / n;
-          p[v] = lo[v] + ((hi[v] - lo[v]) * b) / n;
-          positions.push(...p);
-        }
-      }
-      for (let b = 0; b < n; b++) {
-        for (let a = 0; a < n; a++) {
-          const q = [base + b * (n + 1) + a, base + b * (n + 1) + a + 1, base + (b + 1) * (n + 1) + a + 1, base + (b + 1) * (n + 1) + a];
-          // (u, v) order faces +axis: keep it on the high side, reverse it on the low side
-          if (side) triangles.push(q[0], q[1], q[2], q[0], q[2], q[3]);
-          else triangles.push(q[0], q[2], q[1], q[0], q[3], q[2]);
-        }
-      }
-    }
-  }
-  return { name, positions: Float32Array.from(positions), triangles: Uint32Array.from(triangles) };
 }
 
 /** Number of triangles on each undirected edge, and whether every directed edge appears once (consistent winding). */

@@ -10,7 +10,7 @@ import { loadCharacter } from '../io/character.js';
 import { encodePng } from '../io/png.js';
 import { rigCharacter, skinCharacter, isDeformingJoint } from '../pipeline.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
-import type { MeshPart, PartWeights, Skeleton, Vec3 } from '../types.js';
+import type { MeshPart, PartWeights, RigResult, Skeleton, Vec3 } from '../types.js';
 import { runBlenderBoneHeat } from './blenderPeer.js';
 import type { CharacterEval, SkeletonScores, SkinningScores, Variant } from './evalTypes.js';
 import { normalisation, normalisePoint, normalisePositions } from './normalise.js';
@@ -106,30 +106,34 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
 
   // Our whole pipeline on the bare mesh. Peak memory counts from here: the character as loaded plus the rig call.
   log(`${name}: rigging ${result.vertices} vertices`);
-  let rig;
+  let rig: RigResult | undefined;
   peakRss.reset();
   try {
     rig = rigCharacter(parts, { method: options.method });
+    result.time.rigSeconds = rig.seconds;
   } catch (err) {
-    if (err instanceof AutoRigError) return { ...result, status: 'failed', error: { code: err.code, message: err.message } };
-    throw err;
+    // The skeleton could not be found: reported as a failure, and skinning the artist's skeleton is still scored.
+    if (!(err instanceof AutoRigError)) throw err;
+    result.status = 'failed';
+    result.error = { code: err.code, message: err.message };
   }
-  result.time.rigSeconds = rig.seconds;
   log(`${name}: re-skinning the artist's skeleton`);
   const skin = skinCharacter(parts, template.skeleton, [], { method: options.method });
   result.time.skinSeconds = skin.seconds;
   result.time.peakRssMiB = peakRss.read() / 2 ** 20;
 
   // Skeleton: joint positions by template index, normalised.
-  const ourHeads = templateHeads(rig.skeleton);
+  const ourHeads = rig ? templateHeads(rig.skeleton) : undefined;
   const artistHeads: (Vec3 | null)[] = MIXAMO_JOINTS.map((_, i) => {
     const k = template.templateIndex.indexOf(i);
     return k >= 0 ? template.skeleton.joints[k].head : null;
   });
-  result.skeleton = scoreSkeleton(
-    ourHeads.map((h) => (h ? normalisePoint(h, norm) : null)),
-    artistHeads.map((h) => (h ? normalisePoint(h, norm) : null)),
-  );
+  if (ourHeads) {
+    result.skeleton = scoreSkeleton(
+      ourHeads.map((h) => (h ? normalisePoint(h, norm) : null)),
+      artistHeads.map((h) => (h ? normalisePoint(h, norm) : null)),
+    );
+  }
 
   // Skinning alone: the artist's skeleton, our weights vs the artist's.
   const small = randomPoses(options.poseSeed, options.poses, MIXAMO_JOINTS.length, options.degrees[0]);
@@ -167,6 +171,8 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
       };
     }
   }
+
+  if (!rig || !ourHeads) return result;
 
   // Full pipeline: our skeleton and weights vs the artist's, the same rotation on corresponding joints.
   const ours = concatWeights(rig.objects);

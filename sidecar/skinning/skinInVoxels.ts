@@ -1,5 +1,6 @@
 import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
 import { usedBounds } from '../mesh/canonicalFrame.js';
+import { meshShells, restrictToShellBones, shellBoneSets } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 import { voxelBoneWeights } from './voxelBoneWeights.js';
 import { voxelWeightsToVertices } from './voxelWeightsToVertices.js';
@@ -9,7 +10,7 @@ export const SKIN_VOXEL_RESOLUTION = 112;
 
 /**
  * Skinning that never fails: a solid voxelisation of the whole character (every part together), geodesic bone weights
- * inside it, then carried to every vertex.
+ * inside it, then carried to every vertex; closed pieces of the mesh then keep only the bones that run through them.
  * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, bones: SkinBone[] (canonical space), k: influences →
  *   top-k indices Uint16Array #V*k + values Float32Array #V*k
  */
@@ -23,6 +24,12 @@ export function skinInVoxels(
   onProgress(0.1);
   const vw = voxelBoneWeights(solid, g, bones, k, (done, total) => onProgress(0.1 + 0.75 * (done / total)));
   const out = voxelWeightsToVertices(canonical, g, vw, bones.length);
+  // Separate closed pieces keep to the bones that run through them (shellBones.ts).
+  const shells = meshShells(canonical, triangles);
+  if (shells.count > 1) {
+    const sets = shellBoneSets(canonical, triangles, shells, bones, g.size);
+    restrictToShellBones(canonical, shells.shellOf, sets, bones, k, out.indices, out.weights);
+  }
   onProgress(1);
   return out;
 }

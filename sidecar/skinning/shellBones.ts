@@ -1,0 +1,175 @@
+/**
+ * Anti-bleed between separate pieces of a character. Inside the one solid that skinning works in, pieces that touch
+ * (a robot's box head on its box torso, a helmet on a head, a blocky arm against the body) exchange weights across
+ * the seam, and a rigid piece starts to bend with its neighbour. An artist binds such a piece to the bones that run
+ * through it, so we do the same: each closed shell of the mesh keeps only the bones that mostly lie inside it.
+ */
+import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
+import type { SkinBone } from './voxelBoneWeights.js';
+
+/** A bone belongs to a shell when at least this fraction of its length lies inside the shell's solid. */
+const INSIDE_FRACTION = 0.3;
+/** Samples along each bone for the inside test. */
+const BONE_SAMPLES = 24;
+/** A shell whose voxelised inside is less than this share of its solid is open (or paper thin): no inside to test. */
+const MIN_INTERIOR_SHARE = 0.2;
+/** Shells with fewer vertices are trimmings (eyes, buttons): they keep the weights of what they sit on. */
+const MIN_SHELL_VERTICES = 24;
+
+/**
+ * meshShells: connected pieces of the surface, welding vertices that share a position (seams split vertices).
+ * positions: Float32Array #V*3, triangles: Uint32Array #T*3 → shellOf: Int32Array #V (-1 for a vertex no triangle uses), count
+ */
+export function meshShells(positions: Float32Array, triangles: Uint32Array): { shellOf: Int32Array; count: number } {
+  const nv = positions.length / 3;
+  const parent = new Int32Array(nv);
+  for (let v = 0; v < nv; v++) parent[v] = v;
+  const find = (v: number): number => {
+    while (parent[v] !== v) {
+      parent[v] = parent[parent[v]];
+      v = parent[v];
+    }
+    return v;
+  };
+  const union = (a: number, b: number) => {
+    const ra = find(a), rb = find(b);
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  };
+  // Weld by exact position: seam duplicates are bit-identical copies.
+  const byPosition = new Map<string, number>();
+  for (let v = 0; v < nv; v++) {
+    const key = `${positions[v * 3]},${positions[v * 3 + 1]},${positions[v * 3 + 2]}`;
+    const first = byPosition.get(key);
+    if (first === undefined) byPosition.set(key, v);
+    else union(first, v);
+  }
+  const used = new Uint8Array(nv);
+  for (let t = 0; t < triangles.length; t += 3) {
+    union(triangles[t], triangles[t + 1]);
+    union(triangles[t], triangles[t + 2]);
+    used[triangles[t]] = used[triangles[t + 1]] = used[triangles[t + 2]] = 1;
+  }
+  const shellOf = new Int32Array(nv).fill(-1);
+  const label = new Map<number, number>();
+  for (let v = 0; v < nv; v++) {
+    if (!used[v]) continue;
+    const r = find(v);
+    let s = label.get(r);
+    if (s === undefined) {
+      s = label.size;
+      label.set(r, s);
+    }
+    shellOf[v] = s;
+  }
+  return { shellOf, count: label.size };
+}
+
+/**
+ * shellBoneSets: for each shell, the deforming bones with at least INSIDE_FRACTION of their length inside the shell's
+ * own solid (voxelised alone, at `voxelSize`); an empty list (open shells, trimmings, a single shell) leaves the shell unrestricted.
+ * positions: Float32Array #V*3, triangles: Uint32Array #T*3, shells (from meshShells), bones (same space) → number[][] #shells
+ */
+export function shellBoneSets(
+  positions: Float32Array, triangles: Uint32Array, shells: { shellOf: Int32Array; count: number }, bones: SkinBone[], voxelSize: number,
+): number[][] {
+  const { shellOf, count } = shells;
+  const vertexCount = new Int32Array(count);
+  for (const s of shellOf) if (s >= 0) vertexCount[s]++;
+  const triangleCount = new Int32Array(count);
+  for (let t = 0; t < triangles.length; t += 3) triangleCount[shellOf[triangles[t]]]++;
+  const triangleStart = new Int32Array(count + 1);
+  for (let s = 0; s < count; s++) triangleStart[s + 1] = triangleStart[s] + triangleCount[s];
+  const byShell = new Uint32Array(triangles.length);
+  const fill = triangleStart.slice(0, count);
+  for (let t = 0; t < triangles.length; t += 3) {
+    const o = fill[shellOf[triangles[t]]]++ * 3;
+    byShell[o] = triangles[t];
+    byShell[o + 1] = triangles[t + 1];
+    byShell[o + 2] = triangles[t + 2];
+  }
+  const sets: number[][] = [];
+  for (let s = 0; s < count; s++) {
+    if (vertexCount[s] < MIN_SHELL_VERTICES || count === 1) {
+      sets.push([]);
+      continue;
+    }
+    const tris = byShell.subarray(triangleStart[s] * 3, triangleStart[s + 1] * 3);
+    const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+    for (const v of tris) {
+      for (let a = 0; a < 3; a++) {
+        min[a] = Math.min(min[a], positions[v * 3 + a]);
+        max[a] = Math.max(max[a], positions[v * 3 + a]);
+      }
+    }
+    const longest = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+    const g = gridOverBox(min, max, Math.max(2, Math.ceil(longest / voxelSize)), 2);
+    const surface = rasterizeTriangles(positions, tris, g);
+    const solid = fillInterior(surface, g);
+    // An open shell (a body with holes where the head and hands attach) floods and has no inside to test against.
+    let surfaceVoxels = 0, interiorVoxels = 0;
+    for (let v = 0; v < solid.length; v++) {
+      if (surface[v]) surfaceVoxels++;
+      else if (solid[v]) interiorVoxels++;
+    }
+    if (interiorVoxels < MIN_INTERIOR_SHARE * (surfaceVoxels + interiorVoxels)) {
+      sets.push([]);
+      continue;
+    }
+    const [nx, ny, nz] = g.dims;
+    const inside = (x: number, y: number, z: number) => {
+      const i = Math.floor((x - g.origin[0]) / g.size), j = Math.floor((y - g.origin[1]) / g.size), k = Math.floor((z - g.origin[2]) / g.size);
+      return i >= 0 && j >= 0 && k >= 0 && i < nx && j < ny && k < nz && solid[(k * ny + j) * nx + i] === 1;
+    };
+    const own: number[] = [];
+    bones.forEach((b, n) => {
+      if (!b.deform) return;
+      let hits = 0;
+      for (let q = 0; q < BONE_SAMPLES; q++) {
+        const f = (q + 0.5) / BONE_SAMPLES;
+        if (inside(b.head[0] + f * (b.tail[0] - b.head[0]), b.head[1] + f * (b.tail[1] - b.head[1]), b.head[2] + f * (b.tail[2] - b.head[2]))) hits++;
+      }
+      if (hits >= INSIDE_FRACTION * BONE_SAMPLES) own.push(n);
+    });
+    sets.push(own);
+  }
+  return sets;
+}
+
+/**
+ * restrictToShellBones: drops, in place, the weight a vertex takes from bones that do not belong to its shell and
+ * renormalises; a row left with (almost) nothing goes wholly to the shell's bone nearest the vertex.
+ * positions #V*3, shellOf #V, sets (from shellBoneSets), bones, top-k indices #V*k + values #V*k (modified in place)
+ */
+export function restrictToShellBones(
+  positions: Float32Array, shellOf: Int32Array, sets: number[][], bones: SkinBone[], k: number, indices: Uint16Array, weights: Float32Array,
+): void {
+  const allowed = sets.map((s) => new Set(s));
+  const nv = positions.length / 3;
+  for (let v = 0; v < nv; v++) {
+    const s = shellOf[v];
+    if (s < 0 || allowed[s].size === 0) continue;
+    let kept = 0;
+    for (let q = 0; q < k; q++) {
+      if (weights[v * k + q] > 0 && !allowed[s].has(indices[v * k + q])) weights[v * k + q] = 0;
+      kept += weights[v * k + q];
+    }
+    if (kept > 0.05) {
+      for (let q = 0; q < k; q++) weights[v * k + q] /= kept;
+      continue;
+    }
+    let best = -1, bestD = Infinity;
+    for (const n of sets[s]) {
+      const d = pointSegmentDistanceSquared(positions, v, bones[n].head, bones[n].tail);
+      if (d < bestD) { bestD = d; best = n; }
+    }
+    for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? best : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
+  }
+}
+
+function pointSegmentDistanceSquared(positions: Float32Array, v: number, a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const px = positions[v * 3] - a[0], py = positions[v * 3 + 1] - a[1], pz = positions[v * 3 + 2] - a[2];
+  const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+  const len2 = dx * dx + dy * dy + dz * dz;
+  const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
+  return (px - t * dx) ** 2 + (py - t * dy) ** 2 + (pz - t * dz) ** 2;
+}

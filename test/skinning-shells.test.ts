@@ -1,0 +1,89 @@
+/**
+ * Anti-bleed between separate closed pieces: a box "head" resting on a box "torso" (a blocky character, a robot) must
+ * move rigidly with the bone inside it, while an open shell and a single-piece body keep their smooth weights.
+ */
+import { describe, expect, it } from 'vitest';
+import { skinCharacter } from '../sidecar/pipeline.js';
+import { meshShells, shellBoneSets } from '../sidecar/skinning/shellBones.js';
+import type { MeshPart, Skeleton } from '../sidecar/types.js';
+import { boxMesh } from './fixtures/boxMesh.js';
+
+function concat(parts: MeshPart[]): MeshPart {
+  const positions = new Float32Array(parts.reduce((n, p) => n + p.positions.length, 0));
+  const triangles = new Uint32Array(parts.reduce((n, p) => n + p.triangles.length, 0));
+  let v = 0, t = 0;
+  for (const p of parts) {
+    positions.set(p.positions, v * 3);
+    for (let i = 0; i < p.triangles.length; i++) triangles[t + i] = p.triangles[i] + v;
+    v += p.positions.length / 3;
+    t += p.triangles.length;
+  }
+  return { name: 'body', positions, triangles };
+}
+
+// A torso box (y 0..1) with a head box touching it on top (y 1..1.6); one bone through each.
+const torso = boxMesh('torso', [-0.3, 0, -0.2], [0.3, 1, 0.2], 6);
+const head = boxMesh('head', [-0.25, 1, -0.25], [0.25, 1.6, 0.25], 6);
+const skeleton: Skeleton = {
+  joints: [
+    { name: 'Spine', parent: -1, head: [0, 0.05, 0], tail: [0, 1, 0], roll: 0 },
+    { name: 'Head', parent: 0, head: [0, 1, 0], tail: [0, 1.55, 0], roll: 0 },
+  ],
+};
+
+function dominantShare(part: MeshPart, weights: { indices: Uint16Array; weights: Float32Array }, bone: number, select: (y: number) => boolean): number {
+  let n = 0, sum = 0;
+  for (let v = 0; v < part.positions.length / 3; v++) {
+    if (!select(part.positions[v * 3 + 1])) continue;
+    n++;
+    for (let k = 0; k < 4; k++) if (weights.indices[v * 4 + k] === bone) sum += weights.weights[v * 4 + k];
+  }
+  return sum / n;
+}
+
+describe('closed pieces keep to their own bones', () => {
+  it('finds the pieces, welding the split corners of each box', () => {
+    const body = concat([torso, head]);
+    const shells = meshShells(body.positions, body.triangles);
+    expect(shells.count).toBe(2);
+    const torsoVertices = torso.positions.length / 3;
+    expect(new Set(shells.shellOf.subarray(0, torsoVertices)).size).toBe(1);
+    expect(shells.shellOf[0]).not.toBe(shells.shellOf[torsoVertices]);
+    const bones = skeleton.joints.map((j) => ({ head: j.head, tail: j.tail, parent: j.parent, deform: true }));
+    const sets = shellBoneSets(body.positions, body.triangles, shells, bones, 0.03);
+    expect(sets[shells.shellOf[0]]).toEqual([0]);
+    expect(sets[shells.shellOf[torsoVertices]]).toEqual([1]);
+  });
+
+  it('a box head on a box torso moves wholly with the head bone, the torso wholly with the spine', () => {
+    const body = concat([torso, head]);
+    const w = skinCharacter([body], skeleton).objects[0];
+    const torsoVertices = torso.positions.length / 3;
+    const torsoPart = { ...body, positions: body.positions.subarray(0, torsoVertices * 3) };
+    const headPart = { ...body, positions: body.positions.subarray(torsoVertices * 3) };
+    const headW = { indices: w.indices.subarray(torsoVertices * 4), weights: w.weights.subarray(torsoVertices * 4) };
+    // even the torso's top face, which touches the head, stays on the spine
+    expect(dominantShare(torsoPart, w, 0, () => true)).toBeCloseTo(1, 5);
+    expect(dominantShare(torsoPart, w, 0, (y) => y > 0.99)).toBeCloseTo(1, 5);
+    expect(dominantShare(headPart, headW, 1, () => true)).toBeCloseTo(1, 5);
+  });
+
+  it('one closed body keeps blending across the joint', () => {
+    const column = boxMesh('column', [-0.3, 0, -0.2], [0.3, 1.6, 0.2], 12);
+    const w = skinCharacter([column], skeleton).objects[0];
+    // near the joint (y ≈ 1) both bones share the vertices
+    const spineShare = dominantShare(column, w, 0, (y) => Math.abs(y - 1) < 0.07);
+    expect(spineShare).toBeGreaterThan(0.2);
+    expect(spineShare).toBeLessThan(0.8);
+  });
+
+  it('an open shell (a torso with no top) is not restricted', () => {
+    const openTorso = boxMesh('torso', [-0.3, 0, -0.2], [0.3, 1, 0.2], 6, true);
+    const body = concat([openTorso, head]);
+    const shells = meshShells(body.positions, body.triangles);
+    const bones = skeleton.joints.map((j) => ({ head: j.head, tail: j.tail, parent: j.parent, deform: true }));
+    const sets = shellBoneSets(body.positions, body.triangles, shells, bones, 0.03);
+    expect(shells.count).toBe(2);
+    expect(sets[shells.shellOf[0]]).toEqual([]);
+  });
+});
