@@ -21,18 +21,24 @@ export interface Landmarks2D {
 }
 
 // Proportions of the Mixamo template (measured on artist rigs), used where the silhouette has no cue.
-const SPINE_FRACTIONS = [0.21, 0.44, 0.71];
+/** Hips, Spine, Spine1, Spine2 as fractions of the way from the crotch up to the base of the neck */
+const TRUNK_FRACTIONS = [0.28, 0.43, 0.6, 0.79];
 const ELBOW_ALONG_ARM = 0.4;
 const WRIST_ALONG_ARM = 0.75;
 const HIP_ABOVE_CROTCH = 0.08;
 const ANKLE_ABOVE_SOLE = 0.07;
 const KNEE_ALONG_LEG = 0.47;
+/** the shoulder joint of a hanging arm, as a fraction of the way from the armpit up to the base of the neck */
+const ARM_JOINT_ABOVE_ARMPIT = 0.6;
 
 /**
  * Finds the 2D joints of a humanoid in T-pose, A-pose or arms-down from its front view:
  * feet and crotch from the gap between the legs, neck and shoulders from the width profile under the head,
- * hands as the farthest tips of the arms (geodesic distance from the neck), elbows and wrists along the arm's centre line.
- * Throws NOT_HUMANOID when no head, two arms and legs can be read.
+ * hands as the farthest tips of the arms (geodesic distance from the neck) or, for arms hanging beside the torso, as the
+ * lowest point of the arm followed down from the armpit; elbows and wrists along the arm's centre line, the head joint
+ * at the base of the skull (the bottom of the neck's narrowest stretch).
+ * Arms glued to the body along their whole length are laid along its sides when the legs are apart.
+ * Throws NOT_HUMANOID when no head, no torso, or neither arms nor legs can be read.
  * view: FrontView → Landmarks2D (pixels)
  */
 export function findLandmarks2D(view: FrontView): Landmarks2D {
@@ -63,6 +69,7 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
       if (solid) { crotch = j; break; }
     }
   }
+  const legsSeen = crotch >= 0;
   if (crotch < 0) {
     crotch = Math.round(jBot + 0.45 * H);
     notes.push('legs touch or are covered: crotch from proportions');
@@ -83,7 +90,7 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     return b - a + 1;
   };
   let headMax = 0, neckMin = Infinity, neckRow = -1, shoulderRow = -1;
-  const searchTo = jTop - 0.45 * (jTop - crotch);
+  const searchTo = jTop - 0.6 * (jTop - crotch);
   for (let j = jTop; j > searchTo; j--) {
     const w = runWidth(j);
     if (w === 0) continue;
@@ -95,6 +102,7 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   if (shoulderRow < 0) {
     shoulderRow = Math.round(jTop - 0.2 * (jTop - crotch));
     neckRow = Math.round(jTop - 0.15 * (jTop - crotch));
+    neckMin = Infinity;
     notes.push('no neck found in the width profile: shoulders from proportions');
   }
   const headHalf = Math.max(2, headMax / 2);
@@ -125,7 +133,9 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     return best;
   };
   const tips = { left: handTip(1), right: handTip(-1) };
-  if (tips.left < 0 || tips.right < 0) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
+  // Arms glued to the body along their whole length (common in generated meshes) leave no tip in the silhouette; with
+  // legs to stand on, such a body still gets arms, laid along its sides in the template's proportions.
+  if ((tips.left < 0 || tips.right < 0) && !legsSeen) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
 
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
   let waistHalf = Infinity;
@@ -137,26 +147,46 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
 
   const neck: Pixel = [xc, shoulderRow];
   const headTop: Pixel = [xc, jTop];
-  const head: Pixel = [xc, shoulderRow + 0.3 * (jTop - shoulderRow)];
-  // Hip joints sit ~8% of the height above the crotch, the pelvis joint a little higher (Mixamo template).
-  const hipsRow = crotch + HIP_ABOVE_CROTCH * H + 0.035 * H;
-  const hips: Pixel = [xc, hipsRow];
-  const spineAt = (f: number): Pixel => [xc, hipsRow + f * (shoulderRow - hipsRow)];
+  const head: Pixel = [xc, baseOfSkullRow(runWidth, shoulderRow, neckRow, neckMin) ?? shoulderRow + 0.3 * (jTop - shoulderRow)];
+  // The trunk joints divide the torso from the crotch to the base of the neck in the template's proportions: measured on
+  // the torso's span, not the body's height, as heads and legs vary most between styles (big-headed cartoons).
+  const trunkAt = (f: number): Pixel => [xc, crotch + f * (shoulderRow - crotch)];
 
   const sideLandmarks = (side: 1 | -1, tip: number): SideLandmarks => {
-    const path = tracePath(centreLine.prev, tip).map((p) => [p % res, Math.floor(p / res)] as Pixel);
+    // Arms that hang down: followed from the armpit, the shoulder joint placed under the top of the shoulder.
+    const hanging = tip < 0 ? null : trackHangingArm(mask, res, side, cm, shoulderRow, jBot, H);
+    let path: Pixel[], k0: number;
+    if (tip < 0) {
+      notes.push(`${side > 0 ? 'left' : 'right'} arm not separable from the body: laid along its side from proportions`);
+      path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H);
+      k0 = 0;
+    } else if (hanging) {
+      notes.push(`${side > 0 ? 'left' : 'right'} arm hangs down: followed from the armpit (row ${hanging.armpitRow})`);
+      const jointRow = Math.round(hanging.armpitRow + ARM_JOINT_ABOVE_ARMPIT * (shoulderRow - hanging.armpitRow));
+      const edge = outerEdge(mask, res, jointRow, cm, side);
+      path = [[edge - side * hanging.width / 2, jointRow], ...hanging.centreLine];
+      k0 = 0;
+    } else {
+      path = tracePath(centreLine.prev, tip).map((p) => [p % res, Math.floor(p / res)] as Pixel);
+      // The shoulder joint: where the arm's centre line leaves the torso's width.
+      k0 = path.findIndex(([i]) => (i - xc) * side >= waistHalf * 1.0);
+      if (k0 < 0) k0 = Math.floor(path.length * 0.25);
+    }
     const along = arcLengths(path);
-    // The shoulder joint: where the arm's centre line leaves the torso's width.
-    let k0 = path.findIndex(([i]) => (i - xc) * side >= waistHalf * 1.0);
-    if (k0 < 0) k0 = Math.floor(path.length * 0.25);
     const armLen = along[along.length - 1] - along[k0];
     const at = (f: number) => pointAlong(path, along, along[k0] + f * armLen);
-    // The wrist: the thinnest place near where the hand begins.
-    let wristF = WRIST_ALONG_ARM, thinnest = Infinity;
-    for (let f = WRIST_ALONG_ARM - 0.1; f <= WRIST_ALONG_ARM + 0.08; f += 0.01) {
-      const [i, j] = at(f);
-      const d = depth[Math.round(j) * res + Math.round(i)];
-      if (d < thinnest - 0.25) { thinnest = d; wristF = f; }
+    // The wrist: on an arm held out, where a palm that is wider in depth than the forearm begins; else (a hanging arm
+    // shows its palm to the front) the thinnest place in the silhouette near where the hand begins.
+    let wristF = hanging || tip < 0 ? null : wristByDepth(view, (f) => at(f));
+    if (wristF === null && tip < 0) wristF = WRIST_ALONG_ARM;
+    if (wristF === null) {
+      let thinnest = Infinity;
+      wristF = WRIST_ALONG_ARM;
+      for (let f = WRIST_ALONG_ARM - 0.1; f <= WRIST_ALONG_ARM + 0.08; f += 0.01) {
+        const [i, j] = at(f);
+        const d = depth[Math.round(j) * res + Math.round(i)];
+        if (d < thinnest - 0.25) { thinnest = d; wristF = f; }
+      }
     }
     const arm = path[k0];
     const shoulder: Pixel = [xc + 0.3 * (arm[0] - xc), arm[1] + 0.3 * (neck[1] - arm[1])];
@@ -179,12 +209,26 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   };
 
   return {
-    hips, spine: spineAt(SPINE_FRACTIONS[0]), spine1: spineAt(SPINE_FRACTIONS[1]), spine2: spineAt(SPINE_FRACTIONS[2]),
+    hips: trunkAt(TRUNK_FRACTIONS[0]), spine: trunkAt(TRUNK_FRACTIONS[1]), spine1: trunkAt(TRUNK_FRACTIONS[2]),
+    spine2: trunkAt(TRUNK_FRACTIONS[3]),
     neck, head, headTop,
     left: sideLandmarks(1, tips.left),
     right: sideLandmarks(-1, tips.right),
     soleRow: jBot, crotchRow: crotch, shoulderRow, notes,
   };
+}
+
+/**
+ * The head joint's row: the base of the skull, where the neck's narrowest stretch (widths within 15% of the narrowest)
+ * begins, seen from the base of the neck upwards. Null when the width profile shows no neck (the head sits straight on
+ * the shoulders).
+ * runWidth: width of the midline run of a row (pixels), neckBaseRow: base of the neck, narrowestRow and narrowestWidth:
+ * the neck's narrowest row and its width (Infinity when none) → row | null
+ */
+function baseOfSkullRow(runWidth: (j: number) => number, neckBaseRow: number, narrowestRow: number, narrowestWidth: number): number | null {
+  if (!Number.isFinite(narrowestWidth)) return null;
+  for (let j = neckBaseRow + 1; j <= narrowestRow; j++) if (runWidth(j) <= 1.15 * narrowestWidth) return j;
+  return null;
 }
 
 function rowsCentroid(mask: Uint8Array, res: number, j0: number, j1: number): number {
@@ -225,6 +269,120 @@ function trackLegs(mask: Uint8Array, res: number, jBot: number, crotch: number, 
     }
   }
   return out;
+}
+
+/**
+ * An arm that hangs down beside the torso, seen from the front: below the shoulders a separate run of pixels appears
+ * beside the torso's run (the armpit); it is followed down row by row, each edge moving at most GROWTH pixels per row,
+ * so that where the hand touches a thigh or the hem of a coat the track keeps to the arm. Where the arm stays merged
+ * with the body for several rows the track ends where the merging began (the hand tip is hidden there).
+ * Returns null for arms held out (T-pose, A-pose): no armpit under the shoulders, or a track that runs outwards more
+ * than it runs down.
+ * mask: Uint8Array res*res, side: +1 left (larger columns), -1 right, cm: midline column, neckRow: base of the neck,
+ * soleRow: lowest covered row, height: body height in pixels →
+ *   { armpitRow, width: the arm's width below the armpit (pixels), centreLine: arm centre per row, top to bottom } | null
+ */
+function trackHangingArm(
+  mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, soleRow: number, height: number,
+): { armpitRow: number; width: number; centreLine: Pixel[] } | null {
+  const GROWTH = 1.5;
+  const MERGED_ROWS = 5;
+  const runsOf = (j: number) => rowRuns(mask, res, j);
+  // The armpit: the first of three rows under the neck where the arm's run stands apart from the torso's, close to it.
+  const STREAK = 3;
+  let armpitRow = -1, a = NaN, b = NaN, streak = 0;
+  const maxGap = Math.max(3, 0.04 * height);
+  for (let j = neckRow - 1; j > soleRow + 0.3 * height && streak < STREAK; j--) {
+    const runs = runsOf(j);
+    const torso = runs.find(([lo, hi]) => lo <= cm && cm <= hi);
+    if (!torso) return null;
+    const beside = side > 0 ? runs.find(([lo]) => lo > torso[1]) : [...runs].reverse().find(([, hi]) => hi < torso[0]);
+    const gap = !beside ? Infinity : side > 0 ? beside[0] - torso[1] - 1 : torso[0] - beside[1] - 1;
+    if (!beside || gap > maxGap) { streak = 0; continue; }
+    if (streak++ === 0) { armpitRow = j; [a, b] = beside; }
+  }
+  if (streak < STREAK) return null;
+
+  const centreLine: Pixel[] = [[(a + b) / 2, armpitRow]];
+  const widths: number[] = [b - a + 1];
+  let mergedSince = -1;
+  for (let j = armpitRow - 1; j >= soleRow; j--) {
+    let lo = Infinity, hi = -Infinity;
+    for (const [r0, r1] of runsOf(j)) if (r1 >= a - 1 && r0 <= b + 1) { lo = Math.min(lo, r0); hi = Math.max(hi, r1); }
+    if (!Number.isFinite(lo)) break;
+    const na = Math.max(lo, a - GROWTH), nb = Math.min(hi, b + GROWTH);
+    if (na > nb) break;
+    const merged = lo < a - GROWTH - 2 || hi > b + GROWTH + 2;
+    if (merged && mergedSince < 0) mergedSince = centreLine.length;
+    if (!merged) mergedSince = -1;
+    if (mergedSince >= 0 && centreLine.length - mergedSince >= MERGED_ROWS) break;
+    a = na; b = nb;
+    centreLine.push([(a + b) / 2, j]);
+    widths.push(b - a + 1);
+  }
+  if (mergedSince >= 0) { centreLine.length = mergedSince; widths.length = mergedSince; }
+  if (centreLine.length < 2) return null;
+  const tip = centreLine[centreLine.length - 1];
+  const drop = armpitRow - tip[1];
+  if (drop < 0.12 * height || Math.abs(tip[0] - centreLine[0][0]) > drop) return null;
+  const first = widths.slice(0, Math.max(1, Math.round(widths.length / 4))).sort((x, y) => x - y);
+  return { armpitRow, width: first[Math.floor(first.length / 2)], centreLine };
+}
+
+/**
+ * An arm that cannot be told apart from the body, laid down the body's side: from the shoulder joint (a little under the
+ * base of the neck) down ARM_LENGTH of the body's height (not below the crotch), ARM_INSET inside the outer edge.
+ * mask: Uint8Array res*res, side: +1 left, -1 right, cm: midline column, neckRow: base of the neck, crotch: crotch row,
+ * height: body height (pixels) → the arm's centre line, top to bottom (pixels)
+ */
+function gluedArmPath(mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, crotch: number, height: number): Pixel[] {
+  const ARM_LENGTH = 0.4;
+  const ARM_INSET = 0.035;
+  const top = Math.round(neckRow - 0.04 * height);
+  const bottom = Math.max(crotch, Math.round(top - ARM_LENGTH * height));
+  const path: Pixel[] = [];
+  for (let j = top; j >= bottom; j--) path.push([outerEdge(mask, res, j, cm, side) - side * ARM_INSET * height, j]);
+  return path;
+}
+
+/**
+ * The wrist of an arm held out with the palm down: the palm is wider than the wrist along the viewing direction, so the
+ * front view's depth extent (zFront - zBack) along the arm peaks in the hand and dips at the wrist. Returns the dip's
+ * place along the arm, or null when the hand is not clearly thicker than the wrist (palm seen edge-on, mitts).
+ * view: FrontView, along: arm centre line by fraction f (0 shoulder joint, 1 hand tip) → f of the wrist | null
+ */
+function wristByDepth(view: FrontView, along: (f: number) => Pixel): number | null {
+  const PALM_OVER_WRIST = 1.3;
+  const thickness = (f: number) => {
+    const [i, j] = along(f);
+    const p = Math.round(j) * view.res + Math.round(i);
+    return view.mask[p] ? view.zFront[p] - view.zBack[p] : 0;
+  };
+  let palmF = NaN, palm = -Infinity;
+  for (let f = 0.6; f <= 1.0001; f += 0.01) { const t = thickness(f); if (t > palm) { palm = t; palmF = f; } }
+  let wristF = NaN, wrist = Infinity;
+  for (let f = palmF; f >= 0.4999; f -= 0.01) { const t = thickness(f); if (t < wrist) { wrist = t; wristF = f; } }
+  if (!(palm >= PALM_OVER_WRIST * wrist) || !(wrist > 0)) return null;
+  return wristF;
+}
+
+/** The covered runs of one row: [first, last] column pairs, left to right. */
+function rowRuns(mask: Uint8Array, res: number, j: number): [number, number][] {
+  const runs: [number, number][] = [];
+  let start = -1;
+  for (let i = 0; i <= res; i++) {
+    const covered = i < res && mask[j * res + i] === 1;
+    if (covered && start < 0) start = i;
+    if (!covered && start >= 0) { runs.push([start, i - 1]); start = -1; }
+  }
+  return runs;
+}
+
+/** The outermost column of the run through the midline in one row, on one side (the midline column when uncovered). */
+function outerEdge(mask: Uint8Array, res: number, j: number, cm: number, side: 1 | -1): number {
+  let i = cm;
+  while (i + side >= 0 && i + side < res && mask[j * res + i + side]) i += side;
+  return i;
 }
 
 function isLocalMax(dist: Float64Array, mask: Uint8Array, res: number, i: number, j: number, r: number): boolean {

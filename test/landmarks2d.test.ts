@@ -1,0 +1,88 @@
+import { describe, it, expect } from 'vitest';
+import type { FrontView } from '../sidecar/skeleton/frontView.js';
+import { findLandmarks2D } from '../sidecar/skeleton/landmarks2d.js';
+
+const RES = 128;
+
+/** A front view from axis-aligned boxes [i0, i1, j0, j1] (inclusive pixels), each with its depth half-extent. */
+function boxesView(boxes: [number, number, number, number, number][]): FrontView {
+  const mask = new Uint8Array(RES * RES);
+  const zFront = new Float32Array(RES * RES).fill(-Infinity);
+  const zBack = new Float32Array(RES * RES).fill(Infinity);
+  for (const [i0, i1, j0, j1, half] of boxes) {
+    for (let j = j0; j <= j1; j++) for (let i = i0; i <= i1; i++) {
+      const p = j * RES + i;
+      mask[p] = 1;
+      zFront[p] = Math.max(zFront[p], half);
+      zBack[p] = Math.min(zBack[p], -half);
+    }
+  }
+  return { res: RES, mask, zFront, zBack };
+}
+
+// A blocky figure, midline at column 64: legs 0..49, torso 50..99 (columns 52..76), neck 100..104, head 105..124.
+const LEGS: [number, number, number, number, number][] = [[53, 62, 0, 49, 0.04], [66, 75, 0, 49, 0.04]];
+const TRUNK: [number, number, number, number, number][] = [[52, 76, 50, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05]];
+
+describe('front-view landmarks', () => {
+  it('follows arms that hang beside the torso from the armpit down to the hand, not to the hem of a tunic', () => {
+    // Shoulders widen the torso's top rows; the arms hang from there with a 2-pixel gap, tips at row 60. The tunic's
+    // hem (rows 40..47, wider than the arms) has corners farther from the neck than the hands.
+    const view = boxesView([
+      [53, 62, 0, 39, 0.04], [66, 75, 0, 39, 0.04], [52, 76, 40, 99, 0.06], [38, 90, 40, 47, 0.07],
+      [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05],
+      [44, 84, 90, 99, 0.06], [44, 49, 60, 89, 0.03], [79, 84, 60, 89, 0.03],
+    ]);
+    const lm = findLandmarks2D(view);
+    expect(lm.left.handTip[1]).toBeCloseTo(60, 0);
+    expect(lm.left.handTip[0]).toBeCloseTo(81.5, 0);
+    expect(lm.right.handTip[0]).toBeCloseTo(46.5, 0);
+    // The shoulder joint sits in the arm's column, between the armpit and the base of the neck.
+    expect(lm.left.arm[0]).toBeGreaterThan(78);
+    expect(lm.left.arm[0]).toBeLessThan(85);
+    expect(lm.left.arm[1]).toBeGreaterThan(89);
+    expect(lm.left.arm[1]).toBeLessThan(100);
+    // Elbow and wrist on the arm, in order down it.
+    expect(lm.left.foreArm[1]).toBeLessThan(lm.left.arm[1]);
+    expect(lm.left.hand[1]).toBeLessThan(lm.left.foreArm[1]);
+    expect(lm.left.hand[1]).toBeGreaterThan(60);
+    expect(lm.notes.some((n) => n.startsWith('left arm hangs down'))).toBe(true);
+  });
+
+  it('puts the wrist of an arm held out where the palm widens in depth', () => {
+    // T-pose: arms at rows 92..97 from the torso to columns 10 and 118; palms (thicker in z) from 20 columns inside the tips.
+    const view = boxesView([
+      ...LEGS, ...TRUNK,
+      [10, 118, 92, 97, 0.02],
+      [10, 29, 92, 97, 0.05], [99, 118, 92, 97, 0.05],
+    ]);
+    const lm = findLandmarks2D(view);
+    expect(lm.notes.some((n) => n.includes('hangs down'))).toBe(false);
+    expect(lm.left.handTip[0]).toBeCloseTo(118, 0);
+    expect(Math.abs(lm.left.hand[0] - 99)).toBeLessThanOrEqual(2);
+    expect(Math.abs(lm.right.hand[0] - 29)).toBeLessThanOrEqual(2);
+  });
+
+  it('lays arms glued to the body along its sides when the legs are apart, and refuses a plain column', () => {
+    // The torso is as wide as torso + arms down to row 70, then narrows smoothly onto the legs (as a remeshed body whose
+    // arms merged with it): no armpit, no tip beside it; legs stand apart.
+    const taper: [number, number, number, number, number][] = [];
+    for (let j = 50; j < 70; j++) {
+      const inset = Math.round((7 * (70 - j)) / 20);
+      taper.push([46 + inset, 82 - inset, j, j, 0.06]);
+    }
+    const view = boxesView([...LEGS, ...taper, [46, 82, 70, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05]]);
+    const lm = findLandmarks2D(view);
+    expect(lm.notes.some((n) => n.startsWith('left arm not separable'))).toBe(true);
+    // each arm hangs inside its own side of the body, from under the shoulders to above the crotch
+    for (const [side, lmSide] of [[1, lm.left], [-1, lm.right]] as const) {
+      expect((lmSide.hand[0] - 64) * side).toBeGreaterThan(8);
+      expect((lmSide.hand[0] - 64) * side).toBeLessThan(19);
+      expect(lmSide.arm[1]).toBeGreaterThan(lmSide.foreArm[1]);
+      expect(lmSide.foreArm[1]).toBeGreaterThan(lmSide.hand[1]);
+      expect(lmSide.handTip[1]).toBeGreaterThanOrEqual(lm.crotchRow);
+    }
+    const column = boxesView([[46, 82, 0, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05]]);
+    expect(() => findLandmarks2D(column)).toThrow(expect.objectContaining({ code: 'NOT_HUMANOID' }));
+  });
+});
