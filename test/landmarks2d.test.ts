@@ -85,4 +85,22 @@ describe('front-view landmarks', () => {
     const column = boxesView([[46, 82, 0, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05]]);
     expect(() => findLandmarks2D(column)).toThrow(expect.objectContaining({ code: 'NOT_HUMANOID' }));
   });
+
+  it('follows box arms glued to the torso down its sides to their tips (a blocky character)', () => {
+    // Torso 52..76, arms 40..51 and 77..88 from row 60 to 99, touching it: no armpit; the arms' bottom corners are tips.
+    const view = boxesView([...LEGS, ...TRUNK, [40, 51, 60, 99, 0.05], [77, 88, 60, 99, 0.05]]);
+    const lm = findLandmarks2D(view);
+    expect(lm.notes.some((n) => n.startsWith('left arm not separable') && n.endsWith('down to its tip'))).toBe(true);
+    // the whole chain stays in the arm's own column, not inside the torso
+    for (const joint of [lm.left.arm, lm.left.foreArm, lm.left.hand]) {
+      expect(joint[0]).toBeGreaterThan(76);
+      expect(joint[0]).toBeLessThanOrEqual(88);
+    }
+    for (const joint of [lm.right.arm, lm.right.foreArm, lm.right.hand]) {
+      expect(joint[0]).toBeLessThan(52);
+      expect(joint[0]).toBeGreaterThanOrEqual(40);
+    }
+    expect(lm.left.arm[1]).toBeGreaterThan(90);
+    expect(lm.left.handTip[1]).toBeCloseTo(60, 0);
+  });
 });

@@ -28,6 +28,12 @@ const WRIST_ALONG_ARM = 0.75;
 const HIP_ABOVE_CROTCH = 0.08;
 const ANKLE_ABOVE_SOLE = 0.07;
 const KNEE_ALONG_LEG = 0.47;
+/** an arm glued to the body: its top under the base of the neck, its length and its centre's inset from the body's edge (fractions of the height) */
+const GLUED_ARM_TOP = 0.04;
+const GLUED_ARM_LENGTH = 0.4;
+const GLUED_ARM_INSET = 0.035;
+/** a hand tip at least this far (fraction of the height) below the shoulder, and not far out, hangs down */
+const HANGING_DROP = 0.12;
 /** the shoulder joint of a hanging arm, as a fraction of the way from the armpit up to the base of the neck */
 const ARM_JOINT_ABOVE_ARMPIT = 0.6;
 
@@ -155,10 +161,13 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   const sideLandmarks = (side: 1 | -1, tip: number): SideLandmarks => {
     // Arms that hang down: followed from the armpit, the shoulder joint placed under the top of the shoulder.
     const hanging = tip < 0 ? null : trackHangingArm(mask, res, side, cm, shoulderRow, jBot, H);
+    // A tip straight below the shoulder with no armpit above it: an arm hanging down glued to the body (a blocky
+    // character's box arm); the centre line from the neck would run through the torso, so follow the body's side.
+    const glued = tip < 0 || (!hanging && hangsBelowShoulder(mask, res, side, cm, shoulderRow, tip, H));
     let path: Pixel[], k0: number;
-    if (tip < 0) {
-      notes.push(`${side > 0 ? 'left' : 'right'} arm not separable from the body: laid along its side from proportions`);
-      path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H);
+    if (glued) {
+      notes.push(`${side > 0 ? 'left' : 'right'} arm not separable from the body: laid along its side${tip < 0 ? ' from proportions' : ' down to its tip'}`);
+      path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H, tip < 0 ? undefined : Math.floor(tip / res));
       k0 = 0;
     } else if (hanging) {
       notes.push(`${side > 0 ? 'left' : 'right'} arm hangs down: followed from the armpit (row ${hanging.armpitRow})`);
@@ -177,8 +186,8 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     const at = (f: number) => pointAlong(path, along, along[k0] + f * armLen);
     // The wrist: on an arm held out, where a palm that is wider in depth than the forearm begins; else (a hanging arm
     // shows its palm to the front) the thinnest place in the silhouette near where the hand begins.
-    let wristF = hanging || tip < 0 ? null : wristByDepth(view, (f) => at(f));
-    if (wristF === null && tip < 0) wristF = WRIST_ALONG_ARM;
+    let wristF = hanging || glued ? null : wristByDepth(view, (f) => at(f));
+    if (wristF === null && glued) wristF = WRIST_ALONG_ARM;
     if (wristF === null) {
       let thinnest = Infinity;
       wristF = WRIST_ALONG_ARM;
@@ -331,18 +340,31 @@ function trackHangingArm(
 
 /**
  * An arm that cannot be told apart from the body, laid down the body's side: from the shoulder joint (a little under the
- * base of the neck) down ARM_LENGTH of the body's height (not below the crotch), ARM_INSET inside the outer edge.
+ * base of the neck) down to the tip's row when the tip was seen, else GLUED_ARM_LENGTH of the body's height (not below
+ * the crotch), GLUED_ARM_INSET inside the outer edge.
  * mask: Uint8Array res*res, side: +1 left, -1 right, cm: midline column, neckRow: base of the neck, crotch: crotch row,
- * height: body height (pixels) → the arm's centre line, top to bottom (pixels)
+ * height: body height (pixels), tipRow: the hand tip's row when known → the arm's centre line, top to bottom (pixels)
  */
-function gluedArmPath(mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, crotch: number, height: number): Pixel[] {
-  const ARM_LENGTH = 0.4;
-  const ARM_INSET = 0.035;
-  const top = Math.round(neckRow - 0.04 * height);
-  const bottom = Math.max(crotch, Math.round(top - ARM_LENGTH * height));
+function gluedArmPath(
+  mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, crotch: number, height: number, tipRow?: number,
+): Pixel[] {
+  const top = Math.round(neckRow - GLUED_ARM_TOP * height);
+  const bottom = tipRow ?? Math.max(crotch, Math.round(top - GLUED_ARM_LENGTH * height));
   const path: Pixel[] = [];
-  for (let j = top; j >= bottom; j--) path.push([outerEdge(mask, res, j, cm, side) - side * ARM_INSET * height, j]);
+  for (let j = top; j >= bottom; j--) path.push([outerEdge(mask, res, j, cm, side) - side * GLUED_ARM_INSET * height, j]);
   return path;
+}
+
+/**
+ * Whether an arm's tip hangs straight below the shoulder: at least HANGING_DROP of the body's height under the shoulder
+ * joint's row, and out from the body's outer edge there by less than half that drop (an A-pose arm runs out further).
+ * tip: pixel index of the hand tip; other inputs as gluedArmPath → boolean
+ */
+function hangsBelowShoulder(mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, tip: number, height: number): boolean {
+  const top = Math.round(neckRow - GLUED_ARM_TOP * height);
+  const ti = tip % res, tj = Math.floor(tip / res);
+  const drop = top - tj;
+  return drop >= HANGING_DROP * height && Math.abs(ti - outerEdge(mask, res, top, cm, side)) < 0.5 * drop;
 }
 
 /**
