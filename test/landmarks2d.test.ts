@@ -103,4 +103,13 @@ describe('front-view landmarks', () => {
     expect(lm.left.arm[1]).toBeGreaterThan(90);
     expect(lm.left.handTip[1]).toBeCloseTo(60, 0);
   });
+
+  it('takes the hands at the ends of the arms, not the corners of a coat skirt that lie farther from the neck', () => {
+    // T-pose arms to columns 10 and 118; a coat skirt (rows 24..55, columns 40..88) hangs over the legs' tops.
+    const view = boxesView([...LEGS, ...TRUNK, [10, 118, 92, 97, 0.02], [40, 88, 24, 55, 0.07]]);
+    const lm = findLandmarks2D(view);
+    expect(lm.left.handTip[0]).toBeGreaterThanOrEqual(116);
+    expect(lm.right.handTip[0]).toBeLessThanOrEqual(12);
+    expect(lm.left.handTip[1]).toBeGreaterThan(90);
+  });
 });

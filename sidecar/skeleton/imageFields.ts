@@ -31,18 +31,20 @@ export function insideDistance(mask: Uint8Array, res: number): Float32Array {
 }
 
 /**
- * Shortest-path distance inside the shape from one seed pixel, each step costing its length times cost(pixel)
- * (cost 1: geodesic distance; a cost falling with depth: paths that keep to the middle of limbs).
- * mask: Uint8Array res*res, seed: pixel index, cost?: Float32Array res*res →
+ * Shortest-path distance inside the shape from a seed pixel (or the nearest of several), each step costing its length
+ * times cost(pixel) (cost 1: geodesic distance; a cost falling with depth: paths that keep to the middle of limbs).
+ * mask: Uint8Array res*res, seed: pixel index or indices, cost?: Float32Array res*res →
  *   { dist: Float64Array res*res (Infinity where unreached), prev: Int32Array res*res (-1 at the seed / unreached) }
  */
-export function shortestPathsFrom(mask: Uint8Array, res: number, seed: number, cost?: Float32Array): { dist: Float64Array; prev: Int32Array } {
+export function shortestPathsFrom(mask: Uint8Array, res: number, seed: number | number[], cost?: Float32Array): { dist: Float64Array; prev: Int32Array } {
   const n = res * res;
   const dist = new Float64Array(n).fill(Infinity);
   const prev = new Int32Array(n).fill(-1);
   const heap = new MinHeap(n);
-  dist[seed] = 0;
-  heap.push(seed, 0);
+  for (const s of typeof seed === 'number' ? [seed] : seed) {
+    dist[s] = 0;
+    heap.push(s, 0);
+  }
   while (heap.size) {
     const [p, dp] = heap.pop();
     if (dp > dist[p]) continue;

@@ -28,6 +28,8 @@ const WRIST_ALONG_ARM = 0.75;
 const HIP_ABOVE_CROTCH = 0.08;
 const ANKLE_ABOVE_SOLE = 0.07;
 const KNEE_ALONG_LEG = 0.47;
+/** the body's core, from which hand tips are ranked: upper-body pixels at least this fraction of the thickest one's inside distance */
+const CORE_DEPTH = 0.6;
 /** an arm glued to the body: its top under the base of the neck, its length and its centre's inset from the body's edge (fractions of the height) */
 const GLUED_ARM_TOP = 0.04;
 const GLUED_ARM_LENGTH = 0.4;
@@ -124,17 +126,31 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   const centreLine = shortestPathsFrom(mask, res, seed, centerCost);
 
   const isHead = (i: number, j: number) => j > shoulderRow && Math.abs(i - xc) <= headHalf + 1;
+  const legReach = (j: number, side: 1 | -1): number => {
+    let reach = -Infinity;
+    for (let i = 0; i < res; i++) if (legMask[j * res + i]) reach = Math.max(reach, (i - xc) * side);
+    return reach;
+  };
+  // A hand ends a limb that reaches far from the thick of the body; a coat's hem or a hip corner is a dead end too, but
+  // close to it. Tips are ranked by their distance from that core (the upper body's thickest pixels).
+  let thickest = 0;
+  for (let p = 0; p < mask.length; p++) if (upper[p] && Math.floor(p / res) > crotch) thickest = Math.max(thickest, depth[p]);
+  const core: number[] = [];
+  for (let p = 0; p < mask.length; p++) if (upper[p] && Math.floor(p / res) > crotch && depth[p] >= CORE_DEPTH * thickest) core.push(p);
+  const fromCore = core.length ? shortestPathsFrom(upper, res, core).dist : geo.dist;
   const handTip = (side: 1 | -1): number => {
     const r = Math.max(2, Math.round(0.025 * H));
     let best = -1, bestD = -1;
     for (let p = 0; p < mask.length; p++) {
-      if (!upper[p] || !Number.isFinite(geo.dist[p]) || geo.dist[p] <= bestD) continue;
+      if (!upper[p] || !Number.isFinite(geo.dist[p]) || fromCore[p] <= bestD) continue;
       const i = p % res, j = (p - i) / res;
       if ((i - xc) * side < 2 || isHead(i, j)) continue;
       if (!isLocalMax(geo.dist, upper, res, i, j, r)) continue;
       // The corners where the legs were cut off are dead ends too, but no hands.
       if (Math.abs(j - crotch) <= 2 && j > 0 && (legMask[(j - 1) * res + i] || legMask[(j - 1) * res + Math.max(0, i - 1)] || legMask[(j - 1) * res + Math.min(res - 1, i + 1)])) continue;
-      best = p; bestD = geo.dist[p];
+      // Below the crotch a hand hangs beside the thigh, never inside the legs' span (scraps of an inner thigh are no hand).
+      if (j < crotch && (i - xc) * side <= legReach(j, side)) continue;
+      best = p; bestD = fromCore[p];
     }
     return best;
   };
@@ -160,7 +176,9 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
 
   const sideLandmarks = (side: 1 | -1, tip: number): SideLandmarks => {
     // Arms that hang down: followed from the armpit, the shoulder joint placed under the top of the shoulder.
-    const hanging = tip < 0 ? null : trackHangingArm(mask, res, side, cm, shoulderRow, jBot, H);
+    // An "armpit" under a hand tip that is higher up (a T-pose over a coat whose skirt stands apart) is no armpit.
+    const tracked = tip < 0 ? null : trackHangingArm(mask, res, side, cm, shoulderRow, jBot, H);
+    const hanging = tracked && Math.floor(tip / res) <= tracked.armpitRow ? tracked : null;
     // A tip straight below the shoulder with no armpit above it: an arm hanging down glued to the body (a blocky
     // character's box arm); the centre line from the neck would run through the torso, so follow the body's side.
     const glued = tip < 0 || (!hanging && hangsBelowShoulder(mask, res, side, cm, shoulderRow, tip, H));
