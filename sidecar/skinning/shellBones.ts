@@ -36,13 +36,8 @@ export function meshShells(positions: Float32Array, triangles: Uint32Array): { s
     if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
   };
   // Weld by exact position: seam duplicates are bit-identical copies.
-  const byPosition = new Map<string, number>();
-  for (let v = 0; v < nv; v++) {
-    const key = `${positions[v * 3]},${positions[v * 3 + 1]},${positions[v * 3 + 2]}`;
-    const first = byPosition.get(key);
-    if (first === undefined) byPosition.set(key, v);
-    else union(first, v);
-  }
+  const first = firstVertexAtSamePosition(positions);
+  for (let v = 0; v < nv; v++) if (first[v] !== v) union(first[v], v);
   const used = new Uint8Array(nv);
   for (let t = 0; t < triangles.length; t += 3) {
     union(triangles[t], triangles[t + 1]);
@@ -172,4 +167,30 @@ function pointSegmentDistanceSquared(positions: Float32Array, v: number, a: Arra
   const len2 = dx * dx + dy * dy + dz * dz;
   const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
   return (px - t * dx) ** 2 + (py - t * dy) ** 2 + (pz - t * dz) ** 2;
+}
+
+/**
+ * firstVertexAtSamePosition: for each vertex, the lowest-numbered vertex with bit-identical coordinates (itself when
+ * none), by open addressing over the coordinates' bits: no per-vertex allocation, so 1M vertices cost milliseconds.
+ * positions: Float32Array #V*3 → Int32Array #V
+ */
+export function firstVertexAtSamePosition(positions: Float32Array): Int32Array {
+  const nv = positions.length / 3;
+  const bits = new Uint32Array(positions.buffer, positions.byteOffset, positions.length);
+  let size = 1;
+  while (size < 2 * nv) size <<= 1;
+  const table = new Int32Array(size).fill(-1);
+  const first = new Int32Array(nv);
+  for (let v = 0; v < nv; v++) {
+    const x = bits[v * 3], y = bits[v * 3 + 1], z = bits[v * 3 + 2];
+    let h = Math.imul(x ^ Math.imul(y, 0x9e3779b1) ^ Math.imul(z, 0x85ebca6b), 0xc2b2ae35);
+    h = (h ^ (h >>> 15)) & (size - 1);
+    for (;;) {
+      const u = table[h];
+      if (u < 0) { table[h] = v; first[v] = v; break; }
+      if (bits[u * 3] === x && bits[u * 3 + 1] === y && bits[u * 3 + 2] === z) { first[v] = u; break; }
+      h = (h + 1) & (size - 1);
+    }
+  }
+  return first;
 }
