@@ -28,15 +28,19 @@ def _classes():
 def register():
     import bpy
 
+    from . import preferences
+
     for cls in _classes():
         bpy.utils.register_class(cls)
+    preferences.register_session_token()
 
 
 def unregister():
     import bpy
 
-    from . import client
+    from . import client, preferences
 
     client.stop_sidecar()
+    preferences.unregister_session_token()
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)

@@ -280,10 +280,25 @@ class Job:
             if self.state == CANCELLING:
                 self._finish(CANCELLED, (protocol.ERROR_CANCELLED, "cancelled"))
             else:
-                self._fail("SIDECAR", "the connection to the sidecar was lost (%s)" % err)
+                self._fail("SIDECAR", self._sidecar_exit_note() or "the connection to the sidecar was lost (%s)" % err)
         except OSError as err:
-            self._fail("SIDECAR", "cannot reach the sidecar: %s" % err)
+            self._fail("SIDECAR", self._sidecar_exit_note() or "cannot reach the sidecar: %s" % err)
+        except Exception as err:  # an answer this code did not foresee must still end the job, not the operator
+            self._fail("BAD_RESULT", "the sidecar's answer could not be handled (%s: %s)" % (type(err).__name__, err))
         return self.state
+
+    def _sidecar_exit_note(self):
+        """When the sidecar this job started has died: a message saying so (the next job starts a new one)."""
+        process = self._process
+        if process is None:
+            return None
+        try:
+            process.process.wait(0.2)  # the socket closes as the process dies: give it a moment to be reaped
+        except subprocess.TimeoutExpired:
+            return None
+        tail = "\n".join(list(process.stderr_tail)[-4:])
+        return ("the sidecar stopped during the job (exit code %s); the next run starts a new one%s"
+                % (process.process.returncode, ":\n" + tail if tail else ""))
 
     def run(self, poll_interval=0.05):
         """Blocking path (background mode, tests): poll until the job ends; returns the final state."""

@@ -6,8 +6,8 @@ the scene changes, so a bad answer can never leave a half-applied rig.
 """
 
 import math
-import re
 import sys
+import unicodedata
 from array import array
 
 from . import protocol
@@ -16,7 +16,8 @@ __all__ = [
     "ProtocolError", "AutoRigFailure", "check_spec", "check_message",
     "hello_request", "rig_request", "skin_request", "cancel_request",
     "le_bytes", "from_le_bytes", "mesh_object", "result_payload",
-    "check_hello_result", "check_rig_result", "check_skin_result", "sanitize_bone_names",
+    "check_hello_result", "check_rig_result", "check_skin_result", "bone_name_problem", "check_bone_names",
+    "display_text",
 ]
 
 _BIN_ITEM_SIZE = {"f32": 4, "u32": 4, "u16": 2}
@@ -296,8 +297,12 @@ def check_rig_result(payload, vertex_counts):
     """
     check_fields(payload, protocol.RESULTS["rig"], "result")
     joints = _check_skeleton(payload["skeleton"], "result.skeleton")
+    check_bone_names([j["name"] for j in joints], "result.skeleton")
+    frame = payload["frame"]
+    if not all(_finite(frame[axis]) for axis in ("up", "forward", "left")):
+        raise ProtocolError("result.frame", "NaN or infinite axis")
     weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
-    return {"joints": joints, "frame": payload["frame"], "weights": weights, "seconds": payload["seconds"]}
+    return {"joints": joints, "frame": frame, "weights": weights, "seconds": payload["seconds"]}
 
 
 def check_skin_result(payload, vertex_counts, sent_joint_names):
@@ -311,28 +316,51 @@ def check_skin_result(payload, vertex_counts, sent_joint_names):
     return {"joints": joints, "weights": weights, "seconds": payload["seconds"]}
 
 
-# --- names -----------------------------------------------------------------------------------------------------------
+# --- names and texts ------------------------------------------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def _truncate_utf8(text, max_bytes):
-    data = text.encode("utf-8")[:max_bytes]
-    return data.decode("utf-8", "ignore")
+# Refused in a bone name from the sidecar: control, format (invisible, or reordering text as U+202E does), surrogate
+# and private-use characters, line/paragraph separators, and path separators (exporters turn bone names into paths).
+_REFUSED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+_PATH_SEPARATORS = ("/", "\\")
 
 
-def sanitize_bone_names(names, max_bytes=protocol.MAX_NAME_LENGTH):
-    """Names from the sidecar made safe as Blender bone/vertex-group names: no control characters, at most
-    `max_bytes` UTF-8 bytes (Blender's limit), never empty, unique (later duplicates get .001, .002...).
-    They are only ever used as data, never evaluated."""
-    result, seen = [], set()
-    for raw in names:
-        name = _truncate_utf8(_CONTROL.sub("", str(raw)).strip(), max_bytes) or "Bone"
-        candidate, n = name, 0
-        while candidate in seen:
-            n += 1
-            suffix = ".%03d" % n
-            candidate = _truncate_utf8(name, max_bytes - len(suffix)) + suffix
-        seen.add(candidate)
-        result.append(candidate)
-    return result
+def bone_name_problem(name, max_bytes=protocol.MAX_NAME_LENGTH):
+    """Why `name` (from the sidecar) cannot become a Blender bone and vertex-group name, or None when it can.
+
+    Blender silently cuts names to 63 UTF-8 bytes and renames duplicates, which would break the bone <-> group
+    pairing; so a name is refused rather than repaired. Names are only ever used as data, never evaluated.
+    """
+    if not isinstance(name, str):
+        return "not a string"
+    if not name:
+        return "empty"
+    if name != name.strip():
+        return "leading or trailing white space"
+    if len(name.encode("utf-8", "surrogatepass")) > max_bytes:
+        return "longer than %d UTF-8 bytes" % max_bytes
+    for char in name:
+        if char in _PATH_SEPARATORS:
+            return "contains a path separator %r" % char
+        if unicodedata.category(char) in _REFUSED_CATEGORIES:
+            return "contains the invisible or control character U+%04X" % ord(char)
+    return None
+
+
+def check_bone_names(names, path):
+    """Raise ProtocolError unless every name is a valid Blender bone name and no two are the same."""
+    seen = set()
+    for i, name in enumerate(names):
+        problem = bone_name_problem(name)
+        if problem is None and name in seen:
+            problem = "used by an earlier joint too"
+        if problem is not None:
+            raise ProtocolError("%s.joints[%d].name" % (path, i), "%s: %s" % (problem, ascii(name)[:80]))
+        seen.add(name)
+
+
+def display_text(text, limit=500):
+    """A text from the sidecar (an error message) made safe to show: control and format characters become spaces
+    (line breaks are kept), at most `limit` characters."""
+    text = str(text)
+    cleaned = "".join(c if c == "\n" or unicodedata.category(c) not in _REFUSED_CATEGORIES else " " for c in text)
+    return cleaned if len(cleaned) <= limit else cleaned[:limit - 3] + "..."

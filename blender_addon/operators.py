@@ -7,7 +7,7 @@ scripts use it). Either way the scene is only changed once the result has arrive
 
 import bpy
 
-from . import apply, client, messages, scene_io
+from . import apply, client, messages, preferences, scene_io
 
 __all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "addon_preferences", "sidecar_config"]
 
@@ -24,7 +24,7 @@ def sidecar_config(context):
     if prefs is None:
         return client.SidecarConfig()
     return client.SidecarConfig(node=prefs.node_executable, entry=prefs.sidecar_entry, port=prefs.port,
-                                auto_start=prefs.auto_start, token=prefs.token)
+                                auto_start=prefs.auto_start, token=preferences.session_token(context))
 
 
 def _client_name():
@@ -53,16 +53,19 @@ class _SidecarJobOperator:
             self.report({'WARNING'}, "AutoRig: cancelled; nothing was changed")
             return {'CANCELLED'}
         if job.state != client.DONE:
-            code, message = job.error
-            self.report({'ERROR'}, "AutoRig %s: %s" % (code, message))
+            self._report_failure(*job.error)
             return {'CANCELLED'}
         try:
             summary = self._apply(context, job.result)
         except messages.AutoRigFailure as err:
-            self.report({'ERROR'}, "AutoRig %s: %s" % (err.code, err.message))
+            self._report_failure(err.code, err.message)
             return {'CANCELLED'}
         self.report({'INFO'}, summary)
         return {'FINISHED'}
+
+    def _report_failure(self, code, message):
+        # The code and message may come from the sidecar: shown as plain text, never interpreted.
+        self.report({'ERROR'}, "AutoRig %s: %s" % (messages.display_text(code, 40), messages.display_text(message)))
 
     # --- blocking path ---
 
@@ -70,7 +73,7 @@ class _SidecarJobOperator:
         try:
             self.start(context)
         except messages.AutoRigFailure as err:
-            self.report({'ERROR'}, "AutoRig %s: %s" % (err.code, err.message))
+            self._report_failure(err.code, err.message)
             return {'CANCELLED'}
         self._job.run()
         return self.finish(context)
@@ -81,7 +84,7 @@ class _SidecarJobOperator:
         try:
             self.start(context)
         except messages.AutoRigFailure as err:
-            self.report({'ERROR'}, "AutoRig %s: %s" % (err.code, err.message))
+            self._report_failure(err.code, err.message)
             return {'CANCELLED'}
         wm = context.window_manager
         self._timer = wm.event_timer_add(TIMER_INTERVAL, window=context.window)

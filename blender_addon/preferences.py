@@ -1,10 +1,34 @@
-"""Add-on preferences: where Node and the sidecar are, which port, and whether to start the sidecar automatically."""
+"""Add-on preferences: where Node and the sidecar are, which port, and whether to start the sidecar automatically.
+
+The token of a sidecar the user started by hand is deliberately not a preference: preferences are saved in
+userpref.blend, which other users of the machine can usually read. It lives on the window manager instead, which
+Blender never writes to any file, so it lasts for the session only (or comes from AUTORIG_TOKEN in the environment).
+"""
 
 import bpy
 
 from . import client
 
-__all__ = ["AUTORIG_AddonPreferences"]
+__all__ = ["AUTORIG_AddonPreferences", "session_token", "register_session_token", "unregister_session_token"]
+
+_TOKEN_PROPERTY = "autorig_session_token"
+
+
+def session_token(context):
+    """The token typed for this session ("" when none: the client then reads AUTORIG_TOKEN)."""
+    return getattr(context.window_manager, _TOKEN_PROPERTY, "")
+
+
+def register_session_token():
+    setattr(bpy.types.WindowManager, _TOKEN_PROPERTY, bpy.props.StringProperty(
+        name="Token", subtype='PASSWORD', default="",
+        description="Only for a sidecar you started yourself: its AUTORIG_TOKEN. Kept for this session only, never "
+                    "saved (empty: AUTORIG_TOKEN from Blender's environment)"))
+
+
+def unregister_session_token():
+    if hasattr(bpy.types.WindowManager, _TOKEN_PROPERTY):
+        delattr(bpy.types.WindowManager, _TOKEN_PROPERTY)
 
 
 class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
@@ -20,10 +44,6 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
     port: bpy.props.IntProperty(
         name="Port", default=0, min=0, max=65535,
         description="0: the sidecar picks a free port. Else connect to a sidecar on this port (or start one there)")
-    token: bpy.props.StringProperty(
-        name="Token", subtype='PASSWORD', default="",
-        description="Only for a sidecar you started yourself: its AUTORIG_TOKEN (empty: AUTORIG_TOKEN from Blender's "
-                    "environment)")
     auto_start: bpy.props.BoolProperty(
         name="Start automatically", default=True,
         description="Start the sidecar when none answers; it stops when Blender quits")
@@ -38,7 +58,8 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
         row.prop(self, "auto_start")
         row.prop(self, "port")
         if self.port:
-            layout.prop(self, "token")
+            layout.prop(context.window_manager, _TOKEN_PROPERTY)
+            layout.label(text="The token is kept for this session only, never saved", icon='LOCKED')
         layout.prop(self, "prefix")
         try:
             argv = client.resolve_command(client.SidecarConfig(node=self.node_executable, entry=self.sidecar_entry))

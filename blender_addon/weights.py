@@ -8,7 +8,7 @@ most 1 / (2 * WEIGHT_STEPS) per weight, and Blender's Armature modifier normalis
 
 from itertools import compress
 
-__all__ = ["WEIGHT_STEPS", "bucket_weights", "bucket_weight_values", "locked_weight_rows"]
+__all__ = ["WEIGHT_STEPS", "bucket_weights", "bucket_weight_values", "locked_weight_rows", "group_weight_rows"]
 
 WEIGHT_STEPS = 1024
 
@@ -102,4 +102,21 @@ def locked_weight_rows(vertex_groups_of_vertices, group_indices, vertex_count):
             row = rows.get(group)
             if row is not None:
                 row[vertex] = weight
+    return rows
+
+
+def group_weight_rows(vertex_groups_of_vertices, group_indices):
+    """Sparse weights of some vertex groups, read from per-vertex group lists in one pass: what it takes to put the
+    groups back exactly as they were (a vertex in a group with weight 0 stays a member).
+
+    vertex_groups_of_vertices: iterable over vertices of iterables of (group index, weight);
+    group_indices: the groups wanted. Returns {group index: (vertices: list of int, weights: list of float)}.
+    """
+    rows = {g: ([], []) for g in group_indices}
+    for vertex, groups in enumerate(vertex_groups_of_vertices):
+        for group, weight in groups:
+            row = rows.get(group)
+            if row is not None:
+                row[0].append(vertex)
+                row[1].append(weight)
     return rows

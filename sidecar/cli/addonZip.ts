@@ -77,7 +77,10 @@ export function zipArchive(entries: ZipEntry[]): Buffer {
   return Buffer.concat([...locals, ...centrals, end]);
 }
 
-/** The add-on's files (relative paths, sorted), without caches and editor leftovers. */
+/** What an add-on is made of: anything else in the folder (a stray .env, notes, caches) is never shipped. */
+const SHIPPED_EXTENSIONS = ['.py', '.toml', '.md'];
+
+/** The add-on's files (relative paths, sorted): sources and manifest only, no caches, dotfiles or editor leftovers. */
 export function addonFiles(addonDir: string): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -85,7 +88,7 @@ export function addonFiles(addonDir: string): string[] {
       if (name === '__pycache__' || name.startsWith('.') || name.endsWith('.pyc') || name.endsWith('~')) continue;
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else files.push(relative(addonDir, path).split(sep).join('/'));
+      else if (SHIPPED_EXTENSIONS.some((e) => name.endsWith(e))) files.push(relative(addonDir, path).split(sep).join('/'));
     }
   };
   walk(addonDir);

@@ -1,14 +1,20 @@
-"""A stand-in for `autorig serve` used by the client tests: same command line, token, ready line and protocol,
-but a trivial two-joint "rig" (joints at the bounding box's bottom and top, each vertex weighted to the nearer one).
+"""A stand-in for `autorig serve` used by the client tests and the Blender safety test: same command line, token,
+ready line and protocol, but a trivial two-joint "rig" (joints at the bounding box's bottom and top, each vertex
+weighted to the nearer one) and a trivial "skin" (every vertex weighted to the sent skeleton's first bone).
 
-FAKE_SIDECAR_MODE selects a behaviour: normal | crash (exits before ready) | error (rig answers NOT_HUMANOID) |
-slow (progress, then waits for cancel) | badresult (weights for the wrong vertex count) | nested (result nested).
+FAKE_SIDECAR_MODE selects a behaviour:
+  normal | crash (exits before ready) | error (rig and skin answer NOT_HUMANOID / INTERNAL) |
+  slow (progress, then waits for cancel) | nested (result nested under `result`);
+  malformed results, which the add-on must refuse (rig and skin alike unless noted):
+  badresult (weights for one vertex too many) | nan (a NaN weight) | badindex (a joint index past the skeleton) |
+  nanjoint (a NaN bone head) | unknownbone (skin: a bone that was not sent) |
+  badname (rig: a name with a control character) | slashname (rig: a path separator) |
+  longname (rig: 64 UTF-8 bytes) | dupname (rig: two joints with one name).
 """
 
 import os
 import struct
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import support  # noqa: E402,F401
@@ -17,35 +23,84 @@ from ws_test_server import TestServer  # noqa: E402
 
 MODE = os.environ.get("FAKE_SIDECAR_MODE", "normal")
 
+_BAD_NAMES = {"badname": "Head\x07", "slashname": "Left/Head", "longname": "H" * 64, "dupname": None}
 
-def rig_result(request):
-    objects = request["objects"]
+
+def _z_values(objects):
     zs = []
     for obj in objects:
         data = obj["positions"]
         zs.extend(struct.unpack("<%df" % (len(data) // 4), data)[2::3])
+    return zs
+
+
+def _weights_message(name, joint_of_vertex, count):
+    """ObjectWeights with k=4: each vertex fully on one joint; malformed as MODE asks."""
+    if MODE == "badresult":
+        count += 1
+    indices, weights = [], []
+    for i in range(count):
+        indices += [joint_of_vertex(i), 0, 0, 0]
+        weights += [1.0, 0.0, 0.0, 0.0]
+    if MODE == "nan" and weights:
+        weights[-4] = float("nan")
+    if MODE == "badindex" and indices:
+        indices[0] = 200
+    return {"name": name, "influences": 4, "indices": struct.pack("<%dH" % len(indices), *indices),
+            "weights": struct.pack("<%df" % len(weights), *weights)}
+
+
+def _spoil_joints(joints):
+    if MODE in _BAD_NAMES:
+        joints[1]["name"] = _BAD_NAMES[MODE] if _BAD_NAMES[MODE] is not None else joints[0]["name"]
+    if MODE == "nanjoint":
+        joints[-1]["head"] = [0.0, float("nan"), 0.0]
+    return joints
+
+
+def rig_result(request):
+    objects = request["objects"]
+    zs = _z_values(objects)
     low, high = min(zs), max(zs)
-    joints = [
+    middle = (low + high) / 2
+    joints = _spoil_joints([
         {"name": "mixamorig:Hips" if request.get("options", {}).get("prefix", True) else "Hips", "parent": -1,
-         "head": [0.0, 0.0, low], "tail": [0.0, 0.0, (low + high) / 2], "roll": 0.0},
-        {"name": "Head\x07", "parent": 0, "head": [0.0, 0.0, (low + high) / 2], "tail": [0.0, 0.0, high], "roll": 0.5},
-    ]
+         "head": [0.0, 0.0, low], "tail": [0.0, 0.0, middle], "roll": 0.0},
+        {"name": "Head", "parent": 0, "head": [0.0, 0.0, middle], "tail": [0.0, 0.0, high], "roll": 0.5},
+    ])
     result_objects = []
     for obj in objects:
-        data = obj["positions"]
-        count = len(data) // 12
-        if MODE == "badresult":
-            count += 1
-        z = struct.unpack("<%df" % (len(data) // 4), data)[2::3]
-        indices, weights = [], []
-        for i in range(count):
-            upper = i < len(z) and z[i] > (low + high) / 2
-            indices += [1 if upper else 0, 0, 0, 0]
-            weights += [1.0, 0.0, 0.0, 0.0]
-        result_objects.append({"name": obj["name"], "influences": 4, "indices": struct.pack("<%dH" % len(indices), *indices),
-                               "weights": struct.pack("<%df" % len(weights), *weights)})
+        z = struct.unpack("<%df" % (len(obj["positions"]) // 4), obj["positions"])[2::3]
+        result_objects.append(_weights_message(obj["name"], lambda i: 1 if i < len(z) and z[i] > middle else 0,
+                                               len(z)))
     return {"skeleton": {"joints": joints}, "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]},
             "objects": result_objects, "seconds": 0.01}
+
+
+def skin_result(request):
+    joints = _spoil_joints([dict(j) for j in request["skeleton"]["joints"]])
+    if MODE == "unknownbone":
+        joints[0]["name"] = "NotSentBone"
+    objects = [_weights_message(obj["name"], lambda i: 0, len(obj["positions"]) // 12) for obj in request["objects"]]
+    return {"skeleton": {"joints": joints}, "objects": objects, "seconds": 0.01}
+
+
+def answer_job(conn, kind, rid, request):
+    conn.send_binary(packb({"kind": "progress", "id": rid, "stage": "mesh", "fraction": 0.25}))
+    if MODE == "error":
+        code, text = ("NOT_HUMANOID", "no legs") if kind == "rig" else ("INTERNAL", "the skinning failed")
+        conn.send_binary(packb({"kind": "error", "id": rid, "code": code, "message": text}))
+    elif MODE == "slow":
+        nxt = conn.read_message()
+        cancel = unpackb(nxt[1]) if nxt else None
+        if cancel and cancel["kind"] == "cancel" and cancel["id"] == rid:
+            conn.send_binary(packb({"kind": "error", "id": rid, "code": "CANCELLED", "message": "cancelled"}))
+    else:
+        result = rig_result(request) if kind == "rig" else skin_result(request)
+        if MODE == "nested":
+            conn.send_binary(packb({"kind": "result", "id": rid, "request": kind, "result": result}))
+        else:
+            conn.send_binary(packb(dict({"kind": "result", "id": rid, "request": kind}, **result)))
 
 
 def behaviour(conn):
@@ -60,19 +115,8 @@ def behaviour(conn):
             conn.send_binary(packb({"kind": "result", "id": rid, "request": "hello", "protocol": 1, "sidecar": "fake",
                                     "templates": ["mixamo"], "models": [], "executionProvider": "cpu",
                                     "requests": ["hello", "rig", "skin", "cancel"], "limits": {}}))
-        elif kind == "rig":
-            conn.send_binary(packb({"kind": "progress", "id": rid, "stage": "mesh", "fraction": 0.25}))
-            if MODE == "error":
-                conn.send_binary(packb({"kind": "error", "id": rid, "code": "NOT_HUMANOID", "message": "no legs"}))
-            elif MODE == "slow":
-                nxt = conn.read_message()
-                cancel = unpackb(nxt[1]) if nxt else None
-                if cancel and cancel["kind"] == "cancel" and cancel["id"] == rid:
-                    conn.send_binary(packb({"kind": "error", "id": rid, "code": "CANCELLED", "message": "cancelled"}))
-            elif MODE == "nested":
-                conn.send_binary(packb({"kind": "result", "id": rid, "request": "rig", "result": rig_result(request)}))
-            else:
-                conn.send_binary(packb(dict({"kind": "result", "id": rid, "request": "rig"}, **rig_result(request))))
+        elif kind in ("rig", "skin"):
+            answer_job(conn, kind, rid, request)
         elif kind == "cancel":
             pass
         else:

@@ -38,6 +38,16 @@ def rig_job(config, timeout=20):
     return client.Job(config, request, lambda payload: messages.check_rig_result(payload, [4]), timeout=timeout)
 
 
+def skin_job(config, timeout=20):
+    """Re-skin the quad with a two-bone skeleton (what a bound mesh sends)."""
+    obj = two_triangle_mesh()
+    joints = [{"name": "Root", "parent": -1, "head": [0.0, 0.0, 0.0], "tail": [0.0, 0.0, 1.0], "roll": 0.0},
+              {"name": "Top", "parent": 0, "head": [0.0, 0.0, 1.0], "tail": [0.0, 0.0, 2.0], "roll": 0.0}]
+    request = messages.skin_request(client.new_job_id("skin"), [obj], joints, [], prefix=None)
+    return client.Job(config, request, lambda payload: messages.check_skin_result(payload, [4], ["Root", "Top"]),
+                      timeout=timeout)
+
+
 class ResolveCommand(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -90,7 +100,7 @@ class Jobs(unittest.TestCase):
         job = rig_job(self.config())
         self.assertEqual(job.run(), client.DONE, job.error)
         result = job.result
-        self.assertEqual([j["name"] for j in result["joints"]], ["mixamorig:Hips", "Head\x07"])
+        self.assertEqual([j["name"] for j in result["joints"]], ["mixamorig:Hips", "Head"])
         indices, weights, k = result["weights"][0]
         self.assertEqual(k, 4)
         # the fake weights the two high vertices (z=2) to joint 1, the low ones to joint 0
@@ -155,6 +165,45 @@ class Jobs(unittest.TestCase):
         self.assertEqual(job.run(), client.FAILED)
         self.assertEqual(job.error[0], "BAD_RESULT")
         self.assertIn("weights for 4 vertices", job.error[1])
+
+    def test_malformed_rig_results_are_refused(self):
+        expected = {"nan": "weights", "badindex": "indices", "nanjoint": "NaN", "badname": "U+0007",
+                    "slashname": "path separator", "longname": "63 UTF-8 bytes", "dupname": "earlier joint"}
+        for mode, why in expected.items():
+            with self.subTest(mode=mode):
+                job = rig_job(self.config(mode))
+                self.assertEqual(job.run(), client.FAILED)
+                self.assertEqual(job.error[0], "BAD_RESULT")
+                self.assertIn(why, job.error[1])
+                self.assertIsNone(job.result)
+                client.stop_sidecar()  # the mode is read at start: the next one needs a fresh fake
+
+    def test_skin_results_must_name_the_bones_sent(self):
+        job = skin_job(self.config("normal"))
+        self.assertEqual(job.run(), client.DONE, job.error)
+        client.stop_sidecar()
+        for mode, why in {"unknownbone": "bones differ", "nan": "weights", "badresult": "weights for 4"}.items():
+            with self.subTest(mode=mode):
+                job = skin_job(self.config(mode))
+                self.assertEqual(job.run(), client.FAILED)
+                self.assertEqual(job.error[0], "BAD_RESULT")
+                self.assertIn(why, job.error[1])
+                client.stop_sidecar()
+
+    def test_sidecar_killed_during_a_job(self):
+        job = rig_job(self.config("slow"))
+        deadline = time.monotonic() + 20
+        while job.poll(0.02) != client.RUNNING or job.stage != "mesh":
+            self.assertLess(time.monotonic(), deadline)
+        process = client._managed["process"]
+        process.process.kill()
+        self.assertEqual(job.run(), client.FAILED)
+        self.assertEqual(job.error[0], "SIDECAR")
+        self.assertIn("stopped during the job", job.error[1])
+        # the next job starts a new sidecar
+        again = rig_job(self.config("normal"))
+        self.assertEqual(again.run(), client.DONE, again.error)
+        self.assertIsNot(client._managed["process"], process)
 
     def test_crash_before_ready(self):
         job = rig_job(self.config("crash"))

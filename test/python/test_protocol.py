@@ -143,22 +143,73 @@ class Results(unittest.TestCase):
 
 
 class BoneNames(unittest.TestCase):
-    def test_sanitised(self):
-        names = messages.sanitize_bone_names(
-            ["mixamorig:Hips", "bad\x00\x1fname\x7f", "", "  ", "x" * 80, "é" * 40, "dup", "dup", "dup"])
-        self.assertEqual(names[0], "mixamorig:Hips")
-        self.assertEqual(names[1], "badname")
-        self.assertEqual(names[2], "Bone")
-        self.assertEqual(names[3], "Bone.001")
-        self.assertEqual(names[4], "x" * 63)
-        self.assertLessEqual(len(names[5].encode("utf-8")), 63)
-        self.assertEqual(names[5], "é" * 31)
-        self.assertEqual(names[6:], ["dup", "dup.001", "dup.002"])
-        self.assertEqual(len(set(names)), len(names))
+    """Names from the sidecar become bone and vertex-group names only when Blender would keep them exactly."""
+
+    def test_valid_names_pass(self):
+        for name in ["mixamorig:Hips", "Hips", "LeftHand.001", "x" * 63, "é" * 31, "Kopf (Mitte)"]:
+            self.assertIsNone(messages.bone_name_problem(name), name)
+        messages.check_bone_names(["mixamorig:Hips", "mixamorig:Spine"], "result.skeleton")
+
+    def test_invalid_names_are_refused(self):
+        cases = {
+            "": "empty",
+            " Hips": "white space",
+            "Hips\t": "white space",
+            "Head\x07": "U+0007",
+            "Hi\x00ps": "U+0000",
+            "Hi\x7fps": "U+007F",
+            "Spine\u202e": "U+202E",  # right-to-left override: spoofs how the name reads
+            "Neck\u200b": "U+200B",  # zero-width space: two names that look the same
+            "a\u2028b": "U+2028",
+            "Left/Hand": "path separator",
+            "Left\\Hand": "path separator",
+            "x" * 64: "63 UTF-8 bytes",
+            "é" * 32: "63 UTF-8 bytes",  # 64 bytes in 32 characters
+            3: "not a string",
+        }
+        for name, why in cases.items():
+            problem = messages.bone_name_problem(name)
+            self.assertIsNotNone(problem, repr(name))
+            self.assertIn(why, problem, repr(name))
+
+    def test_duplicates_and_paths_in_errors(self):
+        with self.assertRaises(messages.ProtocolError) as ctx:
+            messages.check_bone_names(["Hips", "Spine", "Hips"], "result.skeleton")
+        self.assertEqual(ctx.exception.path, "result.skeleton.joints[2].name")
+        self.assertIn("earlier joint", str(ctx.exception))
+        with self.assertRaises(messages.ProtocolError) as ctx:
+            messages.check_bone_names(["Hips", "Head\x07"], "result.skeleton")
+        self.assertIn("'Head\\x07'", str(ctx.exception))  # shown escaped, never raw
+
+    def test_rig_result_with_a_bad_name_is_refused(self):
+        payload = {"skeleton": {"joints": [
+            {"name": "Hips", "parent": -1, "head": [0, 0, 0], "tail": [0, 0, 1], "roll": 0.0},
+            {"name": "../../etc/passwd", "parent": 0, "head": [0, 0, 1], "tail": [0, 0, 2], "roll": 0.0}]},
+            "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]},
+            "objects": [], "seconds": 0.0}
+        with self.assertRaises(messages.ProtocolError) as ctx:
+            messages.check_rig_result(payload, [])
+        self.assertIn("path separator", str(ctx.exception))
+
+    def test_rig_result_with_a_nan_frame_is_refused(self):
+        payload = {"skeleton": {"joints": [
+            {"name": "Hips", "parent": -1, "head": [0, 0, 0], "tail": [0, 0, 1], "roll": 0.0}]},
+            "frame": {"up": [0, 0, float("nan")], "forward": [0, -1, 0], "left": [1, 0, 0]},
+            "objects": [], "seconds": 0.0}
+        with self.assertRaises(messages.ProtocolError) as ctx:
+            messages.check_rig_result(payload, [])
+        self.assertEqual(ctx.exception.path, "result.frame")
 
     def test_names_are_data_only(self):
         evil = "__import__('os').system('echo hacked')"
-        self.assertEqual(messages.sanitize_bone_names([evil]), [evil])
+        self.assertIsNone(messages.bone_name_problem(evil))  # valid characters: kept as a plain string, never run
+
+
+class DisplayText(unittest.TestCase):
+    def test_sidecar_messages_are_shown_as_plain_text(self):
+        self.assertEqual(messages.display_text("no legs\x1b[31m\u202e"), "no legs [31m ")
+        self.assertEqual(messages.display_text("line one\nline two"), "line one\nline two")
+        self.assertEqual(len(messages.display_text("x" * 10000)), 500)
 
 
 if __name__ == "__main__":

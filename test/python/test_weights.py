@@ -4,7 +4,7 @@ import unittest
 from array import array
 
 import support  # noqa: F401
-from blender_addon.weights import bucket_weight_values, bucket_weights, locked_weight_rows
+from blender_addon.weights import bucket_weight_values, bucket_weights, group_weight_rows, locked_weight_rows
 
 
 def expand(buckets, steps, vertex_count, joint_count):
@@ -69,6 +69,14 @@ class Locked(unittest.TestCase):
     def test_rows(self):
         per_vertex = [[(0, 0.5), (2, 0.5)], [], [(2, 1.0)]]
         self.assertEqual(locked_weight_rows(per_vertex, [2, 5], 3), {2: [0.5, 0.0, 1.0], 5: [0.0, 0.0, 0.0]})
+
+
+class SavedGroups(unittest.TestCase):
+    def test_sparse_rows_keep_zero_weight_members(self):
+        # what a rollback writes back: members with their exact weights, a 0-weight member included
+        per_vertex = [[(0, 0.5), (2, 0.0)], [], [(2, 1.0), (1, 0.25)]]
+        self.assertEqual(group_weight_rows(per_vertex, [2, 1, 7]),
+                         {2: ([0, 2], [0.0, 1.0]), 1: ([2], [0.25]), 7: ([], [])})
 
 
 if __name__ == "__main__":

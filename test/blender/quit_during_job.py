@@ -1,0 +1,83 @@
+"""Blender goes away while the sidecar is rigging: the sidecar must stop the job and exit. Run by
+test/blender-safety.test.ts:
+
+  blender -b --factory-startup --python test/blender/quit_during_job.py -- --zip Z --node N --entry E \
+      --character C --how quit|stay
+
+Installs the add-on, imports a character and starts an Auto Rig job through the add-on's own client (the same Job the
+operators run; background Blender has no event loop for the modal path). Once the sidecar has logged that the job
+started, prints `AUTORIG_QUIT {"pid": <sidecar pid>, ...}`. Then:
+  quit: the script returns, so Blender quits normally in the middle of the job (the add-on's atexit hook runs);
+  stay: the script waits, so the test can kill Blender outright (SIGKILL: no hook runs, only the OS closes the
+        sidecar's stdin pipe).
+The test then watches the sidecar's pid.
+"""
+
+import argparse
+import json
+import sys
+import time
+
+import bpy
+
+JOB_START_TIMEOUT = 60.0
+
+
+def parse_args():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    parser = argparse.ArgumentParser()
+    for name in ("zip", "node", "entry", "character"):
+        parser.add_argument("--" + name, required=True)
+    parser.add_argument("--how", choices=("quit", "stay"), required=True)
+    return parser.parse_args(argv)
+
+
+def import_character(path):
+    import numpy as np
+
+    if "bool" not in np.__dict__:
+        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    bpy.ops.import_scene.gltf(filepath=path)
+    return [o for o in bpy.data.objects if o.type == 'MESH'][0]
+
+
+def start_rig_job(mesh):
+    """An Auto Rig job on the real sidecar, driven until the sidecar logs that it started; returns (job, process)."""
+    from autorig import client, messages, operators, scene_io
+
+    objects, counts = scene_io.mesh_objects([mesh])
+    request = messages.rig_request(client.new_job_id("rig"), objects, prefix=True)
+    job = client.Job(operators.sidecar_config(bpy.context), request,
+                     lambda payload: messages.check_rig_result(payload, counts))
+    deadline = time.monotonic() + JOB_START_TIMEOUT
+    while time.monotonic() < deadline:
+        state = job.poll(0.02)
+        process = client._managed["process"]
+        started = process is not None and any("rig '%s' started" % job.id in line for line in list(process.stderr_tail))
+        if started or state in client.TERMINAL:
+            return job, process
+    return job, client._managed["process"]
+
+
+def main():
+    args = parse_args()
+    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
+    bpy.ops.preferences.addon_enable(module="autorig")
+    prefs = bpy.context.preferences.addons["autorig"].preferences
+    prefs.node_executable = args.node
+    prefs.sidecar_entry = args.entry
+    prefs.port = 0
+    prefs.auto_start = True
+    mesh = import_character(args.character)
+    job, process = start_rig_job(mesh)
+    print("AUTORIG_QUIT " + json.dumps({"pid": process.process.pid if process else None, "state": job.state,
+                                        "error": job.error, "how": args.how}), flush=True)
+    if args.how == "stay":
+        while True:
+            time.sleep(1.0)  # until the test kills Blender
+    return job
+
+
+running_job = main()  # kept referenced: Blender quits with the job's connection still open
