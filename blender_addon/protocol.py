@@ -38,7 +38,7 @@ ERROR_CODES = {
     "UNKNOWN_KIND": "the message kind is not known",
     "DUPLICATE_ID": "a job with this id is still running",
     "EMPTY_MESH": "no usable triangles after cleaning",
-    "NOT_HUMANOID": "the shape does not look like a humanoid (no head, two legs and two arms found)",
+    "NOT_HUMANOID": "the shape does not look like a standing humanoid (deeper than wide, leaning, scattered pieces, a solid block, or no head, legs and arms found)",
     "BAD_SKELETON": "the supplied skeleton is unusable (no joints, cycle, bad parent)",
     "CANCELLED": "the job was cancelled by the client",
     "INTERNAL": "an unexpected failure inside the sidecar; it keeps serving",

@@ -3,18 +3,29 @@
  * 2D landmarks, ray-midpoint lift) → skinning/ (solid voxelisation, geodesic weights, mapping to vertices).
  * Synchronous and pure: the server runs it in a worker thread so that cancel can stop it at once.
  */
+import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from './errors.js';
-import { findCanonicalFrame, pointToCanonical, toCanonical } from './mesh/canonicalFrame.js';
+import { rasterizeSampleCount } from './geometry/voxelGrid.js';
+import { findCanonicalFrame, pointToCanonical, toCanonical, usedBounds } from './mesh/canonicalFrame.js';
 import type { CanonicalFrame } from './mesh/canonicalFrame.js';
+import { bodyTriangles } from './mesh/debris.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton } from './skeleton/estimateSkeleton.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
-import { skinInVoxels } from './skinning/skinInVoxels.js';
+import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
 import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
 
 export const INFLUENCES = 4;
+
+/**
+ * The most points the surface may take to voxelise on the skinning grid (rasterizeSampleCount), the pipeline's
+ * costliest pass over the surface: the front view and the frame's coarser grid cost the same or less per triangle.
+ * A mesh at the vertex and triangle limits made of small triangles needs about 2·10^7; the dev characters about 10^5.
+ * Beyond it (hundreds of thousands of large triangles stacked over each other) the work would run into minutes.
+ */
+export const MAX_SURFACE_SAMPLES = 100_000_000;
 
 /** rig: find the 22-joint Mixamo skeleton (+HeadTop_End) and top-4 weights for every vertex of every part. */
 export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): RigResult {
@@ -22,11 +33,14 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   checkMethod(options);
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
+  checkSurfaceWork(mesh);
   onProgress('frame', 0.05);
-  const cf = findCanonicalFrame(mesh.positions, mesh.triangles);
+  // The frame and the skeleton are read from the body alone; debris scattered around it is skinned with the rest.
+  const body = bodyTriangles(mesh.positions, mesh.triangles);
+  const cf = findCanonicalFrame(mesh.positions, body);
   const canonical = toCanonical(mesh.positions, cf);
   onProgress('skeleton', 0.1);
-  const { skeleton } = estimateSkeleton(canonical, mesh.triangles, cf, options.prefix ?? true);
+  const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true);
   onProgress('skinning', 0.25);
   const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000 };
@@ -45,13 +59,14 @@ export function skinCharacter(
   checkSkeleton(skeleton);
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
+  checkSurfaceWork(mesh);
   for (const l of locked) {
     if (l.object >= parts.length) throw new AutoRigError('BAD_INDEX', `locked group "${l.bone}" names object ${l.object}, but there are ${parts.length}`);
     if (l.weights.length !== parts[l.object].positions.length / 3) throw new AutoRigError('BAD_ARRAY', `locked group "${l.bone}" has ${l.weights.length} weights for ${parts[l.object].positions.length / 3} vertices`);
     if (!skeleton.joints.some((j) => j.name === l.bone)) throw new AutoRigError('BAD_SKELETON', `locked group "${l.bone}" is not a bone of the skeleton`);
   }
   onProgress('frame', 0.05);
-  const cf = findCanonicalFrame(mesh.positions, mesh.triangles);
+  const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
   const canonical = toCanonical(mesh.positions, cf);
   onProgress('skinning', 0.1);
   const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f));
@@ -87,16 +102,36 @@ function skinParts(
   });
 }
 
+/**
+ * Bounds the work of the passes over the surface: TOO_LARGE when voxelising it on the skinning grid would take more
+ * than MAX_SURFACE_SAMPLES points. Counted in O(#T) without voxelising; scale-free (the grid follows the mesh's box).
+ */
+export function checkSurfaceWork(mesh: MergedMesh): void {
+  const [min, max] = usedBounds(mesh.positions, mesh.triangles);
+  const longest = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+  if (!(longest > 0)) return;
+  const samples = rasterizeSampleCount(mesh.positions, mesh.triangles, longest / SKIN_VOXEL_RESOLUTION);
+  if (samples > MAX_SURFACE_SAMPLES) {
+    throw new AutoRigError('TOO_LARGE', `the surface is too large to voxelise: ${samples.toExponential(1)} samples, the limit is ${MAX_SURFACE_SAMPLES.toExponential(1)} (many large triangles stacked over each other)`);
+  }
+}
+
 function checkMethod(options: RigOptions): void {
   if (options.method !== undefined && options.method !== 'geometric') {
     throw new AutoRigError('BAD_REQUEST', `unknown method "${options.method}"; available: geometric`);
   }
 }
 
-/** A usable skeleton: at least one deforming joint, parents before children, finite end points. */
+/**
+ * A usable skeleton: at least one deforming joint and at most the protocol's maxJoints (the skinning's work grows
+ * with the bones; the server refuses more with the same code), parents before children, finite end points.
+ */
 export function checkSkeleton(skeleton: Skeleton): void {
   const js = skeleton.joints;
   if (!js.length) throw new AutoRigError('BAD_SKELETON', 'the skeleton has no joints');
+  if (js.length > protocol.limits.maxJoints) {
+    throw new AutoRigError('TOO_LARGE', `the skeleton has ${js.length} joints; the limit is ${protocol.limits.maxJoints}`);
+  }
   js.forEach((j, i) => {
     if (!(j.parent === -1 || (Number.isInteger(j.parent) && j.parent >= 0 && j.parent < i))) {
       throw new AutoRigError('BAD_SKELETON', `joint "${j.name}" has parent ${j.parent}; parents must come before their children`);

@@ -24,7 +24,9 @@ export function voxelIndex(g: VoxelGrid, i: number, j: number, k: number): numbe
 }
 
 /**
- * Marks every voxel that a triangle passes through (sampled at half a voxel, so thin parts stay connected).
+ * Marks every voxel that a triangle passes through. Each triangle is sampled in rows parallel to its longest edge,
+ * rows and samples along a row at most half a voxel apart (thin parts stay connected), so that the work follows the
+ * triangle's area and perimeter in voxels: a long sliver costs a few rows, not the square of its length.
  * positions: Float32Array #V*3 (same space as the grid), triangles: Uint32Array #T*3 → occupancy Uint8Array #voxels (1 = surface)
  */
 export function rasterizeTriangles(positions: Float32Array, triangles: Uint32Array, g: VoxelGrid, out?: Uint8Array): Uint8Array {
@@ -37,22 +39,71 @@ export function rasterizeTriangles(positions: Float32Array, triangles: Uint32Arr
     if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) return;
     occ[(k * ny + j) * nx + i] = 1;
   };
+  const corners = new Float64Array(9);
   for (let t = 0; t < triangles.length; t += 3) {
-    const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
-    const ax = positions[a], ay = positions[a + 1], az = positions[a + 2];
-    const ux = positions[b] - ax, uy = positions[b + 1] - ay, uz = positions[b + 2] - az;
-    const vx = positions[c] - ax, vy = positions[c + 1] - ay, vz = positions[c + 2] - az;
-    const longest = Math.sqrt(Math.max(ux * ux + uy * uy + uz * uz, vx * vx + vy * vy + vz * vz,
-      (ux - vx) ** 2 + (uy - vy) ** 2 + (uz - vz) ** 2));
-    const n = Math.max(1, Math.ceil((longest * inv) * 2));
-    for (let s = 0; s <= n; s++) {
-      for (let r = 0; r <= n - s; r++) {
-        const fs = s / n, fr = r / n;
-        mark(ax + ux * fs + vx * fr, ay + uy * fs + vy * fr, az + uz * fs + vz * fr);
+    const rows = triangleRows(positions, triangles, t, inv, corners);
+    // corners: A, B (the longest edge) and the apex C; row q runs from A + f(C - A) to B + f(C - B), f = q / rows.
+    for (let q = 0; q <= rows; q++) {
+      const f = q / rows;
+      const px = corners[0] + f * (corners[6] - corners[0]), py = corners[1] + f * (corners[7] - corners[1]), pz = corners[2] + f * (corners[8] - corners[2]);
+      const qx = corners[3] + f * (corners[6] - corners[3]), qy = corners[4] + f * (corners[7] - corners[4]), qz = corners[5] + f * (corners[8] - corners[5]);
+      const steps = rowSteps(px, py, pz, qx, qy, qz, inv);
+      for (let s = 0; s <= steps; s++) {
+        const e = s / steps;
+        mark(px + e * (qx - px), py + e * (qy - py), pz + e * (qz - pz));
       }
     }
   }
   return occ;
+}
+
+/**
+ * How many points rasterizeTriangles samples for these triangles on a grid of voxels of this size: its work, counted
+ * without doing it (O(#T)), so that a caller can refuse a mesh whose surface would take too long to voxelise.
+ * positions: Float32Array #V*3, triangles: Uint32Array #T*3, size: voxel edge (same units) → number of samples
+ */
+export function rasterizeSampleCount(positions: Float32Array, triangles: Uint32Array, size: number): number {
+  const inv = 1 / size;
+  const corners = new Float64Array(9);
+  let samples = 0;
+  for (let t = 0; t < triangles.length; t += 3) {
+    const rows = triangleRows(positions, triangles, t, inv, corners);
+    // Rows shrink linearly from the longest edge to the apex: their steps add up to about half the base's per row.
+    const base = rowSteps(corners[0], corners[1], corners[2], corners[3], corners[4], corners[5], inv);
+    samples += (rows + 1) * (base / 2 + 2);
+  }
+  return samples;
+}
+
+/**
+ * The corners of triangle t reordered as A, B (its longest edge) and the apex C into `corners` (#9), and the number of
+ * rows (≥ 1) that keeps rows at most half a voxel apart: twice the apex's height over AB, in voxels.
+ */
+function triangleRows(positions: Float32Array, triangles: Uint32Array, t: number, inv: number, corners: Float64Array): number {
+  const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
+  const ab = dist2(positions, a, b), bc = dist2(positions, b, c), ca = dist2(positions, c, a);
+  // Rotate the corners so that the longest edge comes first.
+  const [p, q, r] = ab >= bc && ab >= ca ? [a, b, c] : bc >= ca ? [b, c, a] : [c, a, b];
+  for (let k = 0; k < 3; k++) {
+    corners[k] = positions[p + k];
+    corners[3 + k] = positions[q + k];
+    corners[6 + k] = positions[r + k];
+  }
+  const ux = corners[3] - corners[0], uy = corners[4] - corners[1], uz = corners[5] - corners[2];
+  const vx = corners[6] - corners[0], vy = corners[7] - corners[1], vz = corners[8] - corners[2];
+  const cx = uy * vz - uz * vy, cy = uz * vx - ux * vz, cz = ux * vy - uy * vx;
+  const base = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  const height = base > 0 ? Math.sqrt(cx * cx + cy * cy + cz * cz) / base : Math.sqrt(vx * vx + vy * vy + vz * vz);
+  return Math.max(1, Math.ceil(height * inv * 2));
+}
+
+/** Steps (≥ 1) that sample the segment p→q at most half a voxel apart. */
+function rowSteps(px: number, py: number, pz: number, qx: number, qy: number, qz: number, inv: number): number {
+  return Math.max(1, Math.ceil(Math.sqrt((qx - px) ** 2 + (qy - py) ** 2 + (qz - pz) ** 2) * inv * 2));
+}
+
+function dist2(positions: Float32Array, a: number, b: number): number {
+  return (positions[a] - positions[b]) ** 2 + (positions[a + 1] - positions[b + 1]) ** 2 + (positions[a + 2] - positions[b + 2]) ** 2;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { AutoRigError } from '../errors.js';
+import { MESH_LIMITS } from '../mesh/mergeParts.js';
 import type { MeshPart, Vec3 } from '../types.js';
 
 /** A mesh part plus the surface attributes a writer carries over unchanged (same vertex count and order). */
@@ -49,7 +50,8 @@ export const INFLUENCES = 4;
 
 /**
  * loadCharacter: read a .glb, .gltf or .obj file.
- * Throws AutoRigError BAD_REQUEST for a missing, unreadable or unsupported file, EMPTY_MESH when it holds no triangles.
+ * Throws AutoRigError BAD_REQUEST for a missing, unreadable or unsupported file, EMPTY_MESH when it holds no triangles,
+ * TOO_LARGE when it holds more vertices or triangles than the protocol's limits (refused while reading, see the readers).
  */
 export async function loadCharacter(path: string): Promise<Character> {
   const extension = extname(path).toLowerCase();
@@ -60,15 +62,34 @@ export async function loadCharacter(path: string): Promise<Character> {
   try {
     bytes = await readFile(path);
   } catch (err) {
-    throw new AutoRigError('BAD_REQUEST', `${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_FS_FILE_TOO_LARGE') throw new AutoRigError('TOO_LARGE', `${path}: the file is too large to read`);
+    throw new AutoRigError('BAD_REQUEST', `${path}: cannot read the file (${code ?? String(err)})`);
   }
   // Imported lazily so that OBJ users never pay for three's loader and the readers stay independent modules.
-  const character =
-    extension === '.obj'
-      ? (await import('./obj.js')).parseObj(new TextDecoder().decode(bytes), { source: path })
-      : await (await import('./gltf.js')).parseGltf(bytes, { source: path });
+  let character: Character;
+  if (extension === '.obj') {
+    const obj = await import('./obj.js');
+    // Counted on the bytes: a file over the limits is refused before it is decoded into a string.
+    obj.checkObjSize(bytes, MESH_LIMITS, path);
+    character = obj.parseObj(decodeText(bytes, path), { source: path });
+  } else {
+    character = await (await import('./gltf.js')).parseGltf(bytes, { source: path });
+  }
   assertHasTriangles(character, path);
   return character;
+}
+
+/** The bytes of a text file as a string; a file longer than the longest string the runtime holds is TOO_LARGE. */
+function decodeText(bytes: Uint8Array, path: string): string {
+  try {
+    return new TextDecoder().decode(bytes);
+  } catch (err) {
+    if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') {
+      throw new AutoRigError('TOO_LARGE', `${path}: the file (${bytes.byteLength} bytes) is too large to read as text`);
+    }
+    throw err;
+  }
 }
 
 /** Refuse a character with no triangle at all: nothing downstream can work on it. */

@@ -13,6 +13,7 @@ import { dirname, resolve } from 'node:path';
 import type { Bone, BufferGeometry, Mesh, Object3D, SkinnedMesh } from 'three';
 import { Matrix3, Matrix4, Vector3 } from 'three';
 import { AutoRigError } from '../errors.js';
+import { MESH_LIMITS, type MeshLimits } from '../mesh/mergeParts.js';
 import type { Vec3 } from '../types.js';
 import {
   INFLUENCES,
@@ -33,6 +34,8 @@ export interface GltfReadOptions {
   source?: string;
   /** folder that relative buffer URIs of a .gltf resolve against */
   resourceDir?: string;
+  /** size limits (default: the protocol's): a file over them is refused with TOO_LARGE before its buffers are decoded */
+  limits?: MeshLimits;
 }
 
 /** loadGltf: read a .glb or .gltf file from disk. */
@@ -49,12 +52,14 @@ export async function loadGltf(path: string): Promise<Character> {
 /**
  * parseGltf: the bytes of a .glb or a .gltf (JSON text) → parts in the bind pose + the file's rig when it has a skin.
  * Textures and materials are dropped before three sees the file: rigging needs none of them, and decoding images
- * would need a browser.
+ * would need a browser. A file whose meshes hold more vertices or triangles than the limits allow is refused (TOO_LARGE)
+ * from its JSON alone, before any buffer is copied or decoded.
  */
 export async function parseGltf(bytes: Uint8Array, options: GltfReadOptions = {}): Promise<Character> {
   const source = options.source ?? 'gltf';
   const resourceDir = options.resourceDir ?? (options.source ? dirname(resolve(options.source)) : process.cwd());
   const { json, bin } = isGlb(bytes) ? readGlb(bytes, source) : { json: parseGltfJson(bytes, source), bin: undefined };
+  checkGltfSize(json, options.limits ?? MESH_LIMITS, source);
   const merged = await mergeBuffers(json, bin, resourceDir, source);
   stripMaterials(json);
   refuseUnsupportedCompression(json, source);
@@ -73,6 +78,37 @@ function parseGltfJson(bytes: Uint8Array, source: string): Record<string, any> {
     // fall through to the error below
   }
   throw new AutoRigError('BAD_REQUEST', `${source}: neither a .glb nor a glTF JSON document`);
+}
+
+/**
+ * The vertices and triangles the file's triangle meshes will load as, counted from the JSON (accessor counts of every
+ * node's mesh primitives; points and lines are skipped, as the reader skips them), held to the limits.
+ * Entries that are malformed count as nothing here: the loader reports them.
+ */
+export function checkGltfSize(json: Record<string, any>, limits: MeshLimits, source: string): void {
+  const countOf = (accessor: unknown): number => {
+    const count = typeof accessor === 'number' ? json.accessors?.[accessor]?.count : undefined;
+    return typeof count === 'number' && Number.isFinite(count) && count > 0 ? count : 0;
+  };
+  let vertices = 0, triangles = 0;
+  for (const node of Array.isArray(json.nodes) ? json.nodes : []) {
+    const primitives = typeof node?.mesh === 'number' ? json.meshes?.[node.mesh]?.primitives : undefined;
+    if (!Array.isArray(primitives)) continue;
+    for (const primitive of primitives) {
+      const mode = primitive?.mode ?? 4;
+      if (mode !== 4 && mode !== 5 && mode !== 6) continue;
+      const positions = countOf(primitive?.attributes?.POSITION);
+      const corners = primitive?.indices !== undefined ? countOf(primitive.indices) : positions;
+      vertices += positions;
+      triangles += mode === 4 ? Math.floor(corners / 3) : Math.max(0, corners - 2);
+    }
+  }
+  if (vertices > limits.maxVerticesTotal) {
+    throw new AutoRigError('TOO_LARGE', `${source}: the meshes hold ${vertices} vertices; the limit is ${limits.maxVerticesTotal} (decimate them first)`);
+  }
+  if (triangles > limits.maxTrianglesTotal) {
+    throw new AutoRigError('TOO_LARGE', `${source}: the meshes hold ${triangles} triangles; the limit is ${limits.maxTrianglesTotal} (decimate them first)`);
+  }
 }
 
 /**

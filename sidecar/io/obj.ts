@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AutoRigError } from '../errors.js';
+import { MESH_LIMITS, type MeshLimits } from '../mesh/mergeParts.js';
 import { uniquePartNames, type Character, type CharacterPart } from './character.js';
 
 export interface ObjReadOptions {
@@ -14,6 +15,8 @@ export interface ObjReadOptions {
    * When the faces fall into one part only, that part keeps every `v` of the file, in file order.
    */
   groupBy?: 'object' | 'group' | 'none';
+  /** size limits (default: the protocol's): a file over them is refused with TOO_LARGE while it is being read */
+  limits?: MeshLimits;
 }
 
 /** loadObj: read an .obj file from disk. */
@@ -38,26 +41,32 @@ interface Corner {
  * parseObj: OBJ text → parts. n-gons are fan-triangulated (v0, vi, vi+1); negative indices count back from the
  * last element read so far. Per-vertex normals/uvs are kept only when every corner of a vertex agrees on them (a
  * seam would need split vertices, which would break the v order).
- * Throws AutoRigError BAD_INDEX for an index out of range, BAD_NUMBER for a non-finite coordinate.
+ * Throws AutoRigError BAD_INDEX for an index out of range, BAD_NUMBER for a non-finite coordinate, TOO_LARGE as soon
+ * as the file holds more vertices or triangles than the limits allow (before the rest of it is parsed).
  */
 export function parseObj(text: string, options: ObjReadOptions = {}): Character {
   const source = options.source ?? 'obj';
   const groupBy = options.groupBy ?? 'object';
+  const limits = options.limits ?? MESH_LIMITS;
+  checkObjSize(text, limits, source);
+  let triangleCount = 0;
   const positions: number[] = [];
   const texcoords: number[] = [];
   const normals: number[] = [];
   const groups = new Map<string, Corner[]>(); // group name → triangle corners, 3 per triangle
   let objectName = '';
   let groupName = '';
-  const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
-  for (let lineNo = 0; lineNo < lines.length; lineNo++) {
-    const line = lines[lineNo].trim();
+  for (const [lineNo, raw] of objLines(text)) {
+    const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const tokens = line.split(/\s+/);
     const keyword = tokens[0];
-    const where = () => `${source}:${lineNo + 1}`;
+    const where = () => `${source}:${lineNo}`;
     if (keyword === 'v') {
       pushNumbers(positions, tokens, 3, where);
+      if (positions.length / 3 > limits.maxVerticesTotal) {
+        throw new AutoRigError('TOO_LARGE', `${where()}: the file holds more than ${limits.maxVerticesTotal} vertices, the limit (decimate it first)`);
+      }
     } else if (keyword === 'vt') {
       pushNumbers(texcoords, tokens.length >= 3 ? tokens : [...tokens, '0'], 2, where);
     } else if (keyword === 'vn') {
@@ -73,6 +82,10 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
       let list = groups.get(key);
       if (!list) groups.set(key, (list = []));
       for (let i = 1; i + 1 < corners.length; i++) list.push(corners[0], corners[i], corners[i + 1]);
+      triangleCount += corners.length - 2;
+      if (triangleCount > limits.maxTrianglesTotal) {
+        throw new AutoRigError('TOO_LARGE', `${where()}: the file holds more than ${limits.maxTrianglesTotal} triangles, the limit (decimate it first)`);
+      }
     }
   }
   const vertexCount = positions.length / 3;
@@ -82,6 +95,81 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
     buildPart(names[i], corners, positions, texcoords, normals, entries.length === 1 ? allVertices(vertexCount) : undefined),
   );
   return { parts };
+}
+
+/**
+ * Refuses (TOO_LARGE) an OBJ that holds more vertices or triangles than the limits, from a scan that allocates nothing:
+ * before any line is parsed, and, given the file's bytes, before they are decoded into a string.
+ * text: OBJ text or its UTF-8 bytes, limits, source: file name for the message
+ */
+export function checkObjSize(text: string | Uint8Array, limits: MeshLimits, source: string): void {
+  const size = countObjElements(text);
+  if (size.vertices > limits.maxVerticesTotal) {
+    throw new AutoRigError('TOO_LARGE', `${source}: the file holds ${size.vertices} vertices; the limit is ${limits.maxVerticesTotal} (decimate it first)`);
+  }
+  if (size.triangles > limits.maxTrianglesTotal) {
+    throw new AutoRigError('TOO_LARGE', `${source}: the file holds ${size.triangles} triangles; the limit is ${limits.maxTrianglesTotal} (decimate it first)`);
+  }
+}
+
+/**
+ * How many vertices (`v` lines) and triangles (an n-corner `f` line fans into n - 2) an OBJ holds, from one pass over
+ * its characters. Lines joined by a trailing backslash count as one. The keywords are ASCII, so the UTF-8 bytes of the
+ * file give the same counts as its text.
+ * text: OBJ text or its UTF-8 bytes → { vertices, triangles }
+ */
+export function countObjElements(text: string | Uint8Array): { vertices: number; triangles: number } {
+  return typeof text === 'string' ? countElements(text.length, (i) => text.charCodeAt(i)) : countElements(text.length, (i) => text[i]);
+}
+
+function countElements(n: number, code: (i: number) => number): { vertices: number; triangles: number } {
+  let vertices = 0, triangles = 0;
+  let i = 0;
+  while (i < n) {
+    while (i < n && (code(i) === 32 || code(i) === 9)) i++;
+    const c0 = code(i), c1 = i + 1 < n ? code(i + 1) : 10;
+    const keywordEnds = c1 === 32 || c1 === 9 || c1 === 10 || c1 === 13;
+    if (c0 === 118 /* v */ && keywordEnds) vertices++;
+    const isFace = c0 === 102 /* f */ && keywordEnds;
+    let corners = 0, inToken = false;
+    // To the end of the logical line; in a face line, count the whitespace-separated corners.
+    for (i += 1; i < n; i++) {
+      const c = code(i);
+      if (c === 10 && code(i - 1) !== 92 && !(code(i - 1) === 13 && code(i - 2) === 92)) break;
+      if (!isFace) continue;
+      const blank = c === 32 || c === 9 || c === 13 || c === 10 || c === 92;
+      if (!blank && !inToken) corners++;
+      inToken = !blank;
+    }
+    i++;
+    if (isFace && corners >= 3) triangles += corners - 2;
+  }
+  return { vertices, triangles };
+}
+
+/**
+ * The logical lines of an OBJ text, one at a time (a huge file is never split into one array of lines): a backslash at
+ * the end of a line joins it with the next. Yields [number of the line's first physical line (1-based), text].
+ */
+export function* objLines(text: string): Generator<[number, string]> {
+  let start = 0, lineNo = 1;
+  let pending = '', pendingNo = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    let line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    const firstNo = pending ? pendingNo : lineNo;
+    if (pending) line = pending + line;
+    if (line.endsWith('\\') && end < text.length) {
+      pending = line.slice(0, -1) + ' ';
+      pendingNo = firstNo;
+    } else {
+      pending = '';
+      yield [firstNo, line];
+    }
+    start = end + 1;
+    lineNo++;
+  }
 }
 
 function pushNumbers(into: number[], tokens: string[], count: number, where: () => string): void {

@@ -1,5 +1,19 @@
+import protocol from '../../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from '../errors.js';
 import type { MeshPart } from '../types.js';
+
+/** The size limits of a character: the protocol's (the server refuses the same request with the same codes). */
+export interface MeshLimits {
+  maxVerticesTotal: number;
+  maxTrianglesTotal: number;
+  minVerticesTotal: number;
+}
+
+export const MESH_LIMITS: Readonly<MeshLimits> = Object.freeze({
+  maxVerticesTotal: protocol.limits.maxVerticesTotal,
+  maxTrianglesTotal: protocol.limits.maxTrianglesTotal,
+  minVerticesTotal: protocol.limits.minVerticesTotal,
+});
 
 /** Several parts as one character: positions #V*3 and triangles #T*3 over the concatenated vertices. */
 export interface MergedMesh {
@@ -12,19 +26,11 @@ export interface MergedMesh {
 /**
  * Concatenates the parts (each keeps its own vertex order) and drops triangles that cannot carry geometry:
  * indices out of range, repeated corners, zero area. Throws BAD_NUMBER on NaN/Inf coordinates and EMPTY_MESH
- * when nothing is left.
+ * when nothing is left. A mesh over the limits is refused (TOO_LARGE) before anything is allocated.
  * parts: MeshPart[] → MergedMesh
  */
-export function mergeParts(parts: MeshPart[]): MergedMesh {
-  let nv = 0;
-  let nt = 0;
-  for (const p of parts) {
-    if (p.positions.length % 3 !== 0 || p.triangles.length % 3 !== 0) {
-      throw new AutoRigError('BAD_ARRAY', `part "${p.name}": positions and triangles must hold whole triples`);
-    }
-    nv += p.positions.length / 3;
-    nt += p.triangles.length / 3;
-  }
+export function mergeParts(parts: MeshPart[], limits: MeshLimits = MESH_LIMITS): MergedMesh {
+  const { vertices: nv, triangles: nt } = checkMeshSize(parts, limits);
   const positions = new Float32Array(nv * 3);
   const triangles = new Uint32Array(nt * 3);
   const partOffsets = new Uint32Array(parts.length + 1);
@@ -53,6 +59,34 @@ export function mergeParts(parts: MeshPart[]): MergedMesh {
   partOffsets[parts.length] = vo;
   if (to === 0) throw new AutoRigError('EMPTY_MESH', 'the mesh has no triangle with a non-zero area');
   return { positions, triangles: triangles.slice(0, to), partOffsets };
+}
+
+/**
+ * Counts the vertices and triangles of all parts and holds them to the limits: whole triples (BAD_ARRAY), at most
+ * maxVerticesTotal / maxTrianglesTotal (TOO_LARGE), at least minVerticesTotal vertices and one triangle (EMPTY_MESH).
+ * Reads only the arrays' lengths, so a mesh far too large costs nothing to refuse.
+ * parts: MeshPart[] → { vertices: #V, triangles: #T }
+ */
+export function checkMeshSize(parts: MeshPart[], limits: MeshLimits = MESH_LIMITS): { vertices: number; triangles: number } {
+  let vertices = 0;
+  let triangles = 0;
+  for (const p of parts) {
+    if (p.positions.length % 3 !== 0 || p.triangles.length % 3 !== 0) {
+      throw new AutoRigError('BAD_ARRAY', `part "${p.name}": positions and triangles must hold whole triples`);
+    }
+    vertices += p.positions.length / 3;
+    triangles += p.triangles.length / 3;
+  }
+  if (vertices > limits.maxVerticesTotal) {
+    throw new AutoRigError('TOO_LARGE', `the mesh has ${vertices} vertices; the limit is ${limits.maxVerticesTotal} (decimate it first)`);
+  }
+  if (triangles > limits.maxTrianglesTotal) {
+    throw new AutoRigError('TOO_LARGE', `the mesh has ${triangles} triangles; the limit is ${limits.maxTrianglesTotal} (decimate it first)`);
+  }
+  if (vertices < limits.minVerticesTotal || triangles === 0) {
+    throw new AutoRigError('EMPTY_MESH', `too few to rig: ${vertices} vertices, ${triangles} triangles (at least ${limits.minVerticesTotal} vertices and one triangle)`);
+  }
+  return { vertices, triangles };
 }
 
 /** Twice the triangle's area (a, b, c index positions #V*3). */

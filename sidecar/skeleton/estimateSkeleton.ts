@@ -2,6 +2,7 @@ import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { fromCanonical } from '../mesh/canonicalFrame.js';
 import type { Skeleton, Vec3 } from '../types.js';
 import { pixelToCanonical, renderFrontView } from './frontView.js';
+import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
 import { findLandmarks2D } from './landmarks2d.js';
 import { liftJointsByRayMidpoint } from './liftJoints.js';
@@ -20,10 +21,14 @@ export interface SkeletonEstimate {
 /**
  * HumanRig's prior-guided skeleton estimator, geometric version: front view → 2D joints → 3D by the ray midpoint,
  * left/right made symmetric, feet and toes from the foot geometry, then the Mixamo skeleton in input space.
- * canonical: Float32Array #V*3 (positions in the canonical frame), triangles: Uint32Array #T*3 → SkeletonEstimate
+ * Throws NOT_HUMANOID when the shape is no standing humanoid (humanoidShape.ts, landmarks2d.ts).
+ * canonical: Float32Array #V*3 (positions in the canonical frame), triangles: Uint32Array #T*3 (the body's: vertices no
+ * triangle uses are not read) → SkeletonEstimate
  */
 export function estimateSkeleton(canonical: Float32Array, triangles: Uint32Array, cf: CanonicalFrame, prefix: boolean): SkeletonEstimate {
   const view = renderFrontView(canonical, triangles, FRONT_VIEW_RESOLUTION);
+  // A shape that is no standing humanoid is refused before landmarks are read into it.
+  checkHumanoidShape(canonical, triangles, view);
   const lm = findLandmarks2D(view);
   const res = view.res;
   const toXY = (p: Pixel): [number, number] => [pixelToCanonical(p[0], res), pixelToCanonical(p[1], res)];
@@ -48,9 +53,10 @@ export function estimateSkeleton(canonical: Float32Array, triangles: Uint32Array
 
   const soleY = pixelToCanonical(lm.soleRow - 0.5, res);
   const toeTips: Record<string, Vec3> = {};
+  const used = usedVertices(canonical.length / 3, triangles);
   for (const side of ['Left', 'Right'] as const) {
     const foot = c[`${side}Foot`];
-    const { heelZ, tipZ } = footExtent(canonical, foot, soleY, side === 'Left' ? 1 : -1);
+    const { heelZ, tipZ } = footExtent(canonical, used, foot, soleY, side === 'Left' ? 1 : -1);
     const toeY = soleY + 0.25 * (foot[1] - soleY);
     c[`${side}ToeBase`] = [foot[0], toeY, heelZ + 0.72 * (tipZ - heelZ)];
     toeTips[side] = [foot[0], toeY, tipZ];
@@ -72,12 +78,19 @@ export function estimateSkeleton(canonical: Float32Array, triangles: Uint32Array
   return { skeleton, canonical: canonicalHeads, landmarks: lm };
 }
 
-/** Heel and toe-tip depth of one foot: the vertices below the ankle on that side. */
-function footExtent(canonical: Float32Array, ankle: Vec3, soleY: number, side: number): { heelZ: number; tipZ: number } {
+/** 1 for each vertex that a triangle uses: vertexCount, triangles #T*3 → Uint8Array #V */
+function usedVertices(vertexCount: number, triangles: Uint32Array): Uint8Array {
+  const used = new Uint8Array(vertexCount);
+  for (let t = 0; t < triangles.length; t++) used[triangles[t]] = 1;
+  return used;
+}
+
+/** Heel and toe-tip depth of one foot: the vertices of the body (`used`) below the ankle on that side. */
+function footExtent(canonical: Float32Array, used: Uint8Array, ankle: Vec3, soleY: number, side: number): { heelZ: number; tipZ: number } {
   let heelZ = Infinity, tipZ = -Infinity;
   const top = ankle[1] + 0.25 * (ankle[1] - soleY);
   for (let i = 0; i < canonical.length; i += 3) {
-    if (canonical[i + 1] > top || canonical[i] * side <= 0) continue;
+    if (!used[i / 3] || canonical[i + 1] > top || canonical[i] * side <= 0) continue;
     if (Math.abs(canonical[i] - ankle[0]) > 0.08) continue;
     const z = canonical[i + 2];
     if (z < heelZ) heelZ = z;

@@ -29,6 +29,7 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
     if (z > zFront[p]) zFront[p] = z;
     if (z < zBack[p]) zBack[p] = z;
   };
+  const span = new Float64Array(2);
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
     const x0 = px(positions[a]), y0 = px(positions[a + 1]), z0 = positions[a + 2];
@@ -39,7 +40,9 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
     const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
     if (Math.abs(area) > 1e-12) {
       for (let j = minY; j <= maxY; j++) {
-        for (let i = minX; i <= maxX; i++) {
+        // Only the columns where the row can be inside (a long thin triangle across the view covers few of its box's).
+        rowSpan(x0, y0, x1, y1, x2, y2, area, j, span);
+        for (let i = Math.max(minX, span[0]); i <= Math.min(maxX, span[1]); i++) {
           const w0 = ((x1 - i) * (y2 - j) - (x2 - i) * (y1 - j)) / area;
           const w1 = ((x2 - i) * (y0 - j) - (x0 - i) * (y2 - j)) / area;
           const w2 = 1 - w0 - w1;
@@ -55,6 +58,36 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
     }
   }
   return { res, mask, zFront, zBack };
+}
+
+/**
+ * The columns of row j that can pass the inside test of the triangle (x0, y0), (x1, y1), (x2, y2) (pixel units, signed
+ * double area `area`): each barycentric weight is linear along the row, so each bounds the row on one side. The span is
+ * widened by a column on each side, so that rounding never drops a pixel that the exact test keeps.
+ * Writes [first, last] columns into `span` (first > last when the row misses the triangle).
+ */
+function rowSpan(x0: number, y0: number, x1: number, y1: number, x2: number, y2: number, area: number, j: number, span: Float64Array): void {
+  // weight k at column i is (a_k + b_k·i) / area; the inside test keeps weight ≥ -1e-9; weight 2 = 1 - w0 - w1.
+  const a0 = x1 * (y2 - j) - x2 * (y1 - j), b0 = y1 - y2;
+  const a1 = x2 * (y0 - j) - x0 * (y2 - j), b1 = y2 - y0;
+  span[0] = -Infinity;
+  span[1] = Infinity;
+  narrowSpan(a0 / area, b0 / area, span);
+  narrowSpan(a1 / area, b1 / area, span);
+  narrowSpan((area - a0 - a1) / area, (-b0 - b1) / area, span);
+  if (!(span[0] <= span[1])) { span[0] = 1; span[1] = 0; return; }
+  span[0] = Math.floor(span[0]) - 1;
+  span[1] = Math.ceil(span[1]) + 1;
+}
+
+/** Narrows span [lo, hi] to the columns i where a + b·i ≥ -1e-9. */
+function narrowSpan(a: number, b: number, span: Float64Array): void {
+  if (b === 0) {
+    if (a < -1e-9) { span[0] = Infinity; span[1] = -Infinity; }
+    return;
+  }
+  const edge = (-1e-9 - a) / b;
+  if (b > 0) { if (edge > span[0]) span[0] = edge; } else if (edge < span[1]) span[1] = edge;
 }
 
 /** Canonical x or y of a pixel column or row. */

@@ -44,16 +44,19 @@ export function buildMixamoSkeleton(
   frame: { up: Vec3; forward: Vec3 },
   prefix: boolean,
 ): Skeleton {
+  // Lengths that stand in for missing ones are fractions of the skeleton's size, so that a character modelled in
+  // millimetres or in kilometres gets the same bones up to scale.
+  const size = skeletonSize(heads);
   const joints: Joint[] = MIXAMO_JOINTS.map((name) => {
     const head = heads[name];
     const child = TAIL_CHILD[name];
     let tail = ends[name] ?? (child ? heads[child] : undefined);
-    if (!tail || dist(head, tail) < 1e-9) {
-      // A bone needs length: continue its parent's direction (HeadTop_End points up by a tenth of the head).
+    if (!tail || dist(head, tail) < 1e-9 * size) {
+      // A bone needs length: continue its parent's direction (HeadTop_End points up by a quarter of the head's bone).
       const parent = MIXAMO_PARENTS[name];
       const from = parent ? heads[parent] : add(head, scale(frame.up, -1));
       const dir = normalize(sub(head, from));
-      const length = parent ? Math.max(dist(head, heads[parent]) * 0.25, 1e-4) : 1e-2;
+      const length = parent ? Math.max(dist(head, heads[parent]) * 0.25, 1e-4 * size) : 1e-2 * size;
       tail = add(head, scale(dir, length));
     }
     const along = normalize(sub(tail, head));
@@ -67,4 +70,20 @@ export function buildMixamoSkeleton(
     };
   });
   return { joints };
+}
+
+/**
+ * The diagonal of the joints' bounding box: the skeleton's size, 1 when the joints all coincide.
+ * heads: joint positions by name → length
+ */
+function skeletonSize(heads: Record<string, Vec3>): number {
+  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  for (const p of Object.values(heads)) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], p[a]);
+      max[a] = Math.max(max[a], p[a]);
+    }
+  }
+  const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+  return diagonal > 0 && Number.isFinite(diagonal) ? diagonal : 1;
 }

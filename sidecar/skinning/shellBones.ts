@@ -4,7 +4,7 @@
  * the seam, and a rigid piece starts to bend with its neighbour. An artist binds such a piece to the bones that run
  * through it, so we do the same: each closed shell of the mesh keeps only the bones that mostly lie inside it.
  */
-import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
+import { fillInterior, gridOverBox, rasterizeTriangles, type VoxelGrid } from '../geometry/voxelGrid.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /** A bone belongs to a shell when at least this fraction of its length lies inside the shell's solid. */
@@ -15,6 +15,12 @@ const BONE_SAMPLES = 24;
 const MIN_INTERIOR_SHARE = 0.2;
 /** Shells with fewer vertices are trimmings (eyes, buttons): they keep the weights of what they sit on. */
 const MIN_SHELL_VERTICES = 24;
+/**
+ * Voxels that all shells' own grids may hold together (about ten skinning grids): each shell is voxelised alone over
+ * its own box, so thousands of large overlapping shells (an onion of layers) would otherwise cost thousands of grids.
+ * Shells are taken largest first; one that no longer fits keeps its weights unrestricted.
+ */
+export const SHELL_VOXEL_BUDGET = 16_000_000;
 
 /**
  * meshShells: connected pieces of the surface, welding vertices that share a position (seams split vertices).
@@ -61,7 +67,8 @@ export function meshShells(positions: Float32Array, triangles: Uint32Array): { s
 
 /**
  * shellBoneSets: for each shell, the deforming bones with at least INSIDE_FRACTION of their length inside the shell's
- * own solid (voxelised alone, at `voxelSize`); an empty list (open shells, trimmings, a single shell) leaves the shell unrestricted.
+ * own solid (voxelised alone, at `voxelSize`); an empty list (open shells, trimmings, a single shell, shells beyond
+ * SHELL_VOXEL_BUDGET) leaves the shell unrestricted.
  * positions: Float32Array #V*3, triangles: Uint32Array #T*3, shells (from meshShells), bones (same space) → number[][] #shells
  */
 export function shellBoneSets(
@@ -82,12 +89,12 @@ export function shellBoneSets(
     byShell[o + 1] = triangles[t + 1];
     byShell[o + 2] = triangles[t + 2];
   }
-  const sets: number[][] = [];
+  const sets: number[][] = Array.from({ length: count }, () => []);
+  if (count === 1) return sets;
+  // Each shell's own grid, then the shells that fit in the budget, largest first.
+  const grids: (VoxelGrid | null)[] = [];
   for (let s = 0; s < count; s++) {
-    if (vertexCount[s] < MIN_SHELL_VERTICES || count === 1) {
-      sets.push([]);
-      continue;
-    }
+    if (vertexCount[s] < MIN_SHELL_VERTICES) { grids.push(null); continue; }
     const tris = byShell.subarray(triangleStart[s] * 3, triangleStart[s + 1] * 3);
     const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
     for (const v of tris) {
@@ -97,7 +104,16 @@ export function shellBoneSets(
       }
     }
     const longest = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
-    const g = gridOverBox(min, max, Math.max(2, Math.ceil(longest / voxelSize)), 2);
+    grids.push(gridOverBox(min, max, Math.max(2, Math.ceil(longest / voxelSize)), 2));
+  }
+  const voxelsOf = (s: number) => { const d = grids[s]!.dims; return d[0] * d[1] * d[2]; };
+  const order = grids.map((_, s) => s).filter((s) => grids[s]).sort((a, b) => voxelsOf(b) - voxelsOf(a) || a - b);
+  let budget = SHELL_VOXEL_BUDGET;
+  for (const s of order) {
+    if (voxelsOf(s) > budget) continue;
+    budget -= voxelsOf(s);
+    const g = grids[s]!;
+    const tris = byShell.subarray(triangleStart[s] * 3, triangleStart[s + 1] * 3);
     const surface = rasterizeTriangles(positions, tris, g);
     const solid = fillInterior(surface, g);
     // An open shell (a body with holes where the head and hands attach) floods and has no inside to test against.
@@ -106,10 +122,7 @@ export function shellBoneSets(
       if (surface[v]) surfaceVoxels++;
       else if (solid[v]) interiorVoxels++;
     }
-    if (interiorVoxels < MIN_INTERIOR_SHARE * (surfaceVoxels + interiorVoxels)) {
-      sets.push([]);
-      continue;
-    }
+    if (interiorVoxels < MIN_INTERIOR_SHARE * (surfaceVoxels + interiorVoxels)) continue;
     const [nx, ny, nz] = g.dims;
     const inside = (x: number, y: number, z: number) => {
       const i = Math.floor((x - g.origin[0]) / g.size), j = Math.floor((y - g.origin[1]) / g.size), k = Math.floor((z - g.origin[2]) / g.size);
@@ -125,7 +138,7 @@ export function shellBoneSets(
       }
       if (hits >= INSIDE_FRACTION * BONE_SAMPLES) own.push(n);
     });
-    sets.push(own);
+    sets[s] = own;
   }
   return sets;
 }

@@ -1,0 +1,152 @@
+import { AutoRigError } from '../errors.js';
+import { usedBounds } from '../mesh/canonicalFrame.js';
+import type { FrontView } from './frontView.js';
+
+/**
+ * Whole-body cues that a shape is a standing humanoid, checked before landmarks are read so that a shape that is none
+ * gets NOT_HUMANOID instead of a skeleton read into noise. Measured on the 10 dev characters and the hostile corpus
+ * (test/hostile-meshes.test.ts):
+ * - shoulders are wider than the chest is deep: width/depth ≥ 1.55 on every dev character, ≤ 0.44 on four-legged
+ *   animals (whose long body runs front to back);
+ * - the body is one piece seen from the front: the largest connected piece holds ≥ 99% of the silhouette on the dev
+ *   characters, 4% on a cloud of scattered fragments;
+ * - the silhouette leaves room around the head, between the legs, beside the arms: it covers ≤ 69% of its bounding
+ *   box on the dev characters (the blocky minetest character), 100% for a block;
+ * - the body stands along the up axis: its centre line leans ≤ 4.4° on the dev characters; the frame only knows the
+ *   input's axes, so a body tilted between them (37°) would get a skeleton read across it.
+ */
+export const MIN_WIDTH_OVER_DEPTH = 1.0;
+export const MIN_LARGEST_PIECE = 0.5;
+export const MAX_BOX_FILL = 0.85;
+export const MAX_LEAN_DEGREES = 15;
+
+/** What the checks measured, for logs and tests. */
+export interface HumanoidShapeCues {
+  /** left-right extent over front-back extent of the canonical mesh */
+  widthOverDepth: number;
+  /** fraction of the front view's covered pixels in its largest 8-connected piece */
+  largestPiece: number;
+  /** covered pixels over the area of the silhouette's bounding box */
+  boxFill: number;
+  /** angle (degrees) between the up axis and the body's centre line seen from the side */
+  leanDegrees: number;
+}
+
+/**
+ * Measures the cues of a standing humanoid on a canonical mesh (x left, y up, z forward) and its front view.
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, view: FrontView of the same mesh → HumanoidShapeCues
+ */
+export function humanoidShapeCues(canonical: Float32Array, triangles: Uint32Array, view: FrontView): HumanoidShapeCues {
+  const [min, max] = usedBounds(canonical, triangles);
+  const width = max[0] - min[0], depth = max[2] - min[2];
+  return {
+    widthOverDepth: depth > 0 ? width / depth : Infinity,
+    largestPiece: largestPieceFraction(view.mask, view.res),
+    boxFill: boundingBoxFill(view.mask, view.res),
+    leanDegrees: bodyLeanDegrees(view),
+  };
+}
+
+/**
+ * Throws NOT_HUMANOID when a cue says the shape cannot be a standing humanoid (see the module comment for the cues and
+ * their measured ranges). Returns the cues otherwise.
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, view: FrontView → HumanoidShapeCues
+ */
+export function checkHumanoidShape(canonical: Float32Array, triangles: Uint32Array, view: FrontView): HumanoidShapeCues {
+  const cues = humanoidShapeCues(canonical, triangles, view);
+  if (cues.widthOverDepth < MIN_WIDTH_OVER_DEPTH) {
+    throw new AutoRigError('NOT_HUMANOID', `the shape is deeper front to back than it is wide (width/depth ${cues.widthOverDepth.toFixed(2)}): no humanoid standing along one of the file's axes (a four-legged animal, a long object, a body tilted between the axes)`);
+  }
+  if (cues.largestPiece < MIN_LARGEST_PIECE) {
+    throw new AutoRigError('NOT_HUMANOID', `seen from the front the shape falls apart into scattered pieces (the largest holds ${(100 * cues.largestPiece).toFixed(0)}% of it): no body`);
+  }
+  if (cues.boxFill > MAX_BOX_FILL) {
+    throw new AutoRigError('NOT_HUMANOID', `seen from the front the shape fills ${(100 * cues.boxFill).toFixed(0)}% of its bounding box: a block, with no head, arms or legs standing apart`);
+  }
+  if (cues.leanDegrees > MAX_LEAN_DEGREES) {
+    throw new AutoRigError('NOT_HUMANOID', `the body leans ${cues.leanDegrees.toFixed(0)}° away from the nearest axis of the file: stand it upright (or lying) along an axis and apply the rotation`);
+  }
+  return cues;
+}
+
+/**
+ * How far the body leans away from the up axis: the slope of its centre line, forwards or back (each pixel's depth: the
+ * middle of its front and back hits) and sideways (each pixel's column), fitted by least squares over the middle 80%
+ * of the height (feet that stick forward and a hanging head stay out of it), each covered pixel one vote.
+ * view: FrontView → degrees from the up axis, 0 when fewer than two rows are covered
+ */
+export function bodyLeanDegrees(view: FrontView): number {
+  const { res, mask, zFront, zBack } = view;
+  let jBot = -1, jTop = -1;
+  for (let p = 0; p < mask.length; p++) {
+    if (!mask[p]) continue;
+    const j = (p - (p % res)) / res;
+    if (jBot < 0) jBot = j;
+    jTop = j;
+  }
+  const height = jTop - jBot + 1;
+  let n = 0, sy = 0, sx = 0, sz = 0, syy = 0, syx = 0, syz = 0;
+  for (let j = Math.ceil(jBot + 0.1 * height); j <= jTop - 0.1 * height; j++) {
+    const y = (j + 0.5) / res;
+    for (let i = 0; i < res; i++) {
+      const p = j * res + i;
+      if (!mask[p]) continue;
+      const x = (i + 0.5) / res, z = 0.5 * (zFront[p] + zBack[p]);
+      n++; sy += y; sx += x; sz += z; syy += y * y; syx += y * x; syz += y * z;
+    }
+  }
+  const varY = syy - (sy * sy) / Math.max(1, n);
+  if (n < 2 || varY <= 0) return 0;
+  const forward = (syz - (sy * sz) / n) / varY;
+  const sideways = (syx - (sy * sx) / n) / varY;
+  return (Math.atan(Math.hypot(forward, sideways)) * 180) / Math.PI;
+}
+
+/**
+ * Fraction of the covered pixels that lie in the largest 8-connected piece of the mask (0 for an empty mask).
+ * mask: Uint8Array res*res → [0, 1]
+ */
+export function largestPieceFraction(mask: Uint8Array, res: number): number {
+  const seen = new Uint8Array(mask.length);
+  const stack = new Int32Array(mask.length);
+  let covered = 0, largest = 0;
+  for (let p = 0; p < mask.length; p++) {
+    if (!mask[p]) continue;
+    covered++;
+    if (seen[p]) continue;
+    let size = 0, top = 0;
+    stack[top++] = p;
+    seen[p] = 1;
+    while (top > 0) {
+      const q = stack[--top];
+      size++;
+      const i = q % res, j = (q - i) / res;
+      for (let b = Math.max(0, j - 1); b <= Math.min(res - 1, j + 1); b++) {
+        for (let a = Math.max(0, i - 1); a <= Math.min(res - 1, i + 1); a++) {
+          const r = b * res + a;
+          if (mask[r] && !seen[r]) { seen[r] = 1; stack[top++] = r; }
+        }
+      }
+    }
+    if (size > largest) largest = size;
+  }
+  return covered ? largest / covered : 0;
+}
+
+/**
+ * Covered pixels over the area of their axis-aligned bounding box (0 for an empty mask).
+ * mask: Uint8Array res*res → (0, 1]
+ */
+export function boundingBoxFill(mask: Uint8Array, res: number): number {
+  let covered = 0, i0 = res, i1 = -1, j0 = res, j1 = -1;
+  for (let p = 0; p < mask.length; p++) {
+    if (!mask[p]) continue;
+    covered++;
+    const i = p % res, j = (p - i) / res;
+    if (i < i0) i0 = i;
+    if (i > i1) i1 = i;
+    if (j < j0) j0 = j;
+    if (j > j1) j1 = j;
+  }
+  return covered ? covered / ((i1 - i0 + 1) * (j1 - j0 + 1)) : 0;
+}
