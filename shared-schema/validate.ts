@@ -86,7 +86,7 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
   const kind = readKind(message);
   if (!Object.hasOwn(requestFields, kind)) {
     const reserved = (protocol.reserved as string[]).includes(kind);
-    throw new AutoRigError('UNKNOWN_KIND', reserved ? `'${kind}' is reserved for a later protocol version` : `unknown message kind '${kind}'`);
+    throw new AutoRigError('UNKNOWN_KIND', reserved ? `'${kind}' is reserved for a later protocol version` : `unknown message kind ${quoteClientText(kind)}`);
   }
   const reading: Reading = { strict: false, limits };
   const fields = conformFields(requestFields[kind], message, '', reading);
@@ -333,6 +333,14 @@ function readInfluences(siblings: Record<string, unknown>, path: string): number
 
 function wrongType(path: string, want: string, value: unknown): AutoRigError {
   return new AutoRigError('BAD_REQUEST', `${path} must be ${want}, got ${describeValue(value)}`);
+}
+
+/** Longest piece of a client's own text echoed in an error message (a kind has no length limit of its own). */
+const ECHO_LIMIT = 64;
+
+/** A client's text for an error message: cut to ECHO_LIMIT characters and quoted, so control characters show as escapes. */
+function quoteClientText(text: string): string {
+  return JSON.stringify(text.length > ECHO_LIMIT ? `${text.slice(0, ECHO_LIMIT)}…` : text);
 }
 
 function utf8Length(text: string): number {

@@ -575,3 +575,146 @@ describe('autorig serve (child process)', { timeout: 30_000 }, () => {
     expect(parseServeArguments([])).toEqual({ port: 0 });
   });
 });
+
+describe('hardening (issue 4)', { timeout: 60_000 }, () => {
+  it('answers a big message with a stray byte after it at once (BAD_MESSAGE), not after seconds of work', async () => {
+    // msgpackr's own trailing-bytes error stringified the whole decoded value: ~1 s and 100 MB per 3 MB of message.
+    const client = await openClient();
+    const big = encodeMessage({ kind: 'rig', id: 'tail', objects: [{ name: 'A', positions: new Float32Array(12_000_000), triangles: new Uint32Array(3) }] });
+    client.sendRaw(Buffer.concat([big, Buffer.of(0xc0)]));
+    expect(await client.next((m) => m.kind === 'error', 10_000)).toMatchObject({ code: 'BAD_MESSAGE', id: null });
+    await client.hello('after');
+  });
+
+  it('runs two clients\' jobs side by side, each getting the result for its own mesh (no cross-talk)', async () => {
+    const pair = await serve({ port: 0, token: TOKEN, jobSlots: 2 });
+    try {
+      const a = await Client.open(pair.port);
+      const b = await Client.open(pair.port);
+      clients.push(a, b);
+      // Different meshes: different vertex counts, and b's stands 3 m to the side (+X).
+      const meshA = makeHumanoid({ segments: 8 });
+      const meshB = makeHumanoid({ segments: 12 }).map((part) => ({ ...part, positions: part.positions.map((x, i) => (i % 3 === 0 ? x + 3 : x)) }));
+      // One timeline of what both clients hear, to see that the two jobs overlapped.
+      const timeline: string[] = [];
+      for (const [name, client] of [['a', a], ['b', b]] as const) {
+        client.ws.on('message', (data: Buffer) => {
+          const m = decodeMessage(data);
+          timeline.push(`${name}:${String(m.kind)}${m.kind === 'progress' && m.stage !== 'start' ? ':stage' : ''}`);
+        });
+      }
+      a.send({ kind: 'rig', id: 'same', objects: meshA.map(wirePart) });
+      b.send({ kind: 'rig', id: 'same', objects: meshB.map(wirePart) });
+      const [resultA, resultB] = await Promise.all([a.terminal('same', 60_000), b.terminal('same', 60_000)]);
+      for (const [result, mesh, x] of [[resultA, meshA, 0], [resultB, meshB, 3]] as const) {
+        expect(result).toMatchObject({ kind: 'result', request: 'rig' });
+        const joints = (result.skeleton as { joints: Array<{ head: number[] }> }).joints;
+        expect(Math.abs(joints[0].head[0] - x), 'the hips stand where this client\'s mesh stands').toBeLessThan(0.2);
+        expectWeightsFor(mesh[0], (result.objects as unknown as WireWeights[])[0], joints.length);
+      }
+      // Both ran at once: each pipeline reported a stage before either result arrived.
+      const firstResult = Math.min(timeline.indexOf('a:result'), timeline.indexOf('b:result'));
+      expect(timeline.indexOf('a:progress:stage')).toBeLessThan(firstResult);
+      expect(timeline.indexOf('b:progress:stage')).toBeLessThan(firstResult);
+      expect(timeline.indexOf('a:progress:stage')).toBeGreaterThanOrEqual(0);
+      expect(timeline.indexOf('b:progress:stage')).toBeGreaterThanOrEqual(0);
+      expect(a.received.filter((m) => m.id === 'same' && m.kind !== 'progress')).toHaveLength(1);
+      expect(b.received.filter((m) => m.id === 'same' && m.kind !== 'progress')).toHaveLength(1);
+    } finally {
+      await pair.close();
+    }
+  });
+
+  it('runs at most jobSlots jobs at once: the others wait, start in turn, and can be cancelled while waiting', async () => {
+    const lines: string[] = [];
+    const single = await serve({ port: 0, token: TOKEN, jobSlots: 1, log: (line) => lines.push(line) });
+    try {
+      const client = await Client.open(single.port);
+      clients.push(client);
+      const bigHumanoid = makeHumanoid({ segments: 192 });
+      client.send({ kind: 'rig', id: 'first', objects: bigHumanoid.map(wirePart) });
+      client.send({ kind: 'rig', id: 'second', objects: makeHumanoid().map(wirePart) });
+      client.send({ kind: 'rig', id: 'third', objects: makeHumanoid().map(wirePart) });
+      await client.next((m) => m.id === 'first' && m.kind === 'progress' && m.stage !== 'start', 30_000);
+      expect(lines.join('\n')).toMatch(/rig 'third' accepted \(1 objects; 1 running, 2 waiting\)/);
+      // While 'first' runs, the waiting ones have not started: no progress for them.
+      expect(client.received.filter((m) => m.id !== 'first' && m.kind === 'progress')).toEqual([]);
+      const sent = performance.now();
+      client.send({ kind: 'cancel', id: 'second' });
+      expect(await client.terminal('second', 2000)).toMatchObject({ code: 'CANCELLED' });
+      expect(performance.now() - sent).toBeLessThan(500);
+      client.send({ kind: 'cancel', id: 'first' });
+      expect(await client.terminal('first', 2000)).toMatchObject({ code: 'CANCELLED' });
+      // The slot is free: 'third' starts and finishes; 'second' never ran.
+      expect(await client.terminal('third', 30_000)).toMatchObject({ kind: 'result', request: 'rig' });
+      expect(client.received.filter((m) => m.id === 'second')).toHaveLength(1);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('never shows the token: not in stdout, stderr, replies, refusals or the command line, over a whole session', async () => {
+    const child = startServeProcess({ AUTORIG_TOKEN: TOKEN });
+    const run = watch(child);
+    const ready = await run.ready;
+    const port = ready.port;
+    expect(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')).not.toContain(TOKEN);
+    const rawReplies: Buffer[] = [];
+    const client = await Client.open(port);
+    clients.push(client);
+    client.ws.on('message', (data: Buffer) => rawReplies.push(Buffer.from(data)));
+    // Good requests, errors of every layer, a job, a cancelled job, and a job left running when the client goes.
+    await client.hello('tok-hello');
+    client.sendRaw(Buffer.from([0x82, 0xa4]));
+    client.sendRaw('a text frame');
+    client.send({ kind: 'dance', id: 'tok-kind' });
+    client.send({ kind: 'rig', id: 'tok-rig', objects: makeHumanoid({ segments: 4 }).map(wirePart) });
+    expect(await client.terminal('tok-rig', 30_000)).toMatchObject({ kind: 'result' });
+    client.send({ kind: 'rig', id: 'tok-cancel', objects: makeHumanoid({ segments: 4 }).map(wirePart) });
+    client.send({ kind: 'cancel', id: 'tok-cancel' });
+    expect(await client.terminal('tok-cancel')).toMatchObject({ code: 'CANCELLED' });
+    const leaving = await Client.open(port);
+    leaving.send({ kind: 'rig', id: 'tok-orphan', objects: makeHumanoid({ segments: 4 }).map(wirePart) });
+    leaving.close();
+    // Refused upgrades, the token offered the wrong ways.
+    const host = { Host: `127.0.0.1:${port}` };
+    const refusals: Array<[Record<string, string>, string, number]> = [
+      [{ ...host, Authorization: `Bearer ${TOKEN.slice(0, -1)}` }, '/', 401],
+      [{ ...host, Authorization: `Basic ${TOKEN}` }, '/', 401],
+      [{ ...host }, `/?token=${TOKEN}`, 401],
+      [{ ...host, Authorization: `Bearer ${TOKEN}` }, `/${TOKEN}`, 404],
+      [{ ...host, Authorization: `Bearer ${TOKEN}`, Origin: `https://${TOKEN}.example` }, '/', 403],
+      [{ Host: `${TOKEN}.example`, Authorization: `Bearer ${TOKEN}` }, '/', 403],
+    ];
+    for (const [headers, path, status] of refusals) {
+      const answer = await upgradeAnswer(port, headers, path);
+      expect(answer.status, path).toBe(status);
+      expect(answer.raw, `the ${status} answer`).not.toContain(TOKEN);
+    }
+    child.kill('SIGTERM');
+    expect(await run.exit).toEqual({ code: 0, signal: null });
+    // The session really happened (the log is not empty), and the token is nowhere in it.
+    expect(run.stderr).toMatch(/refused a connection .* 404/);
+    expect(run.stderr).toMatch(/rig 'tok-rig' done/);
+    expect(run.stderr).toMatch(/stopping 1 running job\(s\): tok-orphan|'tok-orphan'/);
+    expect(run.stdout + run.stderr).not.toContain(TOKEN);
+    const replies = Buffer.concat(rawReplies);
+    expect(replies.length).toBeGreaterThan(0);
+    expect(replies.includes(Buffer.from(TOKEN))).toBe(false);
+    expect(client.received.find((m) => m.id === 'tok-kind')).toMatchObject({ code: 'UNKNOWN_KIND' });
+  });
+});
+
+/** The status and the raw text of the answer to an upgrade attempt. */
+function upgradeAnswer(port: number, headers: Record<string, string>, path: string): Promise<{ status: number; raw: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let raw = '';
+    socket.on('data', (chunk) => (raw += chunk.toString('latin1')));
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0), raw }));
+    socket.on('error', reject);
+    const lines = [`GET ${path} HTTP/1.1`, 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}`];
+    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  });
+}

@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 const loopbackAuthority = /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
 const loopbackOrigin = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
 
-/** Refusal of an upgrade: the HTTP status and a short reason (never containing the token). */
+/** Refusal of an upgrade: the HTTP status and a short reason (never containing the token or any request text). */
 export interface Refusal {
   status: 401 | 403 | 404;
   reason: string;
@@ -46,7 +46,9 @@ export function checkUpgrade(request: IncomingMessage, token: string): Refusal |
   const origin = request.headers.origin;
   if (origin !== undefined && !isLoopbackOrigin(origin)) return { status: 403, reason: 'foreign Origin' };
   const path = (request.url ?? '/').split('?')[0];
-  if (path !== '/') return { status: 404, reason: `no endpoint at ${path.slice(0, 80)}` };
+  // The path is not echoed: it is the client's text, logged before the token check (a client that put its token in
+  // the URL would see it in the log).
+  if (path !== '/') return { status: 404, reason: 'no endpoint at this path: the sidecar serves /' };
   if (!bearerTokenMatches(request.headers.authorization, token)) return { status: 401, reason: 'missing or wrong bearer token' };
   return null;
 }

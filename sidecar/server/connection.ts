@@ -10,7 +10,7 @@ import { readMessageId, validateRequest, validateServerMessage, type Limits, typ
 import { AutoRigError, type ErrorCode } from '../errors.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
-import { startJob, type RunningJob } from './jobs.js';
+import type { JobQueue, RunningJob } from './jobs.js';
 
 export type Log = (line: string) => void;
 
@@ -19,8 +19,8 @@ export interface Connection {
   stopJobs(): void;
 }
 
-/** Serve one accepted WebSocket. `label` names it in the log. */
-export function serveConnection(socket: WebSocket, limits: Limits, log: Log, label: string): Connection {
+/** Serve one accepted WebSocket. `label` names it in the log; its jobs wait in `queue` (shared by all connections). */
+export function serveConnection(socket: WebSocket, limits: Limits, log: Log, label: string, queue: JobQueue): Connection {
   const jobs = new Map<string, RunningJob>();
 
   const send = (message: Record<string, unknown>) => {
@@ -32,27 +32,34 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
     const { id } = request;
     if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
     const started = performance.now();
+    const named = `${request.kind} '${printable(id)}'`;
+    // A job that fails to start is answered before submit returns; it must not be left in `jobs` then.
+    let ended = false;
     const input =
       request.kind === 'rig'
         ? { request: 'rig' as const, objects: request.objects, options: request.options }
         : { request: 'skin' as const, objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
-    const job = startJob(input, {
+    const job = queue.submit(input, {
       onProgress: (stage, fraction) => send({ kind: 'progress', id, stage, fraction }),
       onResult: (result) => {
+        ended = true;
         jobs.delete(id);
         const reply = resultMessage(id, request.kind, result, limits);
         if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
         else send(reply);
-        log(`${label}: ${request.kind} '${id}' done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
+        log(`${label}: ${named} done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       },
       onError: (code, message) => {
+        ended = true;
         jobs.delete(id);
         sendError(id, code, message);
-        log(`${label}: ${request.kind} '${id}' failed: ${code} ${message}`);
+        log(`${label}: ${named} failed: ${code} ${printable(message)}`);
       },
     });
+    if (ended) return;
     jobs.set(id, job);
-    log(`${label}: ${request.kind} '${id}' started (${request.objects.length} objects)`);
+    const { running, waiting } = queue.counts;
+    log(`${label}: ${named} accepted (${request.objects.length} objects; ${running} running, ${waiting} waiting)`);
   };
 
   const cancelJob = (id: string) => {
@@ -61,7 +68,7 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
     job.cancel();
     jobs.delete(id);
     sendError(id, 'CANCELLED', `job '${id}' was cancelled`);
-    log(`${label}: '${id}' cancelled`);
+    log(`${label}: '${printable(id)}' cancelled`);
   };
 
   /** Handle one frame; anything wrong with it is thrown as AutoRigError and answered by the caller. */
@@ -105,12 +112,17 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
   });
 
   const stopJobs = () => {
-    if (jobs.size > 0) log(`${label}: stopping ${jobs.size} running job(s): ${[...jobs.keys()].join(', ')}`);
+    if (jobs.size > 0) log(`${label}: stopping ${jobs.size} running job(s): ${[...jobs.keys()].map(printable).join(', ')}`);
     for (const job of jobs.values()) job.cancel();
     jobs.clear();
   };
   socket.on('close', stopJobs);
   return { stopJobs };
+}
+
+/** A client's text made safe for one log line: control characters (a newline could forge a line) become '?'. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
 }
 
 /** The id of a frame for an error reply, or null when the frame cannot be read that far. */

@@ -1,11 +1,15 @@
 /**
  * One rig/skin job = one worker thread. Cancelling terminates the thread, which stops even a tight loop at once;
  * a finished thread exits by itself, so no pipeline state outlives its job.
+ * Jobs wait in a JobQueue for one of a few thread slots: a client that sends hundreds of requests at once (or
+ * cancels them as fast) gets them run a few at a time, instead of one thread each sharing the cores (every job
+ * slow) and all of their meshes' working memory held at once (a cancel storm of 60 small rigs peaked at 460 MiB).
  *
  * Where the worker's code comes from: built, this module is dist/sidecar/server/jobs.js and starts jobWorker.js
  * beside it. Run from sources (vitest imports .ts files), it starts jobWorker.ts with devTsLoader.mjs registered in
  * the thread, so tests always exercise the current sources, never a stale dist/.
  */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
 import type { RigResult, SkinResult } from '../types.js';
@@ -38,9 +42,10 @@ function workerEntry(): { url: URL; execArgv?: string[] } {
 
 /**
  * Start a job in a new worker thread. The mesh's typed arrays are transferred (they are unusable here afterwards).
+ * `onThreadExit` is called once when the thread has ended (after its answer, or after a cancel), whatever happened.
  * Returns a handle to cancel it.
  */
-export function startJob(input: JobInput, listener: JobListener): RunningJob {
+export function startJob(input: JobInput, listener: JobListener, onThreadExit: () => void = () => {}): RunningJob {
   const entry = workerEntry();
   const arrays = [
     ...input.objects.flatMap((part) => [part.positions, part.triangles]),
@@ -54,8 +59,10 @@ export function startJob(input: JobInput, listener: JobListener): RunningJob {
     stderr: true,
   });
   // stdout belongs to the ready line (a parent reads it); anything a pipeline stage prints goes to stderr instead.
-  worker.stdout.pipe(process.stderr, { end: false });
-  worker.stderr.pipe(process.stderr, { end: false });
+  // Forwarded chunk by chunk rather than piped: a pipe would add listeners to process.stderr for every running job.
+  const forward = (chunk: Buffer) => process.stderr.write(chunk);
+  worker.stdout.on('data', forward);
+  worker.stderr.on('data', forward);
   let settled = false;
   const progress = throttleProgress(listener);
 
@@ -81,7 +88,10 @@ export function startJob(input: JobInput, listener: JobListener): RunningJob {
   });
   // Thrown outside the job's try (e.g. a module that fails to load) or out of memory.
   worker.on('error', (err) => settle(() => listener.onError('INTERNAL', `the job's worker failed: ${err.message}`)));
-  worker.on('exit', (code) => settle(() => listener.onError('INTERNAL', `the job's worker stopped without an answer (exit code ${code})`)));
+  worker.on('exit', (code) => {
+    settle(() => listener.onError('INTERNAL', `the job's worker stopped without an answer (exit code ${code})`));
+    onThreadExit();
+  });
 
   return {
     cancel() {
@@ -90,6 +100,70 @@ export function startJob(input: JobInput, listener: JobListener): RunningJob {
       void worker.terminate();
     },
   };
+}
+
+/** Thread slots by default: one per core, at most 4 (each running job holds its mesh's working memory). */
+export function defaultJobSlots(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+/**
+ * Runs jobs at most `slots` at a time, first come first served. A slot is taken when a job's thread starts and given
+ * back when the thread has exited, so at most `slots` pipeline threads (and their memory) exist at any moment.
+ * A queued job has started nothing: cancelling it just takes it out of the line (its listener hears nothing, as for
+ * a running job that is cancelled).
+ */
+export class JobQueue {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly slots: number = defaultJobSlots()) {
+    if (!Number.isInteger(slots) || slots < 1) throw new Error(`a job queue needs at least one slot, got ${slots}`);
+  }
+
+  /** Jobs whose thread is alive, and jobs waiting for a slot. */
+  get counts(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+
+  /** Queue a job; it starts as soon as a slot is free (at once when one is). Returns a handle to cancel it. */
+  submit(input: JobInput, listener: JobListener): RunningJob {
+    let job: RunningJob | null = null;
+    let cancelled = false;
+    const start = () => {
+      this.running++;
+      try {
+        job = startJob(input, listener, () => this.release());
+      } catch (err) {
+        // No thread, so no exit to wait for: the slot is free again at once.
+        this.release();
+        listener.onError('INTERNAL', `the job's worker could not start: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    this.waiting.push(start);
+    this.startWaiting();
+    return {
+      cancel: () => {
+        if (cancelled) return;
+        cancelled = true;
+        if (job) {
+          job.cancel();
+          return;
+        }
+        const at = this.waiting.indexOf(start);
+        if (at >= 0) this.waiting.splice(at, 1);
+      },
+    };
+  }
+
+  private release(): void {
+    this.running--;
+    this.startWaiting();
+  }
+
+  private startWaiting(): void {
+    while (this.running < this.slots && this.waiting.length > 0) this.waiting.shift()!();
+  }
 }
 
 /**

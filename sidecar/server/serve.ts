@@ -12,6 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { protocolLimits, type Limits } from '../../shared-schema/validate.js';
 import { checkUpgrade } from './auth.js';
 import { serveConnection, type Connection, type Log } from './connection.js';
+import { defaultJobSlots, JobQueue } from './jobs.js';
 
 export interface ServeOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one (read it back from the result). */
@@ -22,6 +23,8 @@ export interface ServeOptions {
   log?: Log;
   /** Lower limits than protocol.json's (tests use a small maxMessageBytes). */
   limits?: Partial<Limits>;
+  /** How many jobs may run at once, all clients together; more wait their turn. Default: one per core, at most 4. */
+  jobSlots?: number;
 }
 
 export interface RunningServer {
@@ -57,6 +60,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const log: Log = options.log ?? (() => {});
   const limits: Limits = { ...protocolLimits, ...options.limits };
   const connections = new Map<WebSocket, Connection>();
+  const queue = new JobQueue(options.jobSlots ?? defaultJobSlots());
   let nextConnection = 1;
 
   const http = createServer((_request, response) => {
@@ -81,7 +85,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         connections.delete(ws);
         log(`${label} disconnected (${code})`);
       });
-      connections.set(ws, serveConnection(ws, limits, log, label));
+      connections.set(ws, serveConnection(ws, limits, log, label, queue));
     });
   });
 

@@ -1,0 +1,51 @@
+/**
+ * Protocol fuzzing against the real sidecar (`autorig serve` as a child process, from the sources): 10,000 cases of
+ * a fixed seed over the WebSocket framing, the msgpack layer, the schema and multi-message sessions (fuzz/).
+ * Every case must get its answer (the expected coded reply, a close with the right code, or the right HTTP status),
+ * the sidecar must never exit, never answer INTERNAL, never print or send the token, answer a hello after every case,
+ * and stop cleanly at the end. `npm run fuzz -- --cases N --seed S` runs longer campaigns against the build.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { formatReport, fuzzPassed } from '../fuzz/run.js';
+import { runFuzz } from '../fuzz/runner.js';
+import type { SidecarCommand } from '../fuzz/sidecarProcess.js';
+
+const CASES = 10_000;
+const SEED = 20_240_917;
+
+describe('protocol fuzzing', () => {
+  it(`answers ${CASES} fuzz cases (seed ${SEED}) without a crash, and still serves`, { timeout: 240_000 }, async () => {
+    const report = await runFuzz({ cases: CASES, seed: SEED });
+    console.log(formatReport(report));
+    expect(report.cases).toBe(CASES);
+    expect(report.crashes, 'the sidecar exited during the run').toEqual([]);
+    expect(report.failures.slice(0, 10), 'cases without their expected answer').toEqual([]);
+    expect(report.answered).toBe(CASES);
+    expect(report.errors.INTERNAL ?? 0, 'INTERNAL replies').toBe(0);
+    expect(report.finalRequestServed).toBe(true);
+    expect(report.tokenSightings).toEqual({ output: 0, replies: 0 });
+    expect(report.cleanShutdown).toBe(true);
+    // Every layer was exercised in earnest, and the answers cover the protocol's codes and WebSocket's closes.
+    for (const layer of ['websocket', 'msgpack', 'schema', 'session'] as const) expect(report.byLayer[layer]).toBeGreaterThan(CASES / 20);
+    for (const code of ['BAD_MESSAGE', 'BAD_REQUEST', 'BAD_ARRAY', 'BAD_INDEX', 'BAD_NUMBER', 'TOO_LARGE', 'UNKNOWN_KIND', 'UNSUPPORTED_VERSION', 'DUPLICATE_ID', 'EMPTY_MESH', 'BAD_SKELETON', 'CANCELLED']) {
+      expect(report.errors[code] ?? 0, code).toBeGreaterThan(0);
+    }
+    for (const close of ['1002', '1007', '1009', '1000']) expect(report.closes[close] ?? 0, `close ${close}`).toBeGreaterThan(0);
+    for (const status of ['400', '401', '403', '404']) expect(report.http[status] ?? 0, `HTTP ${status}`).toBeGreaterThan(0);
+    expect(fuzzPassed(report)).toBe(true);
+  });
+
+  it('notices a sidecar that dies: the crash is recorded with its exit code, and the run goes on with a new one', { timeout: 60_000 }, async () => {
+    // The real sidecar, made to exit with code 3 a moment after it starts: the runner must call that a crash.
+    const register = fileURLToPath(new URL('../sidecar/server/devTsRegister.mjs', import.meta.url));
+    const entry = new URL('../sidecar/server/serveCommand.ts', import.meta.url).href;
+    const script = `import(${JSON.stringify(entry)}).then((m) => m.runServeCommand(['--port', '0'])); setTimeout(() => process.exit(3), 1500);`;
+    const dying: SidecarCommand = { command: process.execPath, args: ['--import', register, '--input-type=module', '-e', script] };
+    const report = await runFuzz({ cases: 1500, seed: 7, command: dying, replyTimeoutMs: 2000 });
+    expect(report.cases).toBe(1500);
+    expect(report.crashes.length).toBeGreaterThan(0);
+    for (const crash of report.crashes) expect(crash.exit).toEqual({ code: 3, signal: null });
+    expect(fuzzPassed(report)).toBe(false);
+  });
+});
