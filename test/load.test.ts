@@ -7,8 +7,8 @@
  *   generous bound (a leak of a worker, its mesh or its listeners per job would blow through it), and no thread is
  *   left behind.
  * The figures (RSS at start, after 100, peak, at the end; seconds per job) are printed for the reliability report.
- * AUTORIG_LOAD_JOBS sets the number of jobs in a row (default 150, about 0.6 s each on two cores: the pipeline's cost
- * is flat in the vertex count, so no mesh is small enough for 1000 jobs in a CI-sized test; 1000 take ~10 minutes).
+ * AUTORIG_LOAD_JOBS sets the number of jobs in a row (default 100, 0.7–1.4 s each on two busy cores: the pipeline's
+ * cost is flat in the vertex count, so no mesh makes 1000 jobs fit a CI-sized test; 1000 took 12.5 minutes here).
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +21,8 @@ import type { MeshPart } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
 const TOKEN = 'load-test-token-0123456789abcdef';
-const JOBS_IN_A_ROW = Number(process.env.AUTORIG_LOAD_JOBS ?? 150);
-/** Where the in-a-row run takes its baseline: after the first 100 jobs (heap and code caches warmed up). */
+const JOBS_IN_A_ROW = Number(process.env.AUTORIG_LOAD_JOBS ?? 100);
+/** Where the in-a-row run takes its baseline: after job 100, or half-way in a shorter run (heap and caches warmed up). */
 const BASELINE_JOB = Math.min(100, Math.floor(JOBS_IN_A_ROW / 2));
 /** A leak shows as growth between the baseline and the end; V8's heap settling stays far below this. */
 const LEAK_BOUND_MIB = 50;
