@@ -39,8 +39,16 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
       request.kind === 'rig'
         ? { request: 'rig' as const, objects: request.objects, options: request.options }
         : { request: 'skin' as const, objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
+    let running = false;
     const job = queue.submit(input, {
-      onProgress: (stage, fraction) => send({ kind: 'progress', id, stage, fraction }),
+      onProgress: (stage, fraction) => {
+        // The worker's first progress comes as soon as its thread holds the mesh: the job has left the queue.
+        if (!running) {
+          running = true;
+          log(`${label}: ${named} started`);
+        }
+        send({ kind: 'progress', id, stage, fraction });
+      },
       onResult: (result) => {
         ended = true;
         jobs.delete(id);
@@ -58,8 +66,8 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
     });
     if (ended) return;
     jobs.set(id, job);
-    const { running, waiting } = queue.counts;
-    log(`${label}: ${named} accepted (${request.objects.length} objects; ${running} running, ${waiting} waiting)`);
+    const counts = queue.counts;
+    log(`${label}: ${named} accepted (${request.objects.length} objects; ${counts.running} running, ${counts.waiting} waiting)`);
   };
 
   const cancelJob = (id: string) => {
