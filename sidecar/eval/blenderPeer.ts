@@ -8,12 +8,13 @@
  * zero padding to a multiple of 8 | blobs, each raw little-endian and starting on a multiple of 8; the header's
  * `blobs` lists each blob's { offset (from the data start), byteLength, type }.
  */
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { AutoRigError } from '../errors.js';
+import { readBundle, writeBundle } from '../io/binaryBundle.js';
 import { isDeformingJoint } from '../pipeline.js';
 import type { MeshPart, PartWeights, Skeleton } from '../types.js';
 
@@ -177,14 +178,17 @@ export function readBoneHeatOutput(path: string, parts: MeshPart[]): BoneHeatRes
     const vertices = part.positions.length / 3;
     const indices = blobs[2 * p];
     const weights = blobs[2 * p + 1];
-    if (header.parts[p].vertices !== vertices || indices.byteLength !== 4 * INFLUENCES * vertices || weights.byteLength !== 4 * INFLUENCES * vertices) {
+    if (!(indices instanceof Uint32Array) || !(weights instanceof Float32Array)) {
+      throw new AutoRigError('INTERNAL', `Blender returned part "${part.name}" with blobs of the wrong types`);
+    }
+    if (header.parts[p].vertices !== vertices || indices.length !== INFLUENCES * vertices || weights.length !== INFLUENCES * vertices) {
       throw new AutoRigError('INTERNAL', `Blender returned ${header.parts[p].vertices} vertices for part "${part.name}" (${vertices} sent)`);
     }
     return {
       name: part.name,
       influences: INFLUENCES,
-      indices: Uint16Array.from(new Uint32Array(indices.buffer, indices.byteOffset, vertices * INFLUENCES)),
-      weights: new Float32Array(weights.buffer, weights.byteOffset, vertices * INFLUENCES),
+      indices: Uint16Array.from(indices),
+      weights,
     };
   });
   return {
@@ -195,41 +199,6 @@ export function readBoneHeatOutput(path: string, parts: MeshPart[]): BoneHeatRes
     message: header.message,
     blenderVersion: header.blenderVersion,
   };
-}
-
-interface BlobEntry {
-  offset: number;
-  byteLength: number;
-  type: 'f32' | 'u32';
-}
-
-const align8 = (n: number) => (n + 7) & ~7;
-
-/** writeBundle: header (any JSON) plus typed arrays in the layout of this module's doc comment. */
-function writeBundle(path: string, header: object, blobs: (Float32Array | Uint32Array)[]): void {
-  let offset = 0;
-  const entries: BlobEntry[] = blobs.map((b) => {
-    const entry: BlobEntry = { offset, byteLength: b.byteLength, type: b instanceof Float32Array ? 'f32' : 'u32' };
-    offset = align8(offset + b.byteLength);
-    return entry;
-  });
-  const headerBytes = Buffer.from(JSON.stringify({ ...header, blobs: entries }));
-  const dataStart = align8(4 + headerBytes.length);
-  const out = Buffer.alloc(dataStart + offset);
-  out.writeUInt32LE(headerBytes.length, 0);
-  headerBytes.copy(out, 4);
-  blobs.forEach((b, i) => out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), dataStart + entries[i].offset));
-  writeFileSync(path, out);
-}
-
-/** readBundle: the header and the blobs (each copied into its own aligned buffer, as raw bytes) of a bundle file. */
-function readBundle<H>(path: string): { header: H; blobs: Uint8Array[] } {
-  const bytes = readFileSync(path);
-  const length = bytes.readUInt32LE(0);
-  const header = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as H & { blobs: BlobEntry[] };
-  const dataStart = align8(4 + length);
-  const blobs = header.blobs.map((e) => new Uint8Array(bytes.subarray(dataStart + e.offset, dataStart + e.offset + e.byteLength)));
-  return { header, blobs };
 }
 
 function outputTail(text: string): string {
