@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter } from '../io/character.js';
+import { mergeParts } from '../mesh/mergeParts.js';
 import { encodePng } from '../io/png.js';
 import { rigCharacter, skinCharacter, isDeformingJoint } from '../pipeline.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
@@ -101,7 +102,9 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
   }
 
   const norm = normalisation(parts);
-  const positions = concatPositions(parts);
+  // One concatenation of the parts (vertex order kept) serves the posing and the picture.
+  const merged = mergeParts(parts);
+  const positions = merged.positions;
   const artist = concatWeights(artistWeights);
 
   // Our whole pipeline on the bare mesh. Peak memory counts from here: the character as loaded plus the rig call.
@@ -187,7 +190,7 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
   if (options.frontViewPng) {
     const picture = frontViewPicture({
       positions: normalisePositions(positions, norm),
-      triangles: concatTriangles(parts),
+      triangles: merged.triangles,
       up: rig.frame.up,
       left: rig.frame.left,
       artist: { heads: artistHeads.map((h) => (h ? normalisePoint(h, norm) : null)), parents: templateParents() },
@@ -274,28 +277,6 @@ function keepRotations(pose: Float64Array, keep: (templateIndex: number) => bool
 
 function countVertices(parts: MeshPart[]): number {
   return parts.reduce((n, p) => n + p.positions.length / 3, 0);
-}
-
-function concatPositions(parts: MeshPart[]): Float32Array {
-  const out = new Float32Array(countVertices(parts) * 3);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p.positions, o);
-    o += p.positions.length;
-  }
-  return out;
-}
-
-function concatTriangles(parts: MeshPart[]): Uint32Array {
-  const out = new Uint32Array(parts.reduce((n, p) => n + p.triangles.length, 0));
-  let o = 0;
-  let base = 0;
-  for (const p of parts) {
-    for (let i = 0; i < p.triangles.length; i++) out[o + i] = p.triangles[i] + base;
-    o += p.triangles.length;
-    base += p.positions.length / 3;
-  }
-  return out;
 }
 
 /** Per-part 4-influence weights → one #V*4 pair, in the parts' order. */
