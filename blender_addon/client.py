@@ -32,7 +32,7 @@ from . import msgpack
 from . import websocket
 
 __all__ = ["SidecarConfig", "SidecarError", "SidecarProcess", "resolve_command", "ensure_sidecar", "stop_sidecar",
-           "Job", "sidecar_status"]
+           "Job", "sidecar_status", "provider_text"]
 
 READY_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
@@ -107,6 +107,8 @@ class SidecarProcess:
         except OSError as err:
             raise SidecarError("could not start %s: %s" % (" ".join(self.argv), err)) from None
         self.port = None
+        # The last hello result it answered (set by Job): the status line shows its execution provider.
+        self.hello = None
         self.ready = threading.Event()
         self.stderr_tail = deque(maxlen=40)
         self._ready_error = None
@@ -202,8 +204,22 @@ def stop_sidecar():
 atexit.register(stop_sidecar)
 
 
+def provider_text(hello):
+    """Where the sidecar runs its models, from a hello result: "cpu", or "cpu; cuda, webgpu unavailable" when it fell
+    back (providerFallback entries are "name: reason"; the reasons are too long for a status line)."""
+    def single_line(text):
+        return " ".join(messages.display_text(text, 24).split())
+
+    name = single_line(hello.get("executionProvider", "?"))
+    failed = [single_line(str(entry).split(":", 1)[0]) for entry in hello.get("providerFallback") or []]
+    if not failed:
+        return name
+    shown = ", ".join(failed[:3]) + (", ..." if len(failed) > 3 else "")
+    return "%s; %s unavailable" % (name, shown)
+
+
 def sidecar_status():
-    """One line for the panel."""
+    """One line for the panel: "Sidecar ready on port N (cpu)" once a job has greeted it."""
     process = _managed["process"]
     if process is None:
         return "Sidecar: not started"
@@ -211,6 +227,8 @@ def sidecar_status():
         return "Sidecar: exited (code %s)" % process.process.returncode
     if process.port is None:
         return "Sidecar: starting..."
+    if process.hello is not None:
+        return "Sidecar ready on port %d (%s)" % (process.port, provider_text(process.hello))
     return "Sidecar: running on port %d" % process.port
 
 
@@ -392,6 +410,8 @@ class Job:
             payload = messages.result_payload(message)
             if self.state == HELLO and message_id == self._hello_id:
                 self.hello = messages.check_hello_result(payload)
+                if self._process is not None:
+                    self._process.hello = self.hello
                 self._send(self.request)
                 self.state = RUNNING
                 self.stage = "sent %s request" % self.kind

@@ -41,6 +41,8 @@ ERROR_CODES = {
     "NOT_HUMANOID": "the shape does not look like a standing humanoid (deeper than wide, leaning, scattered pieces, a solid block, or no head, legs and arms found)",
     "BAD_SKELETON": "the supplied skeleton is unusable (no joints, cycle, bad parent)",
     "CANCELLED": "the job was cancelled by the client",
+    "MODEL_MISSING": "a model file the method needs is not installed (models/*.onnx)",
+    "MODEL_FAILED": "onnxruntime could not load or run a model (corrupt file, unsupported operator, or no execution provider works)",
     "INTERNAL": "an unexpected failure inside the sidecar; it keeps serving",
 }
 ERROR_BAD_MESSAGE = "BAD_MESSAGE"
@@ -56,6 +58,8 @@ ERROR_EMPTY_MESH = "EMPTY_MESH"
 ERROR_NOT_HUMANOID = "NOT_HUMANOID"
 ERROR_BAD_SKELETON = "BAD_SKELETON"
 ERROR_CANCELLED = "CANCELLED"
+ERROR_MODEL_MISSING = "MODEL_MISSING"
+ERROR_MODEL_FAILED = "MODEL_FAILED"
 ERROR_INTERNAL = "INTERNAL"
 
 # Message kinds.
@@ -156,6 +160,7 @@ RESULTS = {
         "templates": "list:str",
         "models": "list:str",
         "executionProvider": "str",
+        "providerFallback?": "list:str",
         "requests": "list:str",
         "limits": "map",
     },

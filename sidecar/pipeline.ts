@@ -11,7 +11,11 @@ import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
-import { estimateSkeleton } from './skeleton/estimateSkeleton.js';
+import { estimateSkeleton, FRONT_VIEW_RESOLUTION } from './skeleton/estimateSkeleton.js';
+import { renderFrontView } from './skeleton/frontView.js';
+import { predictJoints2D } from './skeleton/learnedJoints2d.js';
+import { modelPath } from './learned/modelFiles.js';
+import { loadModel, selectedProvider } from './learned/onnxSession.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
@@ -27,10 +31,43 @@ export const INFLUENCES = 4;
  */
 export const MAX_SURFACE_SAMPLES = 100_000_000;
 
+/** The pipeline variants: `geometric` (silhouette rules), `learned` (HumanRig's 2D joint network), `hybrid` (both). */
+export const METHODS = ['geometric', 'learned', 'hybrid'] as const;
+export type Method = (typeof METHODS)[number];
+/** What `rig` uses when the request names no method (docs/EVAL.md has the comparison that chose it). */
+export const DEFAULT_METHOD: Method = 'geometric';
+
+/**
+ * rig with any method: the learned methods run an ONNX model (asynchronous), the geometric one is rigCharacter.
+ * Skinning is the geometric voxel skinning for every method until a learned skinning model ships.
+ */
+export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): Promise<RigResult> {
+  const method = checkMethod(options);
+  if (method === 'geometric') return rigCharacter(parts, options, onProgress);
+  const t0 = performance.now();
+  onProgress('mesh', 0);
+  const mesh = mergeParts(parts);
+  checkSurfaceWork(mesh);
+  onProgress('frame', 0.05);
+  const body = bodyTriangles(mesh.positions, mesh.triangles);
+  const cf = findCanonicalFrame(mesh.positions, body);
+  const canonical = toCanonical(mesh.positions, cf);
+  onProgress('skeleton', 0.1);
+  const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
+  const session = await loadModel(modelPath('joints2d'));
+  const prediction = await predictJoints2D(session, view);
+  const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method, prediction }, view);
+  onProgress('skinning', 0.25);
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
+  return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
+}
+
 /** rig: find the 22-joint Mixamo skeleton (+HeadTop_End) and top-4 weights for every vertex of every part. */
 export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): RigResult {
   const t0 = performance.now();
-  checkMethod(options);
+  if (checkMethod(options) !== 'geometric') {
+    throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call rigCharacterAsync`);
+  }
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   checkSurfaceWork(mesh);
@@ -43,7 +80,7 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true);
   onProgress('skinning', 0.25);
   const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
-  return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000 };
+  return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
 }
 
 /** skin: weights for a skeleton the user supplies; locked groups keep their weights, the rest renormalise around them. */
@@ -55,7 +92,9 @@ export function skinCharacter(
   onProgress: ProgressFn = () => {},
 ): SkinResult {
   const t0 = performance.now();
-  checkMethod(options);
+  if (checkMethod(options) !== 'geometric') {
+    throw new AutoRigError('BAD_REQUEST', `method "${options.method}" has no learned skinning model yet: skin with "geometric"`);
+  }
   checkSkeleton(skeleton);
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
@@ -116,10 +155,12 @@ export function checkSurfaceWork(mesh: MergedMesh): void {
   }
 }
 
-function checkMethod(options: RigOptions): void {
-  if (options.method !== undefined && options.method !== 'geometric') {
-    throw new AutoRigError('BAD_REQUEST', `unknown method "${options.method}"; available: geometric`);
+function checkMethod(options: RigOptions): Method {
+  const method = options.method ?? DEFAULT_METHOD;
+  if (!(METHODS as readonly string[]).includes(method)) {
+    throw new AutoRigError('BAD_REQUEST', `unknown method "${method}"; available: ${METHODS.join(', ')}`);
   }
+  return method as Method;
 }
 
 /**

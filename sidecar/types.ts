@@ -56,7 +56,7 @@ export interface LockedGroup {
 export interface RigOptions {
   /** prefix bone names with `mixamorig:` (default true) */
   prefix?: boolean;
-  /** pipeline variant; only "geometric" exists today */
+  /** pipeline variant: "geometric" (default), "learned" or "hybrid" (pipeline.ts METHODS) */
   method?: string;
 }
 
@@ -65,6 +65,10 @@ export interface RigResult {
   frame: Frame;
   objects: PartWeights[];
   seconds: number;
+  /** the method that ran */
+  method?: string;
+  /** the onnxruntime execution provider that ran the models (learned methods only) */
+  provider?: string;
 }
 
 export interface SkinResult {

@@ -34,7 +34,7 @@ describe('autorig eval', { timeout: 300_000 }, () => {
 
     const result = JSON.parse(readFileSync(json, 'utf8')) as EvalReport;
     expect(result.schema).toBe('autorig-eval');
-    expect(result.version).toBe(1);
+    expect(result.version).toBe(2);
     expect(result.peer).toBe('blender');
     expect(result.environment.blender).toMatch(/^\d+\.\d+/);
     expect(result.characters.map((c) => [c.name, c.variant, c.status])).toEqual([

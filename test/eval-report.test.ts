@@ -36,9 +36,11 @@ function sampleReport(): EvalReport {
     time: { rigSeconds: 0, skinSeconds: 0, peakRssMiB: 0 },
   };
   return {
-    schema: 'autorig-eval', version: 1, created: '2026-11-30T10:00:00.000Z', data: 'data', method: 'geometric', peer: 'blender', remesh: null,
+    schema: 'autorig-eval', version: 2, created: '2026-11-30T10:00:00.000Z', data: 'data', method: 'geometric', peer: 'blender', remesh: null,
     settings: { poseSeed: 7, poses: 10, degrees: [10, 45] },
-    environment: { node: 'v20.11.0', platform: 'linux x64', cpus: 16, cpuModel: 'Test CPU', blender: '3.4.1', autorig: '0.1.0' },
+    environment: {
+      node: 'v20.11.0', platform: 'linux x64', cpus: 16, cpuModel: 'Test CPU', blender: '3.4.1', autorig: '0.1.0', provider: null, providerFallback: [],
+    },
     characters: [alpha, beta],
     summary: [{
       variant: 'original', characters: 1,
@@ -87,6 +89,25 @@ describe('renderMarkdownReport', () => {
     expect(markdown).toContain('| remesh | no |');
     expect(markdown).toContain('seed 7');
     expect(markdown).toContain('16 × Test CPU');
+    expect(markdown).toContain('| execution provider | none (the method runs no model) |');
+  });
+
+  it('names the execution provider the models ran on, and the ones it fell back from', () => {
+    const header = (environment: Partial<EvalReport['environment']>) => {
+      const report = sampleReport();
+      report.environment = { ...report.environment, ...environment };
+      return renderMarkdownReport(report, { charts: {}, frontViews: {} }).split('\n').find((line) => line.startsWith('| execution provider |'));
+    };
+    expect(header({ provider: 'cuda', providerFallback: [] })).toBe('| execution provider | cuda |');
+    expect(header({ provider: 'cpu', providerFallback: ['cuda: Failed to load shared library', 'webgpu: no adapter | none'] })).toBe(
+      '| execution provider | cpu (fell back from cuda: Failed to load shared library; webgpu: no adapter \\| none) |',
+    );
+    // a version 1 report has no provider: said so, not "undefined"
+    const old = sampleReport() as unknown as { environment: Record<string, unknown> };
+    delete old.environment.provider;
+    delete old.environment.providerFallback;
+    const markdown = renderMarkdownReport(old as unknown as EvalReport, { charts: {}, frontViews: {} });
+    expect(markdown).toContain('| execution provider | not recorded |');
   });
 
   it('marks each quality bar criterion ✓, ✗ or n/a with its value and target', () => {

@@ -13,6 +13,7 @@ import WebSocket from 'ws';
 import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
 import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { validateServerMessage } from '../shared-schema/validate.js';
+import { requestedProviders } from '../sidecar/learned/executionProvider.js';
 import { serve, type RunningServer } from '../sidecar/server/serve.js';
 import { parseServeArguments } from '../sidecar/server/serveCommand.js';
 import type { MeshPart } from '../sidecar/types.js';
@@ -251,11 +252,18 @@ describe('hello', () => {
     expect(reply).toMatchObject({
       sidecar: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
       templates: ['mixamo22'],
-      executionProvider: 'cpu',
       requests: ['hello', 'rig', 'skin', 'cancel'],
       limits: protocol.limits,
     });
     expect(Array.isArray(reply.models)).toBe(true);
+    // The execution provider: the first of the requested order that works (cpu, last resort, on a machine without
+    // a GPU); the fallback names exactly the ones before it, each with a reason.
+    const order = [...requestedProviders(), 'cpu'];
+    const provider = reply.executionProvider as string;
+    const fallback = reply.providerFallback as string[];
+    expect(order).toContain(provider);
+    expect(fallback.map((entry) => entry.split(':')[0])).toEqual(order.slice(0, order.indexOf(provider)));
+    for (const entry of fallback) expect(entry).toMatch(/^[a-z]+: \S/);
   });
 });
 

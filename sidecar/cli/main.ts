@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { AutoRigError } from '../errors.js';
 import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
 import { mergeParts } from '../mesh/mergeParts.js';
-import { rigCharacter, skinCharacter } from '../pipeline.js';
+import { METHODS, rigCharacterAsync, skinCharacter } from '../pipeline.js';
 import { runServeCommand } from '../server/serveCommand.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { writeSkinnedGlb } from '../io/glbWriter.js';
@@ -19,6 +19,7 @@ import type { Frame, PartWeights, Skeleton } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
 import { formatBar } from '../eval/formatBar.js';
 import { runEval, type EvalOptions } from '../eval/runEval.js';
+import { makeDataset, type DatasetOptions } from '../data/makeDataset.js';
 import { writePreviewPng } from './preview.js';
 import { progressReporter, type TextSink } from './progress.js';
 
@@ -54,13 +55,15 @@ export const EXIT_USAGE = 64;
 const commands: Record<string, Command> = {
   rig: {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
-    usage: 'autorig rig <in.glb|in.gltf|in.obj> -o <out.glb> [--preview <out.png>] [--no-prefix]\n'
-      + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".',
+    usage: 'autorig rig <in.glb|in.gltf|in.obj> -o <out.glb> [--preview <out.png>] [--no-prefix] [--method geometric|learned|hybrid]\n'
+      + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".\n'
+      + '  --method: how the skeleton is found (default geometric; learned/hybrid run models/joints2d.onnx).',
     run: rigCommand,
   },
   skin: {
     summary: "recompute the skinning weights for the file's own skeleton",
-    usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>]',
+    usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>] [--method geometric]\n'
+      + '  Only the geometric skinning exists so far; learned skinning is refused with BAD_REQUEST.',
     run: skinCommand,
   },
   demo: {
@@ -75,6 +78,14 @@ const commands: Record<string, Command> = {
       + '  Strips the rig of every rigged .glb in the folder, rigs the bare mesh, and scores it against the artist.\n'
       + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.',
     run: evalCommand,
+  },
+  data: {
+    summary: 'make training samples for the learned models (procedural humanoids + re-proportioned dev characters)',
+    usage: 'autorig data --out <folder> --count N [--seed S] [--augmented-fraction F] [--characters <folder>] [--jobs N]\n'
+      + '                    [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0]\n'
+      + '  Sample i is a pure function of (seed, i). The held-out dev characters never enter the data.\n'
+      + '  Defaults: seed 1, augmented fraction 0.3, characters ../shared/data/characters, jobs 1.',
+    run: dataCommand,
   },
   serve: {
     summary: 'run the sidecar for the Blender add-on (WebSocket on 127.0.0.1)',
@@ -147,6 +158,7 @@ interface FileArguments {
   input: string;
   output: string;
   preview?: string;
+  method?: string;
   flags: Set<string>;
 }
 
@@ -155,6 +167,7 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [])
   const positional: string[] = [];
   let output: string | undefined;
   let preview: string | undefined;
+  let method: string | undefined;
   const seen = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -165,7 +178,10 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [])
     };
     if (arg === '-o' || arg === '--output') output = value();
     else if (arg === '--preview') preview = value();
-    else if (flags.includes(arg)) seen.add(arg);
+    else if (arg === '--method') {
+      method = value();
+      if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`--method: one of ${METHODS.join(', ')}, got '${method}'`, usage);
+    } else if (flags.includes(arg)) seen.add(arg);
     else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'`, usage);
     else positional.push(arg);
   }
@@ -177,12 +193,12 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [])
     throw new UsageError(`the output must be a .glb file, got '${output}'`, usage);
   }
   if (preview !== undefined && extname(preview).toLowerCase() !== '.png') throw new UsageError(`the preview must be a .png file, got '${preview}'`, usage);
-  return { input: positional[0], output, preview, flags: seen };
+  return { input: positional[0], output, preview, method, flags: seen };
 }
 
 async function rigCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = parseFileArguments(args, commands.rig.usage, ['--no-prefix']);
-  const report = await rigFile(parsed.input, parsed.output, parsed.preview, !parsed.flags.has('--no-prefix'), io);
+  const report = await rigFile(parsed.input, parsed.output, parsed.preview, !parsed.flags.has('--no-prefix'), io, parsed.method);
   io.stdout.write(`${report.summary}\n`);
   return EXIT_OK;
 }
@@ -198,12 +214,12 @@ interface RigReport {
 }
 
 /** Load → rig (the input's own rig, if any, is ignored) → write the glb and the optional preview. */
-async function rigFile(input: string, output: string, preview: string | undefined, prefix: boolean, io: CliIo): Promise<RigReport> {
+async function rigFile(input: string, output: string, preview: string | undefined, prefix: boolean, io: CliIo, method?: string): Promise<RigReport> {
   const character = await loadCharacter(input);
   const progress = progressReporter(io.stderr);
   let result;
   try {
-    result = rigCharacter(character.parts, { prefix }, progress.onProgress);
+    result = await rigCharacterAsync(character.parts, { prefix, method }, progress.onProgress);
   } finally {
     progress.finish();
   }
@@ -212,14 +228,14 @@ async function rigFile(input: string, output: string, preview: string | undefine
 }
 
 async function skinCommand(args: string[], io: CliIo): Promise<number> {
-  const { input, output, preview } = parseFileArguments(args, commands.skin.usage);
+  const { input, output, preview, method } = parseFileArguments(args, commands.skin.usage);
   const character = await loadCharacter(input);
   if (!character.rig) throw new AutoRigError('BAD_SKELETON', `${input} has no skeleton to skin to; use 'autorig rig' to make one`);
   const skeleton = skeletonFromRig(character.rig);
   const progress = progressReporter(io.stderr);
   let result;
   try {
-    result = skinCharacter(character.parts, skeleton, [], {}, progress.onProgress);
+    result = skinCharacter(character.parts, skeleton, [], { method }, progress.onProgress);
   } finally {
     progress.finish();
   }
@@ -263,12 +279,57 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
   }
   if (!options.data) throw new UsageError('no data folder given (--data <folder>)', usage);
   if (options.report && extname(options.report).toLowerCase() !== '.md') throw new UsageError(`the report must be a .md file, got '${options.report}'`, usage);
-  if (options.method !== 'geometric') throw new AutoRigError('BAD_REQUEST', `unknown method "${options.method}"; available: geometric`);
+  if (!(METHODS as readonly string[]).includes(options.method)) throw new UsageError(`--method: one of ${METHODS.join(', ')}, got '${options.method}'`, usage);
   const report = await runEval(options);
   io.stdout.write(`${formatBar(report)}\n`);
   if (options.json) io.stdout.write(`results: ${options.json}\n`);
   if (options.report) io.stdout.write(`report:  ${options.report}\n`);
   return EXIT_OK;
+}
+
+async function dataCommand(args: string[], io: CliIo): Promise<number> {
+  const usage = commands.data.usage;
+  const options: DatasetOptions = {
+    out: '', count: 0, seed: 1, augmentedFraction: 0.3, characters: resolve(repositoryRoot(), '../shared/data/characters'), jobs: 1,
+    proceduralVertices: null, augmentedVertices: null, log: (line) => io.stderr.write(`${line}\n`),
+  };
+  const range = (arg: string, v: string): [number, number] => {
+    if (v === '0') return [0, 0];
+    const m = /^(\d+),(\d+)$/.exec(v);
+    if (!m || Number(m[1]) < 1000 || Number(m[2]) < Number(m[1])) throw new UsageError(`${arg} wants LO,HI vertex counts (1000 ≤ LO ≤ HI), got '${v}'`, usage);
+    return [Number(m[1]), Number(m[2])];
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v === '') throw new UsageError(`${arg} needs a value`, usage);
+      return v;
+    };
+    const integer = (min: number) => {
+      const v = value();
+      if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${arg} wants a whole number ≥ ${min}, got '${v}'`, usage);
+      return Number(v);
+    };
+    if (arg === '--out') options.out = value();
+    else if (arg === '--count') options.count = integer(1);
+    else if (arg === '--seed') options.seed = integer(0);
+    else if (arg === '--jobs') options.jobs = integer(1);
+    else if (arg === '--characters') options.characters = value();
+    else if (arg === '--augmented-fraction') {
+      const v = Number(value());
+      if (!(v >= 0 && v <= 1)) throw new UsageError(`--augmented-fraction wants a number in [0, 1]`, usage);
+      options.augmentedFraction = v;
+    } else if (arg === '--procedural-vertices') options.proceduralVertices = range(arg, value());
+    else if (arg === '--augmented-vertices') options.augmentedVertices = range(arg, value());
+    else throw new UsageError(`unknown argument '${arg}'`, usage);
+  }
+  if (!options.out) throw new UsageError('no output folder given (--out <folder>)', usage);
+  if (!options.count) throw new UsageError('no sample count given (--count N)', usage);
+  const summary = await makeDataset(options);
+  io.stdout.write(`autorig data: ${summary.written} samples in ${options.out} (${summary.failed.length} failed) in ${summary.seconds.toFixed(0)} s\n`);
+  for (const f of summary.failed) io.stdout.write(`  sample ${f.index} failed: ${f.error}\n`);
+  return summary.written > 0 ? EXIT_OK : EXIT_FAILURE;
 }
 
 async function demoCommand(args: string[], io: CliIo): Promise<number> {

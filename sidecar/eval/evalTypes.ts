@@ -6,7 +6,7 @@
 
 export const EVAL_SCHEMA = 'autorig-eval';
 /** Bumped on any change a reader must know about; docs/EVAL.md lists what each version changed. */
-export const EVAL_SCHEMA_VERSION = 1;
+export const EVAL_SCHEMA_VERSION = 2;
 
 export interface EvalReport {
   schema: typeof EVAL_SCHEMA;
@@ -22,13 +22,27 @@ export interface EvalReport {
   /** --remesh N, else null */
   remesh: number | null;
   settings: EvalSettings;
-  environment: { node: string; platform: string; cpus: number; cpuModel: string; blender: string | null; autorig: string };
+  environment: EvalEnvironment;
   /** one entry per (file, variant) */
   characters: CharacterEval[];
   /** means over the characters with status "ok", per variant */
   summary: EvalSummary[];
   /** the issue's quality bar, each criterion checked on this run */
   bar: BarCheck[];
+}
+
+export interface EvalEnvironment {
+  node: string;
+  platform: string;
+  cpus: number;
+  cpuModel: string;
+  /** Blender's version when the peer ran, else null */
+  blender: string | null;
+  autorig: string;
+  /** onnxruntime execution provider the models ran on ('cpu', 'cuda', ...); null when the method runs no model (geometric) */
+  provider: string | null;
+  /** providers tried before it that failed, each `name: first line of its error`; empty when provider is null */
+  providerFallback: string[];
 }
 
 export interface EvalSettings {

@@ -9,7 +9,7 @@ import { AutoRigError } from '../errors.js';
 import { loadCharacter } from '../io/character.js';
 import { mergeParts } from '../mesh/mergeParts.js';
 import { encodePng } from '../io/png.js';
-import { rigCharacter, skinCharacter, isDeformingJoint } from '../pipeline.js';
+import { rigCharacterAsync, skinCharacter, isDeformingJoint } from '../pipeline.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, PartWeights, RigResult, Skeleton, Vec3 } from '../types.js';
 import { runBlenderBoneHeat } from './blenderPeer.js';
@@ -112,7 +112,7 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
   let rig: RigResult | undefined;
   peakRss.reset();
   try {
-    rig = rigCharacter(parts, { method: options.method });
+    rig = await rigCharacterAsync(parts, { method: options.method });
     result.time.rigSeconds = rig.seconds;
   } catch (err) {
     // The skeleton could not be found: reported as a failure, and skinning the artist's skeleton is still scored.
@@ -121,7 +121,8 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
     result.error = { code: err.code, message: err.message };
   }
   log(`${name}: re-skinning the artist's skeleton`);
-  const skin = skinCharacter(parts, template.skeleton, [], { method: options.method });
+  // No learned skinning model ships yet: every method re-skins with the geometric voxel skinning (docs/EVAL.md).
+  const skin = skinCharacter(parts, template.skeleton, [], { method: 'geometric' });
   result.time.skinSeconds = skin.seconds;
   result.time.peakRssMiB = peakRss.read() / 2 ** 20;
 

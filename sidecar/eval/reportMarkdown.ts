@@ -59,8 +59,18 @@ function headerTable(report: EvalReport): string[] {
     ['remesh', report.remesh === null ? 'no' : `${report.remesh} vertices`],
     ['poses', `${poses} per range at ${degrees.map((d) => `±${d}°`).join(' and ')}, seed ${poseSeed}`],
     ['environment', `Node ${env.node}, ${env.platform}, ${env.cpus} × ${env.cpuModel}, autorig ${env.autorig}`],
+    ['execution provider', providerText(env)],
     ['schema', `${report.schema} version ${report.version}`],
   ]);
+}
+
+/** Where the models ran: "cpu (fell back from cuda: <reason>; …)", or why no provider is named. */
+function providerText(env: EvalReport['environment']): string {
+  // Reports written before schema version 2 have no provider.
+  if (env.provider === undefined) return 'not recorded';
+  if (env.provider === null) return 'none (the method runs no model)';
+  const fallback = env.providerFallback ?? [];
+  return fallback.length === 0 ? env.provider : `${env.provider} (fell back from ${fallback.join('; ')})`;
 }
 
 function qualityBarTable(report: EvalReport): string[] {

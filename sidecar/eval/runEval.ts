@@ -9,6 +9,7 @@ import { availableParallelism, cpus, platform } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { encodePng } from '../io/png.js';
+import { selectProvider } from '../learned/executionProvider.js';
 import { findBlender, blenderVersion } from './blenderPeer.js';
 import type { EvaluateOptions } from './evaluateCharacter.js';
 import { EVAL_SCHEMA, EVAL_SCHEMA_VERSION, type CharacterEval, type EvalReport, type Variant } from './evalTypes.js';
@@ -46,6 +47,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const pictureDir = options.report ? join(dirname(options.report), `${basename(options.report, extname(options.report))}-pictures`) : undefined;
   if (pictureDir) await mkdir(pictureDir, { recursive: true });
 
+  const provider = await modelProvider(options.method);
   const variants: Variant[] = options.remesh ? ['original', 'remesh'] : ['original'];
   const characters: CharacterEval[] = [];
   const frontViews: Record<string, string> = {};
@@ -90,6 +92,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       cpuModel: cpus()[0]?.model ?? 'unknown',
       blender: options.peer === 'blender' ? await blenderVersion(options.blender) : null,
       autorig: options.version,
+      ...provider,
     },
     characters,
     summary,
@@ -110,6 +113,16 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     await writeFile(options.report, renderMarkdownReport(report, { charts, frontViews }));
   }
   return report;
+}
+
+/**
+ * Where the method's models run (environment.provider/providerFallback): none for the geometric method, else the
+ * sidecar's provider, chosen here before any character is evaluated so that the evaluating processes adopt it.
+ */
+async function modelProvider(method: string): Promise<{ provider: string | null; providerFallback: string[] }> {
+  if (method === 'geometric') return { provider: null, providerFallback: [] };
+  const selection = await selectProvider();
+  return { provider: selection.name, providerFallback: [...selection.fallbackFrom] };
 }
 
 /** The .glb files of the folder (sorted), restricted to `only` when given; a name in `only` that is not there is an error. */

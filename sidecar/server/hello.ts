@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION, REQUEST_KINDS, type Limits } from '../../shared-schema/validate.js';
+import { selectedProvider, type ProviderSelection } from '../learned/executionProvider.js';
 
 /** Skeleton templates rig can produce. */
 const TEMPLATES = ['mixamo22'];
@@ -36,15 +37,20 @@ export function installedModels(root: string = packageRoot()): string[] {
   return readdirSync(folder).filter((name) => name.endsWith('.onnx')).sort();
 }
 
-/** The fields of a hello result (protocol.json results.hello). The pipeline runs on the CPU today. */
-export function helloResult(limits: Limits): Record<string, unknown> {
+/**
+ * The fields of a hello result (protocol.json results.hello). executionProvider/providerFallback: where the learned
+ * models run and which providers failed before it (sidecar/learned/executionProvider.ts). The provider is chosen on
+ * the first call unless the server chose it at start-up (selectProvider()); choosing here blocks this thread once (0.3–1 s here).
+ */
+export function helloResult(limits: Limits, provider: ProviderSelection = selectedProvider()): Record<string, unknown> {
   const root = packageRoot();
   return {
     protocol: PROTOCOL_VERSION,
     sidecar: sidecarVersion(root),
     templates: [...TEMPLATES],
     models: installedModels(root),
-    executionProvider: 'cpu',
+    executionProvider: provider.name,
+    providerFallback: [...provider.fallbackFrom],
     requests: [...REQUEST_KINDS],
     limits: { ...limits },
   };

@@ -1,18 +1,18 @@
 /**
- * Entry of the worker thread that runs one rig or skin job. The pipeline is synchronous; running it here lets the
+ * Entry of the worker thread that runs one rig or skin job. The geometric pipeline is synchronous; running it here lets the
  * server stay responsive and stop a job at once (cancel terminates this thread).
  * The thread ends by itself after posting its one result or error.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AutoRigError } from '../errors.js';
-import { rigCharacter, skinCharacter } from '../pipeline.js';
+import { rigCharacterAsync, skinCharacter } from '../pipeline.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { transferables, type JobInput, type JobOutput } from './jobMessages.js';
 
 /** Run the job described by `input`, reporting progress through `post`. Returns the pipeline's result. */
-function runJob(input: JobInput, post: (message: JobOutput) => void): RigResult | SkinResult {
+async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<RigResult | SkinResult> {
   const onProgress = (stage: string, fraction: number) => post({ type: 'progress', stage, fraction });
-  if (input.request === 'rig') return rigCharacter(input.objects, input.options, onProgress);
+  if (input.request === 'rig') return rigCharacterAsync(input.objects, input.options, onProgress);
   return skinCharacter(input.objects, input.skeleton, input.locked, input.options, onProgress);
 }
 
@@ -21,14 +21,14 @@ function resultArrays(result: RigResult | SkinResult): ArrayBufferView[] {
   return result.objects.flatMap((part) => [part.indices, part.weights]).filter((array) => ArrayBuffer.isView(array));
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('jobWorker.ts runs only as a worker thread');
   const post = (message: JobOutput, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   // The thread is up and the mesh has arrived: the client learns that its job started even before the first stage.
   post({ type: 'progress', stage: 'start', fraction: 0 });
   try {
-    const result = runJob(workerData as JobInput, post);
+    const result = await runJob(workerData as JobInput, post);
     post({ type: 'result', result }, transferables(resultArrays(result)));
   } catch (err) {
     if (err instanceof AutoRigError) post({ type: 'error', code: err.code, message: err.message });
@@ -36,4 +36,4 @@ function main(): void {
   }
 }
 
-main();
+void main();

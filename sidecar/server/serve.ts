@@ -6,6 +6,7 @@
  * a message between the limit and that hard cap is answered with error TOO_LARGE and the connection keeps serving;
  * only a message beyond the hard cap closes that one connection (1009). The server keeps accepting connections either way.
  */
+import { selectProvider } from '../learned/onnxSession.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -58,6 +59,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   if (typeof options.token !== 'string' || options.token.length === 0) throw new Error('autorig serve: a token is required');
   const token = options.token;
   const log: Log = options.log ?? (() => {});
+  // hello reports the execution provider: probe it now (in a child process, ~0.5 s) rather than in the first hello.
+  await selectProvider();
   const limits: Limits = { ...protocolLimits, ...options.limits };
   const connections = new Map<WebSocket, Connection>();
   const queue = new JobQueue(options.jobSlots ?? defaultJobSlots());

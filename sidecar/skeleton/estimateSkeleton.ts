@@ -1,13 +1,14 @@
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { fromCanonical } from '../mesh/canonicalFrame.js';
 import type { Skeleton, Vec3 } from '../types.js';
-import { pixelToCanonical, renderFrontView } from './frontView.js';
+import { AutoRigError } from '../errors.js';
+import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.js';
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
 import { findLandmarks2D } from './landmarks2d.js';
 import { liftJointsByRayMidpoint } from './liftJoints.js';
 import type { MixamoJointName } from './mixamoTemplate.js';
-import { buildMixamoSkeleton } from './mixamoTemplate.js';
+import { buildMixamoSkeleton, MIXAMO_JOINTS } from './mixamoTemplate.js';
 
 export const FRONT_VIEW_RESOLUTION = 256;
 
@@ -15,43 +16,99 @@ export interface SkeletonEstimate {
   skeleton: Skeleton;
   /** joint heads in canonical space, by Mixamo name */
   canonical: Record<MixamoJointName, Vec3>;
-  landmarks: Landmarks2D;
+  /** the geometric landmarks, when they were read (not for method 'learned') */
+  landmarks: Landmarks2D | null;
+  /** where each 2D joint came from: 'learned' or 'geometric' */
+  sources: Record<string, 'learned' | 'geometric'>;
+}
+
+/** 2D joints from the learned predictor (skeleton/learnedJoints2d.ts), in MIXAMO_JOINTS order. */
+export interface Joints2DPrediction {
+  /** canonical (x, y) of each joint head: Float64Array #23*2 */
+  xy: Float64Array;
+  /** the predictor's confidence per joint in [0, 1]: Float32Array #23 */
+  confidence: Float32Array;
 }
 
 /**
- * HumanRig's prior-guided skeleton estimator, geometric version: front view → 2D joints → 3D by the ray midpoint,
- * left/right made symmetric, feet and toes from the foot geometry, then the Mixamo skeleton in input space.
+ * How the 2D joints are found: 'geometric' reads them from the silhouette (landmarks2d.ts); 'learned' takes the
+ * network's; 'hybrid' takes the network's where its confidence reaches HYBRID_MIN_CONFIDENCE and the silhouette's
+ * elsewhere (and the network's alone when the silhouette rules cannot read the shape).
+ */
+export type JointSource = { method: 'geometric' } | { method: 'learned' | 'hybrid'; prediction: Joints2DPrediction };
+
+export const HYBRID_MIN_CONFIDENCE = 0.5;
+
+/** The 2D points that are lifted: the template joints whose depth comes from the ray midpoint, plus tips. */
+type Named2D = 'Hips' | 'Spine' | 'Spine1' | 'Spine2' | 'Neck' | 'Head' | 'HeadTop'
+  | `${'Left' | 'Right'}${'Shoulder' | 'Arm' | 'ForeArm' | 'Hand' | 'HandTip' | 'UpLeg' | 'Leg' | 'Foot'}`;
+
+/**
+ * HumanRig's prior-guided skeleton estimator: front view → 2D joints (geometric rules, the learned predictor, or
+ * both) → 3D by the ray midpoint, left/right made symmetric, feet and toes from the foot geometry, then the Mixamo
+ * skeleton in input space.
  * Throws NOT_HUMANOID when the shape is no standing humanoid (humanoidShape.ts, landmarks2d.ts).
  * canonical: Float32Array #V*3 (positions in the canonical frame), triangles: Uint32Array #T*3 (the body's: vertices no
- * triangle uses are not read) → SkeletonEstimate
+ * triangle uses are not read), view: the front view of those (renderFrontView at FRONT_VIEW_RESOLUTION), source →
+ * SkeletonEstimate
  */
-export function estimateSkeleton(canonical: Float32Array, triangles: Uint32Array, cf: CanonicalFrame, prefix: boolean): SkeletonEstimate {
-  const view = renderFrontView(canonical, triangles, FRONT_VIEW_RESOLUTION);
+export function estimateSkeleton(
+  canonical: Float32Array, triangles: Uint32Array, cf: CanonicalFrame, prefix: boolean,
+  source: JointSource = { method: 'geometric' }, view: FrontView = renderFrontView(canonical, triangles, FRONT_VIEW_RESOLUTION),
+): SkeletonEstimate {
   // A shape that is no standing humanoid is refused before landmarks are read into it.
   checkHumanoidShape(canonical, triangles, view);
-  const lm = findLandmarks2D(view);
   const res = view.res;
+  let lm: Landmarks2D | null = null;
+  if (source.method === 'geometric') lm = findLandmarks2D(view);
+  else if (source.method === 'hybrid') {
+    try { lm = findLandmarks2D(view); } catch (err) { if (!(err instanceof AutoRigError)) throw err; }
+  }
   const toXY = (p: Pixel): [number, number] => [pixelToCanonical(p[0], res), pixelToCanonical(p[1], res)];
-
-  const named2D: [MixamoJointName | 'LeftHandTip' | 'RightHandTip' | 'HeadTop', Pixel][] = [
-    ['Hips', lm.hips], ['Spine', lm.spine], ['Spine1', lm.spine1], ['Spine2', lm.spine2], ['Neck', lm.neck], ['Head', lm.head],
-    ['HeadTop', lm.headTop],
-    ['LeftShoulder', lm.left.shoulder], ['LeftArm', lm.left.arm], ['LeftForeArm', lm.left.foreArm], ['LeftHand', lm.left.hand],
-    ['LeftHandTip', lm.left.handTip],
-    ['RightShoulder', lm.right.shoulder], ['RightArm', lm.right.arm], ['RightForeArm', lm.right.foreArm], ['RightHand', lm.right.hand],
-    ['RightHandTip', lm.right.handTip],
-    ['LeftUpLeg', lm.left.upLeg], ['LeftLeg', lm.left.leg], ['LeftFoot', lm.left.foot],
-    ['RightUpLeg', lm.right.upLeg], ['RightLeg', lm.right.leg], ['RightFoot', lm.right.foot],
-  ];
+  const geometric: Partial<Record<Named2D, [number, number]>> = {};
+  if (lm) {
+    const g: [Named2D, Pixel][] = [
+      ['Hips', lm.hips], ['Spine', lm.spine], ['Spine1', lm.spine1], ['Spine2', lm.spine2], ['Neck', lm.neck], ['Head', lm.head],
+      ['HeadTop', lm.headTop],
+      ['LeftShoulder', lm.left.shoulder], ['LeftArm', lm.left.arm], ['LeftForeArm', lm.left.foreArm], ['LeftHand', lm.left.hand],
+      ['LeftHandTip', lm.left.handTip],
+      ['RightShoulder', lm.right.shoulder], ['RightArm', lm.right.arm], ['RightForeArm', lm.right.foreArm], ['RightHand', lm.right.hand],
+      ['RightHandTip', lm.right.handTip],
+      ['LeftUpLeg', lm.left.upLeg], ['LeftLeg', lm.left.leg], ['LeftFoot', lm.left.foot],
+      ['RightUpLeg', lm.right.upLeg], ['RightLeg', lm.right.leg], ['RightFoot', lm.right.foot],
+    ];
+    for (const [name, p] of g) geometric[name] = toXY(p);
+  }
+  const points: Partial<Record<Named2D, [number, number]>> = { ...geometric };
+  const sources: Record<string, 'learned' | 'geometric'> = {};
+  for (const name of Object.keys(geometric)) sources[name] = 'geometric';
+  if (source.method !== 'geometric') {
+    const { xy, confidence } = source.prediction;
+    MIXAMO_JOINTS.forEach((joint, k) => {
+      if (joint.endsWith('ToeBase')) return;
+      const name = (joint === 'HeadTop_End' ? 'HeadTop' : joint) as Named2D;
+      if (source.method === 'hybrid' && geometric[name] && confidence[k] < HYBRID_MIN_CONFIDENCE) return;
+      points[name] = [xy[2 * k], xy[2 * k + 1]];
+      sources[name] = 'learned';
+    });
+    // The network has no finger tips to look at: a hand the geometric rules did not trace ends one palm beyond the wrist.
+    for (const side of ['Left', 'Right'] as const) {
+      if (sources[`${side}HandTip`] === 'geometric' && sources[`${side}Hand`] === 'geometric') continue;
+      const hand = points[`${side}Hand`]!, fore = points[`${side}ForeArm`]!;
+      points[`${side}HandTip`] = [hand[0] + HAND_LENGTH_PER_FOREARM * (hand[0] - fore[0]), hand[1] + HAND_LENGTH_PER_FOREARM * (hand[1] - fore[1])];
+      sources[`${side}HandTip`] = 'learned';
+    }
+  }
+  const named2D = Object.entries(points) as [Named2D, [number, number]][];
   const flat = new Float64Array(named2D.length * 2);
-  named2D.forEach(([, p], k) => { const [x, y] = toXY(p); flat[2 * k] = x; flat[2 * k + 1] = y; });
+  named2D.forEach(([, p], k) => { flat[2 * k] = p[0]; flat[2 * k + 1] = p[1]; });
   const zs = liftJointsByRayMidpoint(canonical, triangles, flat, view);
   const c: Record<string, Vec3> = {};
   named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], zs[k]]; });
-  // HeadTop_End sits on the top of the head: the ray midpoint of the row just below the top gives its depth.
-  c.HeadTop_End = [c.HeadTop[0], pixelToCanonical(lm.headTop[1] + 0.5, res), c.Head[2]];
+  // HeadTop_End sits on the top of the head, at the head's depth (a ray through the very top hits little).
+  c.HeadTop_End = [c.HeadTop[0], lm && sources.HeadTop === 'geometric' ? pixelToCanonical(lm.headTop[1] + 0.5, res) : c.HeadTop[1], c.Head[2]];
 
-  const soleY = pixelToCanonical(lm.soleRow - 0.5, res);
+  const soleY = pixelToCanonical((lm ? lm.soleRow : lowestCoveredRow(view)) - 0.5, res);
   const toeTips: Record<string, Vec3> = {};
   const used = usedVertices(canonical.length / 3, triangles);
   for (const side of ['Left', 'Right'] as const) {
@@ -75,7 +132,18 @@ export function estimateSkeleton(canonical: Float32Array, triangles: Uint32Array
     LeftToeBase: fromCanonical(toeTips.Left, cf), RightToeBase: fromCanonical(toeTips.Right, cf),
   };
   const skeleton = buildMixamoSkeleton(heads, ends, cf.frame, prefix);
-  return { skeleton, canonical: canonicalHeads, landmarks: lm };
+  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources };
+}
+
+/** A hand from wrist to finger tips is about this share of the forearm (adult proportions; only the bone's tail). */
+const HAND_LENGTH_PER_FOREARM = 0.75;
+
+/** The lowest view row with any covered pixel (the soles), 0 for an empty view. */
+function lowestCoveredRow(view: FrontView): number {
+  for (let j = 0; j < view.res; j++) {
+    for (let i = 0; i < view.res; i++) if (view.mask[j * view.res + i]) return j;
+  }
+  return 0;
 }
 
 /** 1 for each vertex that a triangle uses: vertexCount, triangles #T*3 → Uint8Array #V */

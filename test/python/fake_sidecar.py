@@ -114,6 +114,7 @@ def behaviour(conn):
         if kind == "hello":
             conn.send_binary(packb({"kind": "result", "id": rid, "request": "hello", "protocol": 1, "sidecar": "fake",
                                     "templates": ["mixamo"], "models": [], "executionProvider": "cpu",
+                                    "providerFallback": ["cuda: libcudart.so.12: cannot open shared object file"],
                                     "requests": ["hello", "rig", "skin", "cancel"], "limits": {}}))
         elif kind in ("rig", "skin"):
             answer_job(conn, kind, rid, request)

@@ -85,6 +85,23 @@ class ResolveCommand(unittest.TestCase):
             client.resolve_command(client.SidecarConfig(entry="/does/not/exist.js", environ={}), which=lambda n: None)
 
 
+class StatusLine(unittest.TestCase):
+    def test_provider_text(self):
+        hello = {"executionProvider": "cpu"}
+        self.assertEqual(client.provider_text(hello), "cpu")
+        self.assertEqual(client.provider_text(dict(hello, providerFallback=[])), "cpu")
+        self.assertEqual(client.provider_text({"executionProvider": "cuda", "providerFallback": ["tensorrt: no libs"]}),
+                         "cuda; tensorrt unavailable")
+        many = ["cuda: a", "webgpu: b: c", "tensorrt: d", "dml: e"]
+        self.assertEqual(client.provider_text(dict(hello, providerFallback=many)),
+                         "cpu; cuda, webgpu, tensorrt, ... unavailable")
+        # text from the sidecar is shown made safe: no control characters, bounded length
+        shown = client.provider_text({"executionProvider": "c\x1bpu\n" + "x" * 100})
+        self.assertNotIn("\x1b", shown)
+        self.assertNotIn("\n", shown)
+        self.assertLessEqual(len(shown), 24)
+
+
 class Jobs(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -107,7 +124,9 @@ class Jobs(unittest.TestCase):
         self.assertEqual(list(indices[0::4]), [0, 0, 1, 1])
         self.assertEqual(list(weights[0::4]), [1.0] * 4)
         self.assertEqual(job.hello["sidecar"], "fake")
-        self.assertIn("running on port", client.sidecar_status())
+        # the panel shows where the models run, and that the sidecar fell back from cuda
+        self.assertEqual(client.sidecar_status(),
+                         "Sidecar ready on port %d (cpu; cuda unavailable)" % client._managed["process"].port)
 
     def test_sidecar_is_reused_then_stopped(self):
         config = self.config()

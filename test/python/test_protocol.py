@@ -133,6 +133,21 @@ class Results(unittest.TestCase):
             messages.check_hello_result(hello)
         self.assertEqual(ctx.exception.code, "UNSUPPORTED_VERSION")
 
+    def test_hello_execution_provider(self):
+        hello = {"protocol": 1, "sidecar": "x", "templates": [], "models": [], "executionProvider": "cpu",
+                 "requests": [], "limits": {}}
+        # providerFallback is optional (a sidecar that tried nothing else may leave it out) ...
+        self.assertEqual(messages.check_hello_result(dict(hello))["executionProvider"], "cpu")
+        with_fallback = dict(hello, providerFallback=["cuda: Failed to load shared library", "webgpu: no adapter"])
+        self.assertEqual(messages.check_hello_result(with_fallback)["providerFallback"][1], "webgpu: no adapter")
+        # ... but when present it is a list of strings, and executionProvider is required
+        for bad in (dict(hello, providerFallback="cuda"), dict(hello, providerFallback=[3])):
+            with self.assertRaises(messages.ProtocolError):
+                messages.check_hello_result(bad)
+        without = {k: v for k, v in hello.items() if k != "executionProvider"}
+        with self.assertRaises(messages.ProtocolError):
+            messages.check_hello_result(without)
+
     def test_events_are_checked(self):
         messages.check_message({"kind": "error", "id": None, "code": "BAD_MESSAGE", "message": "x"})
         messages.check_message({"kind": "progress", "id": "a", "stage": "s", "fraction": 1})

@@ -1,0 +1,224 @@
+"""Trains the 2D joint predictor (joints2d/model.py) on samples made by `npm run data`, exports ONNX (opset 17) and
+writes its model card, training curve and a check file (a fixed input and the PyTorch output, for the sidecar's test).
+
+  OPENBLAS_NUM_THREADS=1 /usr/bin/python3 models/training/train_joints2d.py --data DIR --out models/joints2d.onnx
+
+`--tiny` is CI's smoke run (a few steps on a few samples). `--device cuda` trains on a GPU; under torchrun
+(WORLD_SIZE set) each process trains on its share of every batch with DistributedDataParallel.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from joints2d.data import JOINT_NAMES, augment, load_images  # noqa: E402
+from joints2d.model import Joints2DNet  # noqa: E402
+from sample_io import list_samples  # noqa: E402
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", required=True, help="folder of *.sample files (npm run data)")
+    p.add_argument("--out", default="models/joints2d.onnx")
+    p.add_argument("--card", default=None, help="model card (default: --out with .md)")
+    p.add_argument("--curve", default=None, help="per-step CSV (default: --out with .curve.csv)")
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--val-every", type=int, default=10, help="every k-th character (by sorted name) is validation")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--max-minutes", type=float, default=120.0)
+    p.add_argument("--tiny", action="store_true", help="smoke run: 8 samples, 30 steps, no card")
+    return p.parse_args(argv)
+
+
+def heatmap_target(joints2d, size, cells, sigma_cells=1.5):
+    """Gaussian target distributions (B, J, cells*cells) around each joint: a sharper learning signal early on."""
+    scale = size / cells
+    centres = (torch.arange(cells, dtype=torch.float32) + 0.5) * scale - 0.5
+    gx = torch.exp(-0.5 * ((centres.view(1, 1, cells) - joints2d[..., 0:1]) / (sigma_cells * scale)) ** 2)
+    gy = torch.exp(-0.5 * ((centres.view(1, 1, cells) - joints2d[..., 1:2]) / (sigma_cells * scale)) ** 2)
+    g = gy.unsqueeze(-1) * gx.unsqueeze(-2)
+    g = g.flatten(2)
+    return g / g.sum(-1, keepdim=True).clamp_min(1e-12)
+
+
+def losses(model, images, joints2d):
+    coords, _, logits = model(images)
+    size = images.shape[-1]
+    coord_loss = (coords - joints2d).abs().mean() / size
+    b, j, h, w = logits.shape
+    target = heatmap_target(joints2d, size, w)
+    heat_loss = -(target * F.log_softmax(logits.flatten(2), dim=-1)).sum(-1).mean()
+    return coord_loss, heat_loss, coords
+
+
+def evaluate(model, images, joints2d, device, batch=32):
+    """Mean and per-joint error in input pixels over a set."""
+    model.eval()
+    errs = []
+    with torch.no_grad():
+        for i in range(0, len(images), batch):
+            x = torch.from_numpy(images[i : i + batch]).to(device)
+            y = torch.from_numpy(joints2d[i : i + batch]).to(device)
+            coords, _, _ = model(x)
+            errs.append((coords - y).norm(dim=-1).cpu())
+    model.train()
+    e = torch.cat(errs)
+    return float(e.mean()), e.mean(0).tolist()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    rank = 0
+    if distributed:
+        torch.distributed.init_process_group("nccl" if args.device == "cuda" else "gloo")
+        rank = torch.distributed.get_rank()
+    device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if args.device == "cuda" else "cpu")
+
+    paths = list_samples(args.data)
+    if args.tiny:
+        paths = paths[:8]
+        args.steps = min(args.steps, 30)
+    if not paths:
+        raise SystemExit(f"no *.sample files under {args.data}")
+    images, joints2d, names = load_images(paths)
+    # Validation by character, not by sample: several samples of one source character stay on one side.
+    characters = sorted(set(n.split("#")[0] for n in names))
+    val_chars = set(characters[:: args.val_every]) if len(characters) >= args.val_every and not args.tiny else set()
+    is_val = np.array([n.split("#")[0] in val_chars for n in names])
+    tr_images, tr_joints = images[~is_val], joints2d[~is_val]
+    va_images, va_joints = images[is_val], joints2d[is_val]
+    if rank == 0:
+        print(f"{len(paths)} samples, {len(tr_images)} train, {len(va_images)} validation ({len(val_chars)} characters)", flush=True)
+
+    model = Joints2DNet().to(device)
+    if distributed:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
+    curve_path = Path(args.curve or str(Path(args.out).with_suffix("")) + ".curve.csv")
+    curve_path.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    t0 = time.time()
+    step = 0
+    for step in range(1, args.steps + 1):
+        idx = rng.integers(0, len(tr_images), size=args.batch)
+        x = torch.from_numpy(tr_images[idx])
+        y = torch.from_numpy(tr_joints[idx])
+        x, y = augment(x, y, rng)
+        coord_loss, heat_loss, _ = losses(model, x.to(device), y.to(device))
+        loss = coord_loss * 20.0 + heat_loss * 0.1
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        row = {"step": step, "loss": float(loss), "coord_px": float(coord_loss) * x.shape[-1], "heat": float(heat_loss), "val_px": ""}
+        if len(va_images) and (step % 250 == 0 or step == args.steps):
+            row["val_px"], _ = evaluate(model, va_images, va_joints, device)
+        rows.append(row)
+        if rank == 0 and (step % 50 == 0 or step == 1):
+            print(f"step {step} loss {row['loss']:.4f} coord {row['coord_px']:.2f}px val {row['val_px']} {time.time() - t0:.0f}s", flush=True)
+        if (time.time() - t0) / 60 > args.max_minutes:
+            print(f"stopping at step {step}: --max-minutes {args.max_minutes}", flush=True)
+            break
+    minutes = (time.time() - t0) / 60
+    if rank != 0:
+        return
+    with open(curve_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    net = model.module if distributed else model
+    net = net.to("cpu").eval()
+    export(net, args.out, args.seed)
+    if args.tiny:
+        return
+    val_px, per_joint = evaluate(net, va_images, va_joints, torch.device("cpu")) if len(va_images) else (float("nan"), [])
+    write_card(args, argv, paths, names, val_chars, len(tr_images), len(va_images), step, minutes, val_px, per_joint)
+
+
+def check_input(size=128):
+    """A fixed input that both PyTorch and the TypeScript test can make without sharing a random generator: a
+    standing ellipse-ish silhouette with smooth depth and normals. (1, 5, size, size) float32."""
+    rows = torch.arange(size, dtype=torch.float64).view(size, 1)
+    cols = torch.arange(size, dtype=torch.float64).view(1, size)
+    u = (cols - size / 2) / (size / 4)
+    v = (rows - size / 2) / (size / 2.2)
+    inside = ((u * u + v * v) < 1.0).to(torch.float64)
+    x = torch.zeros(1, 5, size, size, dtype=torch.float64)
+    x[0, 0] = inside
+    x[0, 1] = inside * (0.1 * torch.cos(0.05 * cols) * torch.cos(0.03 * rows))
+    x[0, 2] = inside * (-0.1 + 0.02 * torch.sin(0.07 * rows + 0.01 * cols))
+    x[0, 3] = inside * 0.3 * torch.sin(0.11 * cols)
+    x[0, 4] = inside * 0.3 * torch.cos(0.13 * rows)
+    return x.to(torch.float32)
+
+
+def export(net, out, seed):
+    """ONNX (opset 17, dynamic batch) + a check file: a seeded input and the PyTorch outputs on it."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    x = check_input()
+    with torch.no_grad():
+        coords, conf, _ = net(x)
+    torch.onnx.export(
+        net, (x,), str(out), opset_version=17, input_names=["image"], output_names=["coords", "confidence", "heatmaps"],
+        dynamic_axes={"image": {0: "batch"}, "coords": {0: "batch"}, "confidence": {0: "batch"}, "heatmaps": {0: "batch"}},
+    )
+    import onnx
+
+    onnx.checker.check_model(onnx.load(str(out)))
+    check = {"input": "check_input() of train_joints2d.py: a standing blob, see test/learned-joints2d.test.ts", "input_shape": list(x.shape), "coords": coords.flatten().tolist(), "confidence": conf.flatten().tolist()}
+    Path(str(out.with_suffix("")) + ".check.json").write_text(json.dumps(check))
+
+
+def write_card(args, argv, paths, names, val_chars, n_train, n_val, steps, minutes, val_px, per_joint):
+    from collections import Counter
+
+    sources = Counter()
+    for p in paths:
+        from sample_io import read_bundle
+
+        header, _ = read_bundle(p)
+        sources[header["meta"].get("source", "unknown")] += 1
+    size_mb = Path(args.out).stat().st_size / 1e6
+    params = sum(p.numel() for p in Joints2DNet().parameters())
+    cmd = "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 models/training/train_joints2d.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    lines = [
+        "# joints2d.onnx: the 2D joint predictor (HumanRig's prior-guided skeleton estimator)",
+        "",
+        f"- **Date:** {datetime.date.today().isoformat()}",
+        f"- **Network:** U-shaped heatmap CNN (models/training/joints2d/model.py), {params:,} parameters, {size_mb:.1f} MB ONNX (opset 17).",
+        "- **Input:** `image` float32 [B, 5, 128, 128]: the canonical front view (silhouette, front depth, back depth, normal x, normal y; sidecar/skeleton/frontViewImage.ts).",
+        "- **Outputs:** `coords` [B, 23, 2] joint heads in image pixels (column, row from the top), `confidence` [B, 23], `heatmaps` [B, 23, 64, 64] logits. Joint order: MIXAMO_JOINTS.",
+        f"- **Data:** {len(paths)} samples from `npm run data` ({', '.join(f'{k}: {v}' for k, v in sorted(sources.items()))}); {n_train} train, {n_val} validation ({len(val_chars)} characters held out by name). The held-out dev characters (mixamo_ely, clonk_farmer, robot_expressive) are in no sample.",
+        f"- **Command:** `{cmd}`",
+        f"- **Seed:** {args.seed}; {steps} steps of batch {args.batch}, AdamW one-cycle lr {args.lr}, {minutes:.1f} min on {args.device} ({args.threads} thread(s)).",
+        f"- **Validation 2D error:** {val_px:.2f} px of 128 (mean over joints).",
+        "",
+        "| joint | val error (px) |",
+        "|---|---|",
+    ]
+    lines += [f"| {n} | {e:.2f} |" for n, e in zip(JOINT_NAMES, per_joint)]
+    lines += ["", "Quality on the held-out dev characters comes from `autorig eval --method learned`; see docs/EVAL.md.", ""]
+    Path(args.card or str(Path(args.out).with_suffix(".md"))).write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

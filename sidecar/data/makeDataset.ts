@@ -1,0 +1,125 @@
+/**
+ * `autorig data` (npm run data): the training set of the learned models, reproducible from one seed. Sample i is a
+ * pure function of (seed, i): the first `procedural` indices are procedural humanoids, the rest re-proportioned dev
+ * characters (never the held-out ones) taken in turn. Work is split over child processes by index, so the output does
+ * not depend on --jobs.
+ */
+import { fork } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { augmentDevCharacter } from './augment/augmentDevCharacter.js';
+import { loadDevCharacter, type DevCharacter } from './augment/devCharacter.js';
+import { trainingDevCharacters } from './augment/heldOut.js';
+import { generateProceduralHumanoid } from './procedural/proceduralHumanoid.js';
+import { makeTrainingSample, writeTrainingSample } from './trainingSample.js';
+
+export interface DatasetOptions {
+  out: string;
+  count: number;
+  seed: number;
+  /** share of the samples that are re-proportioned dev characters (0..1) */
+  augmentedFraction: number;
+  /** folder of the dev characters (artist-rigged .glb) */
+  characters: string;
+  jobs: number;
+  /** vertex-count range [lo, hi] of procedural characters (log-uniform); null: the generator's default */
+  proceduralVertices: [number, number] | null;
+  /** remesh target range for augmented characters; null: the generator's default; [0, 0]: keep the artist's mesh */
+  augmentedVertices: [number, number] | null;
+  log: (line: string) => void;
+}
+
+export interface DatasetSummary {
+  written: number;
+  failed: { index: number; error: string }[];
+  seconds: number;
+}
+
+/** Seed of sample i: distinct for every (seed, i), unrelated bits for neighbours. */
+export function sampleSeed(seed: number, index: number): number {
+  let h = Math.imul((seed ^ 0x5bd1e995) >>> 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca77);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/** Number of procedural samples among `count`. */
+export function proceduralCount(options: Pick<DatasetOptions, 'count' | 'augmentedFraction'>): number {
+  return options.count - Math.round(options.count * options.augmentedFraction);
+}
+
+/** logUniform: a value in [lo, hi] from u in [0, 1), even on a log scale. */
+function logUniform(u: number, [lo, hi]: [number, number]): number {
+  return Math.round(Math.exp(Math.log(lo) + u * (Math.log(hi) - Math.log(lo))));
+}
+
+/**
+ * makeSample: sample `index` of the dataset → its file name and written path (in options.out). Dev characters are
+ * loaded once per process through `cache`.
+ */
+export async function makeSample(index: number, options: DatasetOptions, cache: Map<string, DevCharacter>): Promise<string> {
+  const seed = sampleSeed(options.seed, index);
+  const nProc = proceduralCount(options);
+  let character;
+  let file: string;
+  const u = (seed % 1_000_003) / 1_000_003;
+  if (index < nProc) {
+    const targetVertices = options.proceduralVertices ? logUniform(u, options.proceduralVertices) : undefined;
+    character = generateProceduralHumanoid(seed, targetVertices ? { targetVertices } : {});
+    character.meta = { ...character.meta, source: 'procedural' };
+    character.name = `proc-${String(index).padStart(6, '0')}`;
+    file = `${character.name}.sample`;
+  } else {
+    const devs = trainingDevCharacters(options.characters);
+    if (!devs.length) throw new Error(`no training dev characters in ${options.characters}`);
+    const path = devs[(index - nProc) % devs.length];
+    let dev = cache.get(path);
+    if (!dev) { dev = await loadDevCharacter(path); cache.set(path, dev); }
+    const range = options.augmentedVertices;
+    const remeshVertices = range === null ? undefined : range[1] === 0 ? null : logUniform(u, range);
+    character = augmentDevCharacter(dev, seed, remeshVertices === undefined ? {} : { remeshVertices });
+    const source = dev.name;
+    character.meta = { ...character.meta, source: 'augmented' };
+    // Samples of one source character share the part of the name before '#': validation splits keep them together.
+    character.name = `aug-${source}#${String(index).padStart(6, '0')}`;
+    file = `aug-${source}-${String(index).padStart(6, '0')}.sample`;
+  }
+  const sample = makeTrainingSample(character, seed);
+  const path = join(options.out, file);
+  writeTrainingSample(path, sample);
+  return path;
+}
+
+/** makeDataset: every sample of the dataset into options.out, over options.jobs child processes. */
+export async function makeDataset(options: DatasetOptions): Promise<DatasetSummary> {
+  const t0 = performance.now();
+  if (!existsSync(options.out)) mkdirSync(options.out, { recursive: true });
+  const jobs = Math.max(1, Math.min(options.jobs, options.count));
+  const worker = fileURLToPath(new URL('./datasetWorker.js', import.meta.url));
+  const results = await Promise.all(
+    Array.from({ length: jobs }, (_, k) => new Promise<DatasetSummary>((resolve, reject) => {
+      const child = fork(worker, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      let summary: DatasetSummary | null = null;
+      child.on('message', (m: { kind: string; line?: string; summary?: DatasetSummary }) => {
+        if (m.kind === 'log' && m.line) options.log(m.line);
+        if (m.kind === 'done' && m.summary) summary = m.summary;
+      });
+      child.on('exit', (code) => (summary ? resolve(summary) : reject(new Error(`data worker ${k} exited with ${code}`))));
+      const { log: _log, ...plain } = options;
+      child.send({ options: plain, first: k, stride: jobs });
+    })),
+  );
+  const summary: DatasetSummary = {
+    written: results.reduce((n, r) => n + r.written, 0),
+    failed: results.flatMap((r) => r.failed).sort((a, b) => a.index - b.index),
+    seconds: (performance.now() - t0) / 1000,
+  };
+  writeFileSync(join(options.out, 'dataset.json'), JSON.stringify({ ...withoutLog(options), ...summary }, null, 2));
+  return summary;
+}
+
+function withoutLog(options: DatasetOptions): Omit<DatasetOptions, 'log'> {
+  const { log: _log, ...rest } = options;
+  return rest;
+}
