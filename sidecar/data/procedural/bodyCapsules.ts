@@ -26,7 +26,7 @@ const BUILD_SHAPE: Record<Build, { arms: number; legs: number; chest: number; wa
   child: { arms: 1.02, legs: 1.02, chest: 0.92, waist: 1.0, hips: 0.92, shoulders: 0.88, neck: 0.9, depth: 1.05 },
 };
 
-/** One leg's landmarks (left-side coordinates of that leg: x > 0 for the left, mirrored for the right). */
+/** One leg's landmarks, in world space (the right leg mirrored to x < 0). */
 export interface LegFrame {
   hip: Vec3;
   knee: Vec3;
@@ -105,6 +105,9 @@ export interface ArmDims {
   blend: number;
 }
 
+/** Upper arm radius per metre of body below the chin (before build and proportion multipliers). */
+const UPPER_ARM_RADIUS = 0.031;
+
 const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
 const rad = (deg: number) => (deg * Math.PI) / 180;
 
@@ -136,7 +139,9 @@ export function buildBodyCore(params: HumanoidParams): BodyCore {
   const waistHalfDepth = waistHalfWidth * 0.72 * b.depth * (1 + 0.25 * p.belly);
   const hipHalfWidth = chestHalfWidth * 0.95 * p.hips * b.hips / b.chest;
   const hipHalfDepth = hipHalfWidth * 0.66;
-  const shoulderHalfWidth = chestHalfWidth * 1.08 * p.shoulders * b.shoulders;
+  // the shoulder balls sit about an arm's thickness out from the ribs, so a hanging arm brushes past the chest
+  const typicalUpperRadius = below * UPPER_ARM_RADIUS * p.limbs * b.arms * chunky;
+  const shoulderHalfWidth = (chestHalfWidth + 0.8 * typicalUpperRadius) * p.shoulders * b.shoulders;
   const headHalfWidth = hHead * lerp(0.47, 0.37, t) * p.headWidth;
   const headHalfDepth = headHalfWidth * lerp(1.0, 1.12, t) * p.headDepth;
   const neckRadius = Math.min(headHalfWidth * lerp(0.36, 0.62, t) * b.neck, chestHalfWidth * 0.55);
@@ -186,7 +191,7 @@ export function buildBodyCore(params: HumanoidParams): BodyCore {
   set('Neck', [0, yNeck, -neckRadius * 0.15]);
   set('Head', [0, yChin + hHead * 0.24, headCentre[2] - headHalfDepth * 0.12]);
   set('HeadTop_End', [0, H, headCentre[2]]);
-  shapes.push(capsule([0, yNeck - neckRadius, -neckRadius * 0.2], [0, yChin + hHead * 0.28, headCentre[2] - headHalfDepth * 0.15],
+  shapes.push(capsule([0, yNeck - neckRadius, -neckRadius * 0.2], [0, yChin + hHead * 0.06, headCentre[2] - headHalfDepth * 0.3],
     neckRadius * 1.1, neckRadius, { bone: JOINT.Neck, blend: neckRadius * 0.8 }));
   shapes.push(capsule(headCentre, craniumBottom, headHalfWidth, headHalfWidth * 0.97,
     { bone: JOINT.Head, depthScale: headHalfDepth / headHalfWidth, blend: neckRadius * 0.5 }));
@@ -211,7 +216,7 @@ export function buildBodyCore(params: HumanoidParams): BodyCore {
     const sx = s === 0 ? 1 : -1;
     const armLength = below * lerp(0.34, 0.385, t) * p.arms * side.lengthScale;
     const limb = p.limbs * side.limbScale * b.arms * chunky;
-    const upperRadius = below * 0.031 * limb;
+    const upperRadius = below * UPPER_ARM_RADIUS * limb;
     const shoulderBall: Vec3 = [sx * shoulderHalfWidth, yShoulder, -chestHalfDepth * 0.08];
     const inner: Vec3 = [sx * neckRadius * 0.9, yShoulder + (yNeck - yShoulder) * 0.55, -chestHalfDepth * 0.05];
     set(s === 0 ? 'LeftShoulder' : 'RightShoulder', [sx * neckRadius * 1.05, yShoulder + (yNeck - yShoulder) * 0.5, chestHalfDepth * 0.12]);

@@ -38,6 +38,9 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
   const thin = (t: number) => Math.max(t, 2.2 * cell);
   const torsoLength = core.yNeck - core.yHip;
   const [legL] = core.legs;
+  // a separate skirt's front blends from one thigh to the other across the whole gap between them; fused into the
+  // body, its hem must take the legs' own weights where the legs come out of it
+  const midlineRamp = params.fused ? 0 : legL.hip[0];
 
   const lowerCone = (hem: number, flare: number, topY: number, topRadius: number): Shape => {
     const hemY = Math.max(core.yHip * (1 - hem), 0.02 * core.height);
@@ -53,7 +56,7 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
     const topY = core.yHip + torsoLength * 0.3;
     items.push({
       name: 'skirt', shapes: [lowerCone(c.skirt.hem, c.skirt.flare, topY, core.waistHalfWidth * 1.12)], floor: true,
-      weights: { kind: 'bones', bones: bones('Hips', 'Spine', 'LeftUpLeg', 'RightUpLeg'), sideMargin: legL.hip[0] }, maxCell: Infinity,
+      weights: { kind: 'bones', bones: bones('Hips', 'Spine', 'LeftUpLeg', 'RightUpLeg'), sideMargin: midlineRamp }, maxCell: Infinity,
     });
   }
   if (c.coat) {
@@ -63,14 +66,14 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
       name: 'coat',
       shapes: [
         lowerCone(c.coat.hem, c.coat.flare, core.yHip + torsoLength * 0.35, core.waistHalfWidth * 1.15),
-        capsule([0, core.yHip + torsoLength * 0.25, 0], [0, core.yNeck - r * 0.7, 0], Math.max(core.waistHalfWidth, core.hipHalfWidth) * 1.1, r,
+        capsule([0, core.yHip + torsoLength * 0.25, 0], [0, core.yNeck - r, 0], Math.max(core.waistHalfWidth, core.hipHalfWidth) * 1.1, r,
           { depthScale: (core.chestHalfDepth * 1.12) / r, blend: 0.02 * core.height }),
         capsule([-(core.shoulderHalfWidth - shoulderR * 0.5), core.yShoulder + shoulderR * 0.3, -core.chestHalfDepth * 0.05],
           [core.shoulderHalfWidth - shoulderR * 0.5, core.yShoulder + shoulderR * 0.3, -core.chestHalfDepth * 0.05], shoulderR, shoulderR,
           { depthScale: (core.chestHalfDepth * 1.05) / shoulderR, blend: 0.02 * core.height }),
       ],
       floor: true,
-      weights: { kind: 'bones', bones: bones('Hips', 'Spine', 'Spine1', 'Spine2', 'LeftShoulder', 'RightShoulder', 'LeftUpLeg', 'RightUpLeg', 'LeftLeg', 'RightLeg'), sideMargin: legL.hip[0] },
+      weights: { kind: 'bones', bones: bones('Hips', 'Spine', 'Spine1', 'Spine2', 'Neck', 'LeftShoulder', 'RightShoulder', 'LeftUpLeg', 'RightUpLeg', 'LeftLeg', 'RightLeg'), sideMargin: midlineRamp },
       maxCell: Infinity,
     });
   }
@@ -101,22 +104,23 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
     if (h.long) {
       const lengthDown = torsoLength * h.length;
       // hanging clear of the back (a fused surface would glue Head-weighted hair to the spine)
-      const behind = -Math.max(core.chestHalfDepth, core.neckRadius * 1.2) - 0.015 * core.height - 2 * cell;
+      const behind = -Math.max(core.chestHalfDepth, core.waistHalfDepth, core.neckRadius * 1.2) - 0.015 * core.height - 2 * cell;
       const width = core.headHalfWidth * 0.85;
       const depth = Math.max(core.headHalfDepth * 0.3, 2.5 * cell);
       shapes.push(cone([0, core.yNeck - lengthDown, behind - depth], [0, core.eyeY, centre[2] - core.headHalfDepth * 0.45], width * 0.85, width,
         Math.min(width * 0.2, depth * 0.6), { depthScale: depth / width, blend: core.headHalfWidth * 0.3 }));
     }
-    items.push({ name: 'hair', shapes, floor: false, weights: { kind: 'rigid', bone: JOINT.Head }, maxCell: Infinity });
+    // hair moves with the head, and where it reaches down the nape with the neck
+    items.push({ name: 'hair', shapes, floor: false, weights: { kind: 'bones', bones: bones('Head', 'Neck'), sideMargin: 0 }, maxCell: Infinity });
   }
   if (c.hat) {
     const r = core.headHalfWidth * c.hat.size * (c.hair ? c.hair.volume : 1);
     const baseY = core.headCentre[1] + core.headHalfWidth * 0.3;
     const hz = core.headCentre[2] - core.headHalfDepth * 0.05;
     const shapes: Shape[] = [];
-    const brimThickness = thin(0.04 * r);
+    const brimThickness = thin(0.05 * r);
     if (c.hat.style === 'brim') {
-      shapes.push(cone([0, baseY, hz], [0, baseY + brimThickness, hz], r * 1.9, r * 1.9, brimThickness * 0.45));
+      shapes.push(cone([0, baseY, hz], [0, baseY + brimThickness, hz], r * 1.75, r * 1.75, brimThickness * 0.45));
       shapes.push(cone([0, baseY, hz], [0, baseY + r * 1.1, hz], r * 1.08, r * 0.98, r * 0.15, { blend: r * 0.1 }));
     } else if (c.hat.style === 'cone') {
       shapes.push(cone([0, baseY, hz], [0, baseY + brimThickness, hz], r * 1.5, r * 1.5, brimThickness * 0.45));
@@ -132,7 +136,9 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
     const s = c.shoes;
     const shapes: Shape[] = [];
     for (const leg of core.legs) {
-      const footR = leg.footHalfWidth * s.bulk;
+      // never across the midline: the two shoes (and boot shafts) stay apart, so left and right do not fuse
+      const room = (x: number) => Math.abs(x) - 0.012 * core.height - 1.5 * cell;
+      const footR = Math.min(leg.footHalfWidth * s.bulk, room(leg.ankle[0]));
       const heelZ = leg.heel[2] - leg.footLength * 0.06;
       const toeZ = leg.toeTip[2] + leg.footLength * 0.06;
       const height = Math.max(leg.ankle[1] * 0.8, leg.heel[1] * 2) * s.bulk;
@@ -140,8 +146,10 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
         Math.min(height / 2, footR) * 0.85));
       const top = s.boots ? leg.ankle[1] + (leg.knee[1] - leg.ankle[1]) * 0.6 : leg.ankle[1] * 1.1;
       const shin: Vec3 = [leg.ankle[0] + (leg.knee[0] - leg.ankle[0]) * 0.6, top, leg.ankle[2] + (leg.knee[2] - leg.ankle[2]) * 0.6];
-      shapes.push(cone([leg.ankle[0], height * 0.3, leg.ankle[2] - leg.ankleRadius * 0.3], shin, leg.ankleRadius * 1.35 * s.bulk,
-        (s.boots ? leg.kneeRadius * 1.15 : leg.ankleRadius * 1.3) * s.bulk, leg.ankleRadius * 0.3, { blend: leg.ankleRadius * 0.5 }));
+      const shaftBottom = Math.min(leg.ankleRadius * 1.35 * s.bulk, room(leg.ankle[0]));
+      const shaftTop = Math.min((s.boots ? leg.kneeRadius * 1.15 : leg.ankleRadius * 1.3) * s.bulk, room(shin[0]));
+      shapes.push(cone([leg.ankle[0], height * 0.3, leg.ankle[2] - leg.ankleRadius * 0.3], shin, Math.max(shaftBottom, leg.ankleRadius * 1.05),
+        Math.max(shaftTop, leg.ankleRadius * 1.05), leg.ankleRadius * 0.3, { blend: leg.ankleRadius * 0.5 }));
     }
     items.push({
       name: s.boots ? 'boots' : 'shoes', shapes, floor: true,
@@ -182,13 +190,7 @@ export function buildArmClothing(params: HumanoidParams, core: BodyCore, arms: [
   const thin = (t: number) => Math.max(t, 2.2 * cell);
   if (c.sleeves) {
     const shapes: Shape[] = [];
-    for (const a of arms) {
-      const dirUpper = normalize([a.elbow[0] - a.shoulderBall[0], a.elbow[1] - a.shoulderBall[1], a.elbow[2] - a.shoulderBall[2]]);
-      const start = add(a.shoulderBall, scale(dirUpper, a.upperRadius * 0.3));
-      const cuff = add(a.wrist, scale(normalize([a.wrist[0] - a.elbow[0], a.wrist[1] - a.elbow[1], a.wrist[2] - a.elbow[2]]), -a.wristRadius * 0.5));
-      shapes.push(cone(start, a.elbow, a.upperRadius * 1.25, a.elbowRadius * 1.4, a.elbowRadius * 0.3));
-      shapes.push(cone(a.elbow, cuff, a.elbowRadius * 1.4, a.wristRadius * 1.5 * c.sleeves.flare, a.wristRadius * 0.3, { blend: a.elbowRadius * 0.3 }));
-    }
+    for (const a of arms) shapes.push(...sleeveShapes(a, c.sleeves.flare));
     items.push({
       name: 'sleeves', shapes, floor: false,
       weights: { kind: 'bones', bones: bones('LeftShoulder', 'LeftArm', 'LeftForeArm', 'LeftHand', 'RightShoulder', 'RightArm', 'RightForeArm', 'RightHand', 'Spine2'), sideMargin: 0 },
@@ -229,6 +231,20 @@ export function buildArmClothing(params: HumanoidParams, core: BodyCore, arms: [
     items.push({ name: c.prop.kind, shapes, floor: false, weights: { kind: 'rigid', bone: handBone }, maxCell });
   }
   return items;
+}
+
+/**
+ * sleeveShapes: one wide sleeve around a posed arm: a cone over the upper arm, one flaring from the elbow to the cuff
+ * just short of the wrist. arm: the arm's frame, flare: cuff radius over 1.5 wrist radii → [upper, lower] shapes
+ */
+export function sleeveShapes(a: ArmFrame, flare: number): Shape[] {
+  const dirUpper = normalize([a.elbow[0] - a.shoulderBall[0], a.elbow[1] - a.shoulderBall[1], a.elbow[2] - a.shoulderBall[2]]);
+  const start = add(a.shoulderBall, scale(dirUpper, a.upperRadius * 0.3));
+  const cuff = add(a.wrist, scale(normalize([a.wrist[0] - a.elbow[0], a.wrist[1] - a.elbow[1], a.wrist[2] - a.elbow[2]]), -a.wristRadius * 0.5));
+  return [
+    cone(start, a.elbow, a.upperRadius * 1.25, a.elbowRadius * 1.4, a.elbowRadius * 0.3),
+    cone(a.elbow, cuff, a.elbowRadius * 1.4, a.wristRadius * 1.5 * flare, a.wristRadius * 0.3, { blend: a.elbowRadius * 0.3 }),
+  ];
 }
 
 /**

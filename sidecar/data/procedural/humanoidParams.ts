@@ -102,8 +102,10 @@ export function sampleHumanoidParams(seed: number, targetVertices?: number): Hum
     heightMetres = rng.range(0.5, 2.2);
   }
   const pose = pickWeighted(rng, [['T', 0.3], ['A', 0.4], ['down', 0.3]] as const);
-  const touching = rng.chance(0.12);
-  const armGap = touching ? -rng.range(0.001, 0.005) : rng.range(0.006, 0.022);
+  // only hanging arms may rest against the body
+  const touching = rng.chance(0.12) && pose === 'down';
+  const overlap = rng.range(0.001, 0.005), clearance = rng.range(0.006, 0.022);
+  const armGap = touching ? -overlap : clearance;
   const bent = rng.chance(0.4);
   const asym = rng.range(0, 1);
   const side = (): SideParams => {

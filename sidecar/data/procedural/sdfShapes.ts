@@ -23,6 +23,10 @@ export interface Shape {
   rb: number;
   /** cone: rounding radius of the cap edges */
   rounding: number;
+  /** capsule, cone: b - a (squashed space), its length and 1 / length² (0 for a sphere) */
+  ab: Vec3;
+  length: number;
+  invLength2: number;
   /** box axes (orthonormal), unused for the others */
   u: Vec3;
   v: Vec3;
@@ -88,10 +92,17 @@ function finish(core: ShapeCore, options: ShapeOptions): Shape {
   const depthScale = options.depthScale ?? 1;
   const zc = core.a[2];
   const squash = (p: Vec3): Vec3 => [p[0], p[1], zc + (p[2] - zc) / depthScale];
+  const a = core.kind === 'box' ? core.a : squash(core.a);
+  const b = core.kind === 'box' ? core.b : squash(core.b);
+  const ab: Vec3 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+  const length2 = dot3(ab, ab);
   const shape: Shape = {
     kind: core.kind,
-    a: core.kind === 'box' ? core.a : squash(core.a),
-    b: core.kind === 'box' ? core.b : squash(core.b),
+    a,
+    b,
+    ab,
+    length: Math.sqrt(length2),
+    invLength2: length2 > 0 ? 1 / length2 : 0,
     ra: core.ra,
     rb: core.rb,
     rounding: core.rounding,
@@ -134,38 +145,43 @@ function worldBox(s: Shape): number[] {
  * shapeDistance: the signed distance bound of one shape at world point (x, y, z) (m, negative inside).
  */
 export function shapeDistance(s: Shape, x: number, y: number, z: number): number {
-  const d = uncutDistance(s, x, y, z);
+  // one small function per kind, so that the hot callers can inline the one they meet
+  const d = s.kind === 'capsule' ? capsuleDistance(s, x, y, z) : s.kind === 'cone' ? coneDistance(s, x, y, z) : boxDistance(s, x, y, z);
   if (s.cutNormal === null) return d;
   const plane = s.cutNormal[0] * x + s.cutNormal[1] * y + s.cutNormal[2] * z - s.cutOffset;
   return plane > d ? plane : d;
 }
 
-function uncutDistance(s: Shape, x: number, y: number, z: number): number {
-  if (s.kind === 'box') {
-    const px = x - s.a[0], py = y - s.a[1], pz = z - s.a[2];
-    const r = s.rounding;
-    const qx = Math.abs(px * s.u[0] + py * s.u[1] + pz * s.u[2]) - (s.b[0] - r);
-    const qy = Math.abs(px * s.v[0] + py * s.v[1] + pz * s.v[2]) - (s.b[1] - r);
-    const qz = Math.abs(px * s.w[0] + py * s.w[1] + pz * s.w[2]) - (s.b[2] - r);
-    const ox = Math.max(qx, 0), oy = Math.max(qy, 0), oz = Math.max(qz, 0);
-    return Math.sqrt(ox * ox + oy * oy + oz * oz) + Math.min(Math.max(qx, qy, qz), 0) - r;
-  }
-  const sz = s.depthScale === 1 ? z : s.zc + (z - s.zc) / s.depthScale;
-  const bx = s.b[0] - s.a[0], by = s.b[1] - s.a[1], bz = s.b[2] - s.a[2];
-  const px = x - s.a[0], py = y - s.a[1], pz = sz - s.a[2];
-  const len2 = bx * bx + by * by + bz * bz;
-  if (s.kind === 'capsule') {
-    const t = len2 > 0 ? Math.max(0, Math.min(1, (px * bx + py * by + pz * bz) / len2)) : 0;
-    const dx = px - t * bx, dy = py - t * by, dz = pz - t * bz;
-    return Math.sqrt(dx * dx + dy * dy + dz * dz) - (s.ra + t * (s.rb - s.ra));
-  }
-  // cone: the 2D distance in the (radial, axial) half plane to the frustum shrunk by the rounding, minus the rounding
-  const len = Math.sqrt(len2);
-  const h = (px * bx + py * by + pz * bz) / len;
-  const rx = px - (h * bx) / len, ry = py - (h * by) / len, rz = pz - (h * bz) / len;
+function capsuleDistance(s: Shape, x: number, y: number, z: number): number {
+  const px = x - s.a[0], py = y - s.a[1], pz = (s.depthScale === 1 ? z : s.zc + (z - s.zc) / s.depthScale) - s.a[2];
+  const ab = s.ab;
+  let t = (px * ab[0] + py * ab[1] + pz * ab[2]) * s.invLength2;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  const dx = px - t * ab[0], dy = py - t * ab[1], dz = pz - t * ab[2];
+  return Math.sqrt(dx * dx + dy * dy + dz * dz) - (s.ra + t * (s.rb - s.ra));
+}
+
+/** The 2D distance in the (radial, axial) half plane to the frustum shrunk by the rounding, minus the rounding. */
+function coneDistance(s: Shape, x: number, y: number, z: number): number {
+  const px = x - s.a[0], py = y - s.a[1], pz = (s.depthScale === 1 ? z : s.zc + (z - s.zc) / s.depthScale) - s.a[2];
+  const ab = s.ab;
+  const len = s.length;
+  const h = (px * ab[0] + py * ab[1] + pz * ab[2]) / len;
+  const rx = px - (h * ab[0]) / len, ry = py - (h * ab[1]) / len, rz = pz - (h * ab[2]) / len;
   const q = Math.sqrt(rx * rx + ry * ry + rz * rz);
   const r = s.rounding;
   return trapezoidDistance(q, h, r, len - r, s.ra - r, s.rb - r) - r;
+}
+
+function boxDistance(s: Shape, x: number, y: number, z: number): number {
+  const px = x - s.a[0], py = y - s.a[1], pz = z - s.a[2];
+  const r = s.rounding;
+  const qx = Math.abs(px * s.u[0] + py * s.u[1] + pz * s.u[2]) - (s.b[0] - r);
+  const qy = Math.abs(px * s.v[0] + py * s.v[1] + pz * s.v[2]) - (s.b[1] - r);
+  const qz = Math.abs(px * s.w[0] + py * s.w[1] + pz * s.w[2]) - (s.b[2] - r);
+  const ox = qx > 0 ? qx : 0, oy = qy > 0 ? qy : 0, oz = qz > 0 ? qz : 0;
+  const inner = Math.max(qx, qy, qz);
+  return Math.sqrt(ox * ox + oy * oy + oz * oz) + (inner < 0 ? inner : 0) - r;
 }
 
 /**

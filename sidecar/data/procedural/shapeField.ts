@@ -71,9 +71,9 @@ export class ShapeField {
     const i = Math.floor((x - this.origin[0]) / this.size);
     const j = Math.floor((y - this.origin[1]) / this.size);
     const k = Math.floor((z - this.origin[2]) / this.size);
-    const [nx, ny, nz] = this.dims;
-    if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) return -1;
-    return i + nx * (j + ny * k);
+    const dims = this.dims;
+    if (i < 0 || j < 0 || k < 0 || i >= dims[0] || j >= dims[1] || k >= dims[2]) return -1;
+    return i + dims[0] * (j + dims[1] * k);
   }
 
   /**
