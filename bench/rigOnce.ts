@@ -2,6 +2,7 @@
  * One benchmark job in a process of its own, so that its peak memory is that job's alone.
  *
  *   node dist/bench/rigOnce.js rig  <mesh.bin> [<result.bin>]
+ *   node dist/bench/rigOnce.js rig-learned <mesh.bin> [<result.bin>]    (method learned: models/joints2d.onnx)
  *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
@@ -12,7 +13,7 @@
  * the mesh as read.
  */
 import { readFileSync } from 'node:fs';
-import { rigCharacter, skinCharacter } from '../sidecar/pipeline.js';
+import { rigCharacter, rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
 import type { RigResult, SkinResult } from '../sidecar/types.js';
 import { readMeshBundle, readRigBundle, writeRigBundle } from './bundle.js';
 import { stageRecorder } from './stageTimes.js';
@@ -29,10 +30,10 @@ export function peakRssBytes(): number {
   return process.resourceUsage().maxRSS * 1024;
 }
 
-function main(argv: string[]): void {
+async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
-  if ((mode !== 'rig' && mode !== 'skin') || !meshPath || (mode === 'skin' && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>]\n');
+  if ((mode !== 'rig' && mode !== 'rig-learned' && mode !== 'skin') || !meshPath || (mode === 'skin' && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>]\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
@@ -44,7 +45,9 @@ function main(argv: string[]): void {
   const t0 = performance.now();
   const result: RigResult | SkinResult = skeleton
     ? skinCharacter(parts, skeleton, [], {}, recorder.onProgress)
-    : rigCharacter(parts, {}, recorder.onProgress);
+    : mode === 'rig-learned'
+      ? await rigCharacterAsync(parts, { method: 'learned' }, recorder.onProgress)
+      : rigCharacter(parts, {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const stages = recorder.finish().seconds;
@@ -62,4 +65,4 @@ function main(argv: string[]): void {
   process.stdout.write(JSON.stringify(report) + '\n');
 }
 
-main(process.argv.slice(2));
+await main(process.argv.slice(2));

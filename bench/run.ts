@@ -222,6 +222,16 @@ async function main(): Promise<void> {
     say('rig ~30k');
     reports.rig30k = runChildMedian(['rig', meshes.k30.path, rigPath(meshes.k30)]);
     rows.push(childRow('rig', meshes.k30, reports.rig30k, '≤ 1.5 s', (t) => t <= 1.5));
+    say('rig ~30k, method learned');
+    reports.rigLearned30k = runChildMedian(['rig-learned', meshes.k30.path]);
+    rows.push(childRow('rig --method learned', meshes.k30, reports.rigLearned30k, '(none)'));
+    const learned = reports.rigLearned30k;
+    const skeletonStage = 'error' in learned ? undefined : learned.stages?.skeleton;
+    rows.push({
+      measurement: 'learned skeleton stage (front view + joints2d.onnx + lift)', mesh: meshName(meshes.k30), vertices: meshes.k30.vertices,
+      seconds: skeletonStage, target: '≤ 1 s', pass: skeletonStage === undefined ? false : skeletonStage <= 1,
+      note: skeletonStage === undefined ? `not measured: ${'error' in learned ? learned.error : 'no stage times'}` : 'includes loading the ONNX session',
+    });
     say('rig ~300k');
     reports.rig300k = runChildMedian(['rig', meshes.k300.path, rigPath(meshes.k300)]);
     rows.push(childRow('rig', meshes.k300, reports.rig300k, '≤ 4 s', (t) => t <= 4));

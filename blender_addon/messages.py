@@ -204,10 +204,14 @@ def _check_mesh_limits(objects):
         raise AutoRigFailure(protocol.ERROR_EMPTY_MESH, "the selection has no faces to rig")
 
 
-def rig_request(job_id, objects, prefix=True):
-    """rig: objects are MeshObject maps (see mesh_object)."""
+def rig_request(job_id, objects, prefix=True, method=None):
+    """rig: objects are MeshObject maps (see mesh_object); method: "geometric", "learned", "hybrid" or None (the
+    sidecar's default)."""
     _check_mesh_limits(objects)
-    return {"kind": protocol.KIND_RIG, "id": job_id, "objects": objects, "options": {"prefix": bool(prefix)}}
+    options = {"prefix": bool(prefix)}
+    if method is not None:
+        options["method"] = str(method)
+    return {"kind": protocol.KIND_RIG, "id": job_id, "objects": objects, "options": options}
 
 
 def skin_request(job_id, objects, joints, locked=(), prefix=True):

@@ -140,6 +140,9 @@ class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
     prefix: bpy.props.BoolProperty(
         name="mixamorig: Prefix", default=True,
         description="Name the bones mixamorig:Hips, mixamorig:Spine... (as Mixamo does); off: Hips, Spine...")
+    method: bpy.props.EnumProperty(
+        name="Method", default='DEFAULT', items=preferences.METHOD_ITEMS,
+        description="How the skeleton is found")
 
     @classmethod
     def poll(cls, context):
@@ -149,10 +152,13 @@ class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
         prefs = addon_preferences(context)
         if prefs is not None and not self.properties.is_property_set("prefix"):
             self.prefix = prefs.prefix
+        if prefs is not None and not self.properties.is_property_set("method"):
+            self.method = prefs.method
         meshes = scene_io.selected_meshes(context)
         objects, counts = scene_io.mesh_objects(meshes)
         names = [obj.name for obj in meshes]
-        request = messages.rig_request(client.new_job_id("rig"), objects, prefix=self.prefix)
+        method = None if self.method == 'DEFAULT' else self.method.lower()
+        request = messages.rig_request(client.new_job_id("rig"), objects, prefix=self.prefix, method=method)
 
         def check(payload):
             return messages.check_rig_result(payload, counts)

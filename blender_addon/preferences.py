@@ -31,6 +31,15 @@ def unregister_session_token():
         delattr(bpy.types.WindowManager, _TOKEN_PROPERTY)
 
 
+
+# Auto Rig's methods (shared-schema RigOptions.method); DEFAULT leaves the choice to the sidecar.
+METHOD_ITEMS = (
+    ('DEFAULT', "Default", "The sidecar's default method"),
+    ('GEOMETRIC', "Geometric", "Joints read from the silhouette by rules"),
+    ('LEARNED', "Learned", "Joints from the trained 2D joint network (models/joints2d.onnx)"),
+    ('HYBRID', "Hybrid", "The network's joints where it is confident, the rules' elsewhere"),
+)
+
 class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
     bl_idname = __package__
 
@@ -49,6 +58,9 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
         description="Start the sidecar when none answers; it stops when Blender quits")
     prefix: bpy.props.BoolProperty(
         name="mixamorig: prefix", default=True, description="Default for Auto Rig's bone names")
+    method: bpy.props.EnumProperty(
+        name="Method", default='DEFAULT', items=METHOD_ITEMS,
+        description="How Auto Rig finds the skeleton (the sidecar's default is the one that measured best)")
 
     def draw(self, context):
         layout = self.layout
@@ -61,6 +73,7 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
             layout.prop(context.window_manager, _TOKEN_PROPERTY)
             layout.label(text="The token is kept for this session only, never saved", icon='LOCKED')
         layout.prop(self, "prefix")
+        layout.prop(self, "method")
         try:
             argv = client.resolve_command(client.SidecarConfig(node=self.node_executable, entry=self.sidecar_entry))
             layout.label(text="Starts: %s serve" % " ".join(argv), icon='CHECKMARK')

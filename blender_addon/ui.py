@@ -27,7 +27,9 @@ class AUTORIG_PT_main(bpy.types.Panel):
         op = column.operator("autorig.auto_rig", icon='ARMATURE_DATA')
         op.prefix = prefix
         if prefs is not None:
+            op.method = prefs.preferences.method
             column.prop(prefs.preferences, "prefix")
+            column.prop(prefs.preferences, "method")
 
         armature = scene_io.bound_armature(context.active_object)
         box = layout.box()

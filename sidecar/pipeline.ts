@@ -1,7 +1,8 @@
 /**
  * The rigging pipeline, stage by stage: mesh/ (merge, clean, canonical frame) → skeleton/ (front-view render,
- * 2D landmarks, ray-midpoint lift) → skinning/ (solid voxelisation, geodesic weights, mapping to vertices).
- * Synchronous and pure: the server runs it in a worker thread so that cancel can stop it at once.
+ * 2D landmarks, ray-midpoint lift) → skinning/ (solid voxelisation, geodesic weights, mapping to vertices; or the
+ * learned network's point weights carried to the vertices). The geometric method is synchronous and pure; the learned
+ * ones await onnxruntime. The server runs either in a worker thread so that cancel can stop it at once.
  */
 import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from './errors.js';
@@ -11,13 +12,17 @@ import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
-import { estimateSkeleton, FRONT_VIEW_RESOLUTION } from './skeleton/estimateSkeleton.js';
+import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
 import { renderFrontView } from './skeleton/frontView.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
+import { MIXAMO_JOINTS } from './skeleton/mixamoTemplate.js';
+import { refinedSkeleton } from './skeleton/refinedSkeleton.js';
 import { modelPath } from './learned/modelFiles.js';
 import { loadModel, selectedProvider } from './learned/onnxSession.js';
+import { learnedSkinning, predictPointRig } from './skinning/learnedSkinning.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
+import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
 import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
 
@@ -31,20 +36,33 @@ export const INFLUENCES = 4;
  */
 export const MAX_SURFACE_SAMPLES = 100_000_000;
 
-/** The pipeline variants: `geometric` (silhouette rules), `learned` (HumanRig's 2D joint network), `hybrid` (both). */
+/**
+ * The pipeline variants: `geometric` (silhouette rules, voxel skinning), `learned` (HumanRig's networks: 2D joints,
+ * joint refinement and skinning weights), `hybrid` (2D joints from the network where it is confident and from the
+ * rules elsewhere, voxel skinning).
+ */
 export const METHODS = ['geometric', 'learned', 'hybrid'] as const;
 export type Method = (typeof METHODS)[number];
-/** What `rig` uses when the request names no method (docs/EVAL.md has the comparison that chose it). */
-export const DEFAULT_METHOD: Method = 'geometric';
+/**
+ * What rigCharacterAsync (the server, `autorig rig`, eval) uses when the request names no method: docs/EVAL.md has the
+ * comparison on the held-out characters that chose it. rigCharacter (synchronous) is always the geometric pipeline, and
+ * skinning without a method is the voxel skinning.
+ */
+export const DEFAULT_METHOD: Method = 'hybrid';
 
 /**
- * rig with any method: the learned methods run an ONNX model (asynchronous), the geometric one is rigCharacter.
- * Skinning is the geometric voxel skinning for every method until a learned skinning model ships.
+ * rig with any method: the learned methods run ONNX models (asynchronous), the geometric one is rigCharacter.
+ * learned: 2D joints from joints2d.onnx, lifted to 3D, refined by point_rig.onnx, which also gives the weights
+ * (learnedSkinning.ts); needs both models. hybrid: the hybrid 2D joints (estimateSkeleton) and the geometric voxel
+ * skinning; needs joints2d.onnx. A missing model is answered with MODEL_MISSING, never a quiet fallback.
  */
 export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): Promise<RigResult> {
   const method = checkMethod(options);
   if (method === 'geometric') return rigCharacter(parts, options, onProgress);
   const t0 = performance.now();
+  // The models load before any work, so that a missing one is answered at once.
+  const joints2d = await loadModel(modelPath('joints2d'));
+  const pointRig = method === 'learned' ? await loadModel(modelPath('pointRig')) : null;
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   checkSurfaceWork(mesh);
@@ -54,18 +72,39 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
   const canonical = toCanonical(mesh.positions, cf);
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
-  const session = await loadModel(modelPath('joints2d'));
-  const prediction = await predictJoints2D(session, view);
-  const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method, prediction }, view);
-  onProgress('skinning', 0.25);
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
+  const prediction = await predictJoints2D(joints2d, view);
+  const prefix = options.prefix ?? true;
+  const estimate = estimateSkeleton(canonical, body, cf, prefix, { method, prediction }, view);
+  const coarse = canonicalJoints(estimate);
+  let skeleton: Skeleton;
+  let objects: PartWeights[];
+  if (pointRig) {
+    onProgress('skinning', 0.2);
+    const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
+      influences: INFLUENCES,
+      onProgress: (f) => onProgress('skinning', 0.2 + 0.8 * f),
+    });
+    skeleton = refinedSkeleton(estimate, learned.refinedJoints, cf, prefix);
+    objects = partWeights(parts, mesh, skeleton, { indices: learned.indices, weights: learned.weights }, []);
+  } else {
+    skeleton = estimate.skeleton;
+    onProgress('skinning', 0.25);
+    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
+  }
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
+}
+
+/** The estimate's joint heads in the canonical frame, MIXAMO_JOINTS order: Float32Array #23*3. */
+function canonicalJoints(estimate: SkeletonEstimate): Float32Array {
+  const out = new Float32Array(MIXAMO_JOINTS.length * 3);
+  MIXAMO_JOINTS.forEach((name, j) => out.set(estimate.canonical[name], 3 * j));
+  return out;
 }
 
 /** rig: find the 22-joint Mixamo skeleton (+HeadTop_End) and top-4 weights for every vertex of every part. */
 export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): RigResult {
   const t0 = performance.now();
-  if (checkMethod(options) !== 'geometric') {
+  if (checkMethod(options, 'geometric') !== 'geometric') {
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call rigCharacterAsync`);
   }
   onProgress('mesh', 0);
@@ -83,6 +122,47 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
 }
 
+/**
+ * skin with any method. geometric: skinCharacter. learned: point_rig.onnx's weights for the user's skeleton, which must
+ * be our 23-joint Mixamo template (templateJoints.ts; its joints are the network's input as they are, not refined);
+ * BAD_REQUEST for any other skeleton, MODEL_MISSING without the model. hybrid chooses how rig finds joints and has no
+ * skinning of its own: BAD_REQUEST.
+ */
+export async function skinCharacterAsync(
+  parts: MeshPart[],
+  skeleton: Skeleton,
+  locked: LockedGroup[] = [],
+  options: RigOptions = {},
+  onProgress: ProgressFn = () => {},
+): Promise<SkinResult> {
+  const method = checkMethod(options, 'geometric');
+  if (method === 'geometric') return { ...skinCharacter(parts, skeleton, locked, options, onProgress), method };
+  if (method === 'hybrid') {
+    throw new AutoRigError('BAD_REQUEST', 'method "hybrid" only chooses how rig finds the joints; skin with "geometric" or "learned"');
+  }
+  const t0 = performance.now();
+  checkSkeleton(skeleton);
+  const slots = templateJointSlots(skeleton);
+  const session = await loadModel(modelPath('pointRig'));
+  onProgress('mesh', 0);
+  const mesh = mergeParts(parts);
+  checkSurfaceWork(mesh);
+  checkLocked(parts, skeleton, locked);
+  onProgress('frame', 0.05);
+  const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
+  const canonical = toCanonical(mesh.positions, cf);
+  onProgress('skinning', 0.1);
+  const learned = await learnedSkinning(session, canonical, mesh.triangles, templateJointsInCanonical(skeleton, slots, cf), {
+    influences: INFLUENCES,
+    onProgress: (f) => onProgress('skinning', 0.1 + 0.9 * f),
+  });
+  // The network's joints are the template's; the result indexes the user's skeleton. HeadTop_End is never weighted, so
+  // a skeleton without it loses nothing (an unused slot keeps index 0 with weight 0).
+  const indices = learned.indices.map((t, i) => (learned.weights[i] > 0 ? slots[t] : 0));
+  const objects = partWeights(parts, mesh, skeleton, { indices, weights: learned.weights }, locked);
+  return { skeleton, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
+}
+
 /** skin: weights for a skeleton the user supplies; locked groups keep their weights, the rest renormalise around them. */
 export function skinCharacter(
   parts: MeshPart[],
@@ -92,18 +172,14 @@ export function skinCharacter(
   onProgress: ProgressFn = () => {},
 ): SkinResult {
   const t0 = performance.now();
-  if (checkMethod(options) !== 'geometric') {
-    throw new AutoRigError('BAD_REQUEST', `method "${options.method}" has no learned skinning model yet: skin with "geometric"`);
+  if (checkMethod(options, 'geometric') !== 'geometric') {
+    throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call skinCharacterAsync`);
   }
   checkSkeleton(skeleton);
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   checkSurfaceWork(mesh);
-  for (const l of locked) {
-    if (l.object >= parts.length) throw new AutoRigError('BAD_INDEX', `locked group "${l.bone}" names object ${l.object}, but there are ${parts.length}`);
-    if (l.weights.length !== parts[l.object].positions.length / 3) throw new AutoRigError('BAD_ARRAY', `locked group "${l.bone}" has ${l.weights.length} weights for ${parts[l.object].positions.length / 3} vertices`);
-    if (!skeleton.joints.some((j) => j.name === l.bone)) throw new AutoRigError('BAD_SKELETON', `locked group "${l.bone}" is not a bone of the skeleton`);
-  }
+  checkLocked(parts, skeleton, locked);
   onProgress('frame', 0.05);
   const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
   const canonical = toCanonical(mesh.positions, cf);
@@ -112,11 +188,21 @@ export function skinCharacter(
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** Locked groups must name an object, have one weight per vertex of it, and name a bone of the skeleton. */
+function checkLocked(parts: MeshPart[], skeleton: Skeleton, locked: LockedGroup[]): void {
+  for (const l of locked) {
+    if (l.object >= parts.length) throw new AutoRigError('BAD_INDEX', `locked group "${l.bone}" names object ${l.object}, but there are ${parts.length}`);
+    if (l.weights.length !== parts[l.object].positions.length / 3) throw new AutoRigError('BAD_ARRAY', `locked group "${l.bone}" has ${l.weights.length} weights for ${parts[l.object].positions.length / 3} vertices`);
+    if (!skeleton.joints.some((j) => j.name === l.bone)) throw new AutoRigError('BAD_SKELETON', `locked group "${l.bone}" is not a bone of the skeleton`);
+  }
+}
+
 /** Leaves such as Mixamo's HeadTop_End mark where a chain ends; they carry no weight. */
 export function isDeformingJoint(name: string): boolean {
   return !/_?end$/i.test(name);
 }
 
+/** The geometric voxel skinning (skinInVoxels) of the whole mesh, then split into parts (partWeights). */
 function skinParts(
   parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
   locked: LockedGroup[], onProgress: (f: number) => void,
@@ -127,7 +213,16 @@ function skinParts(
     parent: j.parent,
     deform: isDeformingJoint(j.name),
   }));
-  const all = skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress);
+  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress), locked);
+}
+
+/**
+ * Top-k weights of the merged mesh (indices into skeleton.joints, #V*k each) → one PartWeights per part, the locked
+ * groups of each part merged in (lockedGroups.ts).
+ */
+function partWeights(
+  parts: MeshPart[], mesh: MergedMesh, skeleton: Skeleton, all: { indices: Uint16Array; weights: Float32Array }, locked: LockedGroup[],
+): PartWeights[] {
   return parts.map((p, pi) => {
     const v0 = mesh.partOffsets[pi], v1 = mesh.partOffsets[pi + 1];
     let w: { indices: Uint16Array; weights: Float32Array } = { indices: all.indices.slice(v0 * INFLUENCES, v1 * INFLUENCES), weights: all.weights.slice(v0 * INFLUENCES, v1 * INFLUENCES) };
@@ -155,8 +250,9 @@ export function checkSurfaceWork(mesh: MergedMesh): void {
   }
 }
 
-function checkMethod(options: RigOptions): Method {
-  const method = options.method ?? DEFAULT_METHOD;
+/** The method asked for, or `fallback` when none is named (rig: DEFAULT_METHOD; skin and the synchronous calls: geometric). */
+function checkMethod(options: RigOptions, fallback: Method = DEFAULT_METHOD): Method {
+  const method = options.method ?? fallback;
   if (!(METHODS as readonly string[]).includes(method)) {
     throw new AutoRigError('BAD_REQUEST', `unknown method "${method}"; available: ${METHODS.join(', ')}`);
   }

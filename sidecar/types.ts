@@ -75,6 +75,10 @@ export interface SkinResult {
   skeleton: Skeleton;
   objects: PartWeights[];
   seconds: number;
+  /** the skinning method that ran */
+  method?: string;
+  /** the onnxruntime execution provider that ran the model (learned skinning only) */
+  provider?: string;
 }
 
 /** Progress callback: stage name and fraction of the whole job in [0, 1]. */

@@ -22,6 +22,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from joints2d.data import JOINT_NAMES, augment, load_images  # noqa: E402
 from joints2d.model import Joints2DNet  # noqa: E402
+from malloc_tuning import keep_freed_memory  # noqa: E402
 from sample_io import list_samples  # noqa: E402
 
 
@@ -81,6 +82,7 @@ def evaluate(model, images, joints2d, device, batch=32):
 
 def main(argv=None):
     args = parse_args(argv)
+    keep_freed_memory()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
@@ -97,7 +99,7 @@ def main(argv=None):
         args.steps = min(args.steps, 30)
     if not paths:
         raise SystemExit(f"no *.sample files under {args.data}")
-    images, joints2d, names = load_images(paths)
+    images, joints2d, names, dropped = load_images(paths)
     # Validation by character, not by sample: several samples of one source character stay on one side.
     characters = sorted(set(n.split("#")[0] for n in names))
     val_chars = set(characters[:: args.val_every]) if len(characters) >= args.val_every and not args.tiny else set()
@@ -105,7 +107,8 @@ def main(argv=None):
     tr_images, tr_joints = images[~is_val], joints2d[~is_val]
     va_images, va_joints = images[is_val], joints2d[is_val]
     if rank == 0:
-        print(f"{len(paths)} samples, {len(tr_images)} train, {len(va_images)} validation ({len(val_chars)} characters)", flush=True)
+        print(f"{len(paths)} samples, {len(dropped)} with a misread frame left out, {len(tr_images)} train, "
+              f"{len(va_images)} validation ({len(val_chars)} characters)", flush=True)
 
     model = Joints2DNet().to(device)
     if distributed:
@@ -150,7 +153,7 @@ def main(argv=None):
     if args.tiny:
         return
     val_px, per_joint = evaluate(net, va_images, va_joints, torch.device("cpu")) if len(va_images) else (float("nan"), [])
-    write_card(args, argv, paths, names, val_chars, len(tr_images), len(va_images), step, minutes, val_px, per_joint)
+    write_card(args, argv, paths, names, dropped, val_chars, len(tr_images), len(va_images), step, minutes, val_px, per_joint)
 
 
 def check_input(size=128):
@@ -188,7 +191,7 @@ def export(net, out, seed):
     Path(str(out.with_suffix("")) + ".check.json").write_text(json.dumps(check))
 
 
-def write_card(args, argv, paths, names, val_chars, n_train, n_val, steps, minutes, val_px, per_joint):
+def write_card(args, argv, paths, names, dropped, val_chars, n_train, n_val, steps, minutes, val_px, per_joint):
     from collections import Counter
 
     sources = Counter()
@@ -207,7 +210,7 @@ def write_card(args, argv, paths, names, val_chars, n_train, n_val, steps, minut
         f"- **Network:** U-shaped heatmap CNN (models/training/joints2d/model.py), {params:,} parameters, {size_mb:.1f} MB ONNX (opset 17).",
         "- **Input:** `image` float32 [B, 5, 128, 128]: the canonical front view (silhouette, front depth, back depth, normal x, normal y; sidecar/skeleton/frontViewImage.ts).",
         "- **Outputs:** `coords` [B, 23, 2] joint heads in image pixels (column, row from the top), `confidence` [B, 23], `heatmaps` [B, 23, 64, 64] logits. Joint order: MIXAMO_JOINTS.",
-        f"- **Data:** {len(paths)} samples from `npm run data` ({', '.join(f'{k}: {v}' for k, v in sorted(sources.items()))}); {n_train} train, {n_val} validation ({len(val_chars)} characters held out by name). The held-out dev characters (mixamo_ely, clonk_farmer, robot_expressive) are in no sample.",
+        f"- **Data:** {len(paths)} samples from `npm run data` ({', '.join(f'{k}: {v}' for k, v in sorted(sources.items()))}); {len(dropped)} left out because the sidecar's frame finder misread them (up or a side view: the pipeline cannot rig those either; those seen from behind are kept with left and right swapped); {n_train} train, {n_val} validation ({len(val_chars)} characters held out by name). The held-out dev characters (mixamo_ely, clonk_farmer, robot_expressive) are in no sample.",
         f"- **Command:** `{cmd}`",
         f"- **Seed:** {args.seed}; {steps} steps of batch {args.batch}, AdamW one-cycle lr {args.lr}, {minutes:.1f} min on {args.device} ({args.threads} thread(s)).",
         f"- **Validation 2D error:** {val_px:.2f} px of 128 (mean over joints).",

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { AutoRigError } from '../errors.js';
 import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
 import { mergeParts } from '../mesh/mergeParts.js';
-import { METHODS, rigCharacterAsync, skinCharacter } from '../pipeline.js';
+import { DEFAULT_METHOD, METHODS, rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
 import { runServeCommand } from '../server/serveCommand.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { writeSkinnedGlb } from '../io/glbWriter.js';
@@ -57,13 +57,14 @@ const commands: Record<string, Command> = {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
     usage: 'autorig rig <in.glb|in.gltf|in.obj> -o <out.glb> [--preview <out.png>] [--no-prefix] [--method geometric|learned|hybrid]\n'
       + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".\n'
-      + '  --method: how the skeleton is found (default geometric; learned/hybrid run models/joints2d.onnx).',
+      + '  --method: default geometric; learned/hybrid find joints with models/joints2d.onnx and refine them with\n'
+      + '  models/point_rig.onnx; learned also takes its weights from point_rig, hybrid skins geometrically.',
     run: rigCommand,
   },
   skin: {
     summary: "recompute the skinning weights for the file's own skeleton",
-    usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>] [--method geometric]\n'
-      + '  Only the geometric skinning exists so far; learned skinning is refused with BAD_REQUEST.',
+    usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>] [--method geometric|learned]\n'
+      + '  --method: geometric (default) or learned (models/point_rig.onnx; only for our 23-joint Mixamo skeleton).',
     run: skinCommand,
   },
   demo: {
@@ -224,7 +225,8 @@ async function rigFile(input: string, output: string, preview: string | undefine
     progress.finish();
   }
   await writeOutputs(character, result.skeleton, result.objects, result.frame, output, preview);
-  return describeRun('rigged', input, character, result.skeleton, result.seconds, output, preview);
+  const how = result.method ? `${result.method}${result.provider ? ` on ${result.provider}` : ''}` : undefined;
+  return describeRun(how ? `rigged (${how})` : 'rigged', input, character, result.skeleton, result.seconds, output, preview);
 }
 
 async function skinCommand(args: string[], io: CliIo): Promise<number> {
@@ -235,7 +237,7 @@ async function skinCommand(args: string[], io: CliIo): Promise<number> {
   const progress = progressReporter(io.stderr);
   let result;
   try {
-    result = skinCharacter(character.parts, skeleton, [], { method }, progress.onProgress);
+    result = await skinCharacterAsync(character.parts, skeleton, [], { method }, progress.onProgress);
   } finally {
     progress.finish();
   }
@@ -248,7 +250,7 @@ async function skinCommand(args: string[], io: CliIo): Promise<number> {
 async function evalCommand(args: string[], io: CliIo): Promise<number> {
   const usage = commands.eval.usage;
   const options: EvalOptions = {
-    data: '', peer: null, remesh: null, method: 'geometric', poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
+    data: '', peer: null, remesh: null, method: DEFAULT_METHOD, poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
     log: (line) => io.stderr.write(`${line}\n`),
   };
   for (let i = 0; i < args.length; i++) {

@@ -21,8 +21,8 @@ import { FRONT_VIEW_RESOLUTION } from '../skeleton/estimateSkeleton.js';
 import { renderFrontView } from '../skeleton/frontView.js';
 import { canonicalToImage, frontViewImage } from '../skeleton/frontViewImage.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
+import { sampleSurface } from '../skinning/surfaceSamples.js';
 import type { Frame, MeshPart } from '../types.js';
-import { SeededRandom } from './seededRandom.js';
 
 export const SAMPLE_FORMAT = 'autorig-sample/1';
 /** Pixels per side of the 2D joint predictor's input. */
@@ -91,43 +91,26 @@ export function makeTrainingSample(character: RiggedCharacter, seed: number, ima
   }
 
   // Dense weights per vertex would be #V*23 floats for 300k vertices: read the parts' top-k per sampled point instead.
-  const points = new Float32Array(pointCount * 3);
+  const { points, normals: pointNormals, triangle, bary } = sampleSurface(canonical, mesh.triangles, pointCount, seed);
   const pointWeights = new Float32Array(pointCount * J);
-  const pointNormals = new Float32Array(pointCount * 3);
   const tris = mesh.triangles;
-  const cumulative = new Float64Array(tris.length / 3);
-  let total = 0;
-  for (let t = 0; t < tris.length / 3; t++) {
-    total += triangleArea(canonical, tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]);
-    cumulative[t] = total;
-  }
   const partOf = (v: number) => {
     let lo = 0, hi = mesh.partOffsets.length - 2;
     while (lo < hi) { const m = (lo + hi + 1) >> 1; if (mesh.partOffsets[m] <= v) lo = m; else hi = m - 1; }
     return lo;
   };
-  const rng = new SeededRandom(seed);
   for (let s = 0; s < pointCount; s++) {
-    const r = rng.next() * total;
-    let lo = 0, hi = cumulative.length - 1;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (cumulative[m] < r) lo = m + 1; else hi = m; }
-    let u = rng.next(), v = rng.next();
-    if (u + v > 1) { u = 1 - u; v = 1 - v; }
-    const corners = [tris[3 * lo], tris[3 * lo + 1], tris[3 * lo + 2]];
-    const bary = [1 - u - v, u, v];
     for (let c = 0; c < 3; c++) {
-      const vtx = corners[c];
-      for (let a = 0; a < 3; a++) points[3 * s + a] += bary[c] * canonical[3 * vtx + a];
+      const vtx = tris[3 * triangle[s] + c];
       const p = partOf(vtx);
       const local = vtx - mesh.partOffsets[p];
       const w = character.weights[p];
       const kk = w.indices.length / (character.parts[p].positions.length / 3);
-      for (let i = 0; i < kk; i++) pointWeights[s * J + w.indices[local * kk + i]] += bary[c] * w.weights[local * kk + i];
+      for (let i = 0; i < kk; i++) pointWeights[s * J + w.indices[local * kk + i]] += bary[3 * s + c] * w.weights[local * kk + i];
     }
     let sum = 0;
     for (let j = 0; j < J; j++) sum += pointWeights[s * J + j];
     if (sum > 0) for (let j = 0; j < J; j++) pointWeights[s * J + j] /= sum;
-    pointNormals.set(triangleNormal(canonical, corners[0], corners[1], corners[2]), 3 * s);
   }
 
   return {
@@ -158,21 +141,4 @@ export function readTrainingSample(path: string): TrainingSample {
   if (header.format !== SAMPLE_FORMAT) throw new Error(`${path}: not a ${SAMPLE_FORMAT} file`);
   const [image, joints, joints2d, points, pointWeights, pointNormals] = blobs as Float32Array[];
   return { header, image, joints, joints2d, points, pointWeights, pointNormals };
-}
-
-function triangleArea(p: Float32Array, a: number, b: number, c: number): number {
-  const n = triangleNormalRaw(p, a, b, c);
-  return 0.5 * Math.hypot(n[0], n[1], n[2]);
-}
-
-function triangleNormalRaw(p: Float32Array, a: number, b: number, c: number): [number, number, number] {
-  const ux = p[3 * b] - p[3 * a], uy = p[3 * b + 1] - p[3 * a + 1], uz = p[3 * b + 2] - p[3 * a + 2];
-  const vx = p[3 * c] - p[3 * a], vy = p[3 * c + 1] - p[3 * a + 1], vz = p[3 * c + 2] - p[3 * a + 2];
-  return [uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx];
-}
-
-function triangleNormal(p: Float32Array, a: number, b: number, c: number): [number, number, number] {
-  const n = triangleNormalRaw(p, a, b, c);
-  const len = Math.hypot(n[0], n[1], n[2]) || 1;
-  return [n[0] / len, n[1] / len, n[2] / len];
 }

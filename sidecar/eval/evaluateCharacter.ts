@@ -9,7 +9,8 @@ import { AutoRigError } from '../errors.js';
 import { loadCharacter } from '../io/character.js';
 import { mergeParts } from '../mesh/mergeParts.js';
 import { encodePng } from '../io/png.js';
-import { rigCharacterAsync, skinCharacter, isDeformingJoint } from '../pipeline.js';
+import { rigCharacterAsync, skinCharacterAsync, isDeformingJoint } from '../pipeline.js';
+import { isTemplateSkeleton } from '../skinning/templateJoints.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, PartWeights, RigResult, Skeleton, Vec3 } from '../types.js';
 import { runBlenderBoneHeat } from './blenderPeer.js';
@@ -120,9 +121,11 @@ export async function evaluateCharacter(file: string, options: EvaluateOptions):
     result.status = 'failed';
     result.error = { code: err.code, message: err.message };
   }
-  log(`${name}: re-skinning the artist's skeleton`);
-  // No learned skinning model ships yet: every method re-skins with the geometric voxel skinning (docs/EVAL.md).
-  const skin = skinCharacter(parts, template.skeleton, [], { method: 'geometric' });
+  // The learned method re-skins with the learned skinning where the network can read the skeleton (the artist's
+  // mapped onto all 22 deforming template joints); hybrid, geometric and partial mappings use the voxel skinning.
+  const skinMethod = options.method === 'learned' && isTemplateSkeleton(template.skeleton) ? 'learned' : 'geometric';
+  log(`${name}: re-skinning the artist's skeleton (${skinMethod})`);
+  const skin = await skinCharacterAsync(parts, template.skeleton, [], { method: skinMethod });
   result.time.skinSeconds = skin.seconds;
   result.time.peakRssMiB = peakRss.read() / 2 ** 20;
 

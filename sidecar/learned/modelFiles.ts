@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 export const MODEL_FILES = {
   /** HumanRig's 2D joint predictor (models/joints2d.md) */
   joints2d: 'joints2d.onnx',
+  /** HumanRig's joint refinement and skinning network (models/point_rig.md) */
+  pointRig: 'point_rig.onnx',
 } as const;
 export type ModelName = keyof typeof MODEL_FILES;
 

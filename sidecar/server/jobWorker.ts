@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AutoRigError } from '../errors.js';
-import { rigCharacterAsync, skinCharacter } from '../pipeline.js';
+import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { transferables, type JobInput, type JobOutput } from './jobMessages.js';
 
@@ -13,7 +13,7 @@ import { transferables, type JobInput, type JobOutput } from './jobMessages.js';
 async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<RigResult | SkinResult> {
   const onProgress = (stage: string, fraction: number) => post({ type: 'progress', stage, fraction });
   if (input.request === 'rig') return rigCharacterAsync(input.objects, input.options, onProgress);
-  return skinCharacter(input.objects, input.skeleton, input.locked, input.options, onProgress);
+  return skinCharacterAsync(input.objects, input.skeleton, input.locked, input.options, onProgress);
 }
 
 /** The typed arrays of a result, to transfer instead of copy. */

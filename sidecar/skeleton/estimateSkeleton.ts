@@ -1,7 +1,6 @@
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { fromCanonical } from '../mesh/canonicalFrame.js';
 import type { Skeleton, Vec3 } from '../types.js';
-import { AutoRigError } from '../errors.js';
 import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.js';
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
@@ -33,7 +32,7 @@ export interface Joints2DPrediction {
 /**
  * How the 2D joints are found: 'geometric' reads them from the silhouette (landmarks2d.ts); 'learned' takes the
  * network's; 'hybrid' takes the network's where its confidence reaches HYBRID_MIN_CONFIDENCE and the silhouette's
- * elsewhere (and the network's alone when the silhouette rules cannot read the shape).
+ * elsewhere (a shape the rules cannot read is refused, as with 'geometric').
  */
 export type JointSource = { method: 'geometric' } | { method: 'learned' | 'hybrid'; prediction: Joints2DPrediction };
 
@@ -60,10 +59,9 @@ export function estimateSkeleton(
   checkHumanoidShape(canonical, triangles, view);
   const res = view.res;
   let lm: Landmarks2D | null = null;
-  if (source.method === 'geometric') lm = findLandmarks2D(view);
-  else if (source.method === 'hybrid') {
-    try { lm = findLandmarks2D(view); } catch (err) { if (!(err instanceof AutoRigError)) throw err; }
-  }
+  // hybrid reads the rules' landmarks too, and refuses what they refuse (NOT_HUMANOID): the network answers joints for
+  // any picture, a chair included, so it only moves joints of a shape the rules accept.
+  if (source.method === 'geometric' || source.method === 'hybrid') lm = findLandmarks2D(view);
   const toXY = (p: Pixel): [number, number] => [pixelToCanonical(p[0], res), pixelToCanonical(p[1], res)];
   const geometric: Partial<Record<Named2D, [number, number]>> = {};
   if (lm) {

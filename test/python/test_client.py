@@ -279,6 +279,11 @@ class LocalChecks(unittest.TestCase):
             messages.rig_request("r", [obj] * 65)
         self.assertEqual(ctx.exception.code, "TOO_LARGE")
 
+    def test_method_is_sent_only_when_chosen(self):
+        obj = messages.mesh_object("P", array("f", [0] * 12), array("I", [0, 1, 2]))
+        self.assertNotIn("method", messages.rig_request("r", [obj])["options"])
+        self.assertEqual(messages.rig_request("r", [obj], method="learned")["options"], {"prefix": True, "method": "learned"})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -16,15 +16,36 @@ JOINT_NAMES = [
 MIRROR = [JOINT_NAMES.index(n.replace("Left", "#").replace("Right", "Left").replace("#", "Right")) for n in JOINT_NAMES]
 
 
+def frame_reading(joints):
+    """How the sidecar's canonical frame relates to the character's own, from the true joints (J, 3), canonical:
+    'ok' (its left on +x, head up), 'mirrored' (seen from behind: its left on -x; a front/back-symmetric character such
+    as a stack of boxes reads either way), or 'misread' (head down, or a side view with the hips on top of each other).
+    The frame finder misreads a few percent of characters; the pipeline cannot rig those either."""
+    j = {n: joints[i] for i, n in enumerate(JOINT_NAMES)}
+    if not j["Head"][1] > j["Hips"][1] + 0.05:
+        return "misread"
+    hips = j["LeftUpLeg"][0] - j["RightUpLeg"][0]
+    shoulders = j["LeftArm"][0] - j["RightArm"][0]
+    if abs(hips) < 0.015 or hips * shoulders <= 0:
+        return "misread"
+    return "ok" if hips > 0 else "mirrored"
+
+
 def load_images(paths):
-    """paths -> images (N, 5, S, S) float32, joints2d (N, J, 2) float32, names list."""
-    images, joints, names = [], [], []
+    """paths -> images (N, 5, S, S) float32, joints2d (N, J, 2) float32, names list, dropped (names of samples whose
+    frame was misread, see frame_reading). A sample seen from behind keeps its picture and has its labels swapped
+    left for right, so that 'Left' always means the image's right-hand side (+x), as the sidecar reads it."""
+    images, joints, names, dropped = [], [], [], []
     for p in paths:
         s = read_sample(p)
+        reading = frame_reading(s["joints"])
+        if reading == "misread":
+            dropped.append(s["header"]["name"])
+            continue
         images.append(s["image"])
-        joints.append(s["joints2d"])
+        joints.append(s["joints2d"][MIRROR] if reading == "mirrored" else s["joints2d"])
         names.append(s["header"]["name"])
-    return np.stack(images), np.stack(joints), names
+    return np.stack(images), np.stack(joints), names, dropped
 
 
 def mirror_batch(images, joints2d):

@@ -1,0 +1,182 @@
+/**
+ * HumanRig's joint refinement and skinning network (models/point_rig.onnx, trained by models/training/
+ * train_point_rig.py) in the sidecar: surface points of the canonical mesh and coarse joints in, refined joints and
+ * per-point weights out, the weights then carried to every vertex (carryPointWeights.ts).
+ */
+import { AutoRigError } from '../errors.js';
+import { runModel, type ModelSession } from '../learned/onnxSession.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
+import { carryPointWeights, CARRY_NEIGHBOURS, SIDE_MARGIN } from './carryPointWeights.js';
+import { farthestPointOrder } from './farthestPointOrder.js';
+import { sampleSurface } from './surfaceSamples.js';
+
+/** Points per cloud the network reads: the count it was trained with (models/point_rig.md, "points"). */
+export const POINT_RIG_POINTS = 2048;
+/**
+ * Clouds per run: independent draws of POINT_RIG_POINTS points each, run as one batch. Each cloud is what the network
+ * trained on (the density its neighbourhoods expect); together they give the vertices twice the points to blend, and
+ * the refined joints are their mean. About 0.25 s of CPU per cloud.
+ */
+export const POINT_RIG_CLOUDS = 2;
+/** The surface points are a pure function of the mesh: the same mesh always gets the same rig. */
+export const POINT_RIG_SEED = 5_112_026;
+/** HeadTop_End marks where the head ends: never weighted. */
+const HEAD_TOP = MIXAMO_JOINTS.indexOf('HeadTop_End');
+/** The hips stand on the body's midplane (estimateSkeleton mirrors left and right about them). */
+const HIPS = MIXAMO_JOINTS.indexOf('Hips');
+
+export interface PointRigOptions {
+  /** points per cloud (a multiple of 16, ≥ 256; default POINT_RIG_POINTS) */
+  points?: number;
+  /** clouds in the batch (default POINT_RIG_CLOUDS) */
+  clouds?: number;
+  seed?: number;
+}
+
+/** What the network says about a mesh. */
+export interface PointRigPrediction {
+  /** refined joint heads, canonical, MIXAMO_JOINTS order, the mean over the clouds: Float32Array #23*3 */
+  refinedJoints: Float32Array;
+  /** every cloud's points, canonical, in the order the network read them: Float32Array #S*3 (S = clouds × points) */
+  points: Float32Array;
+  /** their weights over MIXAMO_JOINTS: Float32Array #S*23, rows sum to 1, HeadTop_End 0 */
+  weights: Float32Array;
+  /** typical distance between neighbouring points of all clouds together */
+  spacing: number;
+  /** seconds spent sampling, ordering and running the network */
+  seconds: { sample: number; order: number; model: number };
+}
+
+export interface LearnedSkinning {
+  /** Float32Array #23*3, as in PointRigPrediction */
+  refinedJoints: Float32Array;
+  /** top-k joint indices (MIXAMO_JOINTS) per vertex: Uint16Array #V*k */
+  indices: Uint16Array;
+  /** their weights: Float32Array #V*k, rows sum to 1, HeadTop_End never used */
+  weights: Float32Array;
+  seconds: { sample: number; order: number; model: number; carry: number };
+}
+
+/**
+ * predictPointRig: area-uniform points with face normals on the canonical mesh (surfaceSamples.ts, as the training
+ * samples), split into clouds, each in farthest-point order (the first quarter picked, as in training), run as one
+ * batch with the joints.
+ * session: point_rig.onnx (inputs points/normals [B, N, 3], joints [B, 23, 3]; outputs refined_joints [B, 23, 3],
+ * weights [B, N, 23]), canonical: Float32Array #V*3, triangles: Uint32Array #T*3, joints: Float32Array #23*3
+ * (canonical, MIXAMO_JOINTS order) → PointRigPrediction. MODEL_FAILED when the model answers with other shapes.
+ */
+export async function predictPointRig(
+  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: PointRigOptions = {},
+): Promise<PointRigPrediction> {
+  const J = MIXAMO_JOINTS.length;
+  const N = options.points ?? POINT_RIG_POINTS;
+  const B = options.clouds ?? POINT_RIG_CLOUDS;
+  if (N % 16 !== 0 || N < 256) throw new Error(`point_rig reads a multiple of 16 points, at least 256; asked for ${N}`);
+  if (joints.length !== J * 3) throw new Error(`point_rig reads ${J} joints, got ${joints.length / 3}`);
+  let t = performance.now();
+  const lap = () => { const now = performance.now(), s = (now - t) / 1000; t = now; return s; };
+  const drawn = sampleSurface(canonical, triangles, B * N, options.seed ?? POINT_RIG_SEED);
+  const sample = lap();
+  const points = new Float32Array(B * N * 3);
+  const normals = new Float32Array(B * N * 3);
+  for (let b = 0; b < B; b++) {
+    const cloud = drawn.points.subarray(b * N * 3, (b + 1) * N * 3);
+    const order = farthestPointOrder(cloud, N / 4);
+    for (let i = 0; i < N; i++) {
+      const from = (b * N + order[i]) * 3, to = (b * N + i) * 3;
+      for (let a = 0; a < 3; a++) {
+        points[to + a] = drawn.points[from + a];
+        normals[to + a] = drawn.normals[from + a];
+      }
+    }
+  }
+  const order = lap();
+  const batchJoints = new Float32Array(B * J * 3);
+  for (let b = 0; b < B; b++) batchJoints.set(joints, b * J * 3);
+  const out = await runModel(session, {
+    points: { data: points, dims: [B, N, 3] },
+    normals: { data: normals, dims: [B, N, 3] },
+    joints: { data: batchJoints, dims: [B, J, 3] },
+  });
+  const model = lap();
+  const refined = out.refined_joints, weights = out.weights;
+  if (!refined || !weights || !sameDims(refined.dims, [B, J, 3]) || !sameDims(weights.dims, [B, N, J])) {
+    throw new AutoRigError('MODEL_FAILED', `point_rig answered ${describe(out)}; expected refined_joints [${B}, ${J}, 3] and weights [${B}, ${N}, ${J}]`);
+  }
+  const r = refined.data as Float32Array, w = weights.data as Float32Array;
+  if (!r.every(Number.isFinite) || !w.every(Number.isFinite)) throw new AutoRigError('MODEL_FAILED', 'point_rig answered NaN or infinite values');
+  const refinedJoints = new Float32Array(J * 3);
+  for (let i = 0; i < J * 3; i++) {
+    let sum = 0;
+    for (let b = 0; b < B; b++) sum += r[b * J * 3 + i];
+    refinedJoints[i] = sum / B;
+  }
+  return {
+    refinedJoints,
+    points,
+    weights: Float32Array.from(w),
+    spacing: Math.sqrt(drawn.area / (B * N)),
+    seconds: { sample, order, model },
+  };
+}
+
+/**
+ * learnedSkinning: predictPointRig, then its weights carried to every vertex (carryPointWeights: never across a gap
+ * in the solid, the other side's joints dropped about the hips' midplane, top-k, rows sum to 1, HeadTop_End never
+ * weighted).
+ * session: point_rig.onnx, canonical: Float32Array #V*3, triangles: Uint32Array #T*3, joints: Float32Array #23*3
+ * (canonical, MIXAMO_JOINTS order: the coarse joints to refine, or a user's skeleton to skin), options: influences k
+ * (default 4) and PointRigOptions → LearnedSkinning
+ */
+export async function learnedSkinning(
+  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array,
+  options: PointRigOptions & { influences?: number; neighbours?: number; onProgress?: (fraction: number) => void } = {},
+): Promise<LearnedSkinning> {
+  const prediction = await predictPointRig(session, canonical, triangles, joints, options);
+  options.onProgress?.(0.3);
+  const t = performance.now();
+  const carried = carryPointWeights(
+    canonical, triangles,
+    { points: prediction.points, weights: prediction.weights, joints: MIXAMO_JOINTS.length, spacing: prediction.spacing },
+    {
+      influences: options.influences ?? 4,
+      neighbours: options.neighbours ?? CARRY_NEIGHBOURS,
+      jointSide: oneSidedJoints(joints),
+      midline: joints[3 * HIPS],
+      noWeight: [HEAD_TOP],
+      onProgress: (f) => options.onProgress?.(0.3 + 0.7 * f),
+    },
+  );
+  return {
+    refinedJoints: prediction.refinedJoints,
+    indices: carried.indices,
+    weights: carried.weights,
+    seconds: { ...prediction.seconds, carry: (performance.now() - t) / 1000 },
+  };
+}
+
+/**
+ * The side of the body each template joint's bone lies on, as voxelBoneWeights reads it: 1 when the joint and the
+ * joints its bone reaches (its children) all lie beyond SIDE_MARGIN on +x of the hips (the character's left), -1 on
+ * −x, else 0.
+ * joints: Float32Array #23*3 canonical, MIXAMO_JOINTS order → Int8Array #23
+ */
+export function oneSidedJoints(joints: Float32Array): Int8Array {
+  const side = new Int8Array(MIXAMO_JOINTS.length);
+  const mid = joints[3 * HIPS];
+  MIXAMO_JOINTS.forEach((name, j) => {
+    const xs = [joints[3 * j] - mid];
+    MIXAMO_JOINTS.forEach((child, c) => { if (MIXAMO_PARENTS[child] === name) xs.push(joints[3 * c] - mid); });
+    if (xs.every((x) => x > SIDE_MARGIN)) side[j] = 1;
+    else if (xs.every((x) => x < -SIDE_MARGIN)) side[j] = -1;
+  });
+  return side;
+}
+
+function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+function describe(out: Record<string, { dims: readonly number[] }>): string {
+  return Object.entries(out).map(([name, t]) => `${name} [${t.dims.join(', ')}]`).join(', ') || 'nothing';
+}

@@ -1,0 +1,137 @@
+/**
+ * The refinement and skinning network's training script (models/training/train_point_rig.py) end to end at CI size:
+ * a tiny run on a few procedural humanoids lowers its loss and exports an ONNX model that onnxruntime-node runs with
+ * the documented inputs and outputs (any batch and point count, weight rows summing to 1, HeadTop_End never weighted)
+ * and that reproduces the PyTorch outputs stored in its check file. The committed models/point_rig.onnx, when there
+ * is one, must reproduce models/point_rig.check.json the same way. Training needs PyTorch in /usr/bin/python3
+ * (python3-torch, python3-onnx): without it the training test is skipped locally and FAILS under CI=true.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
+import { SeededRandom } from '../sidecar/data/seededRandom.js';
+import { makeTrainingSample, writeTrainingSample } from '../sidecar/data/trainingSample.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const ON_CI = process.env.CI === 'true';
+const PYTHON = '/usr/bin/python3';
+const torchReady = spawnSync(PYTHON, ['-c', 'import torch, onnx'], { encoding: 'utf8' }).status === 0;
+const COMMITTED_MODEL = join(ROOT, 'models/point_rig.onnx');
+const COMMITTED_CHECK = join(ROOT, 'models/point_rig.check.json');
+const J = 23;
+const HEAD_TOP = 6;
+
+interface CheckTensor { dims: number[]; data: number[] }
+interface CheckFile { opset: number; tolerance: number; inputs: Record<string, CheckTensor>; outputs: Record<string, CheckTensor> }
+
+const tensor = (t: CheckTensor) => new ort.Tensor('float32', Float32Array.from(t.data), t.dims);
+
+/** Largest |a − b| over two equally long arrays. */
+function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+/** Replays a check file through onnxruntime-node → the largest output difference to PyTorch, per output. */
+async function replayCheck(model: string, checkFile: string): Promise<{ check: CheckFile; differences: Record<string, number> }> {
+  const check = JSON.parse(readFileSync(checkFile, 'utf8')) as CheckFile;
+  const session = await ort.InferenceSession.create(model);
+  const result = await session.run(Object.fromEntries(Object.entries(check.inputs).map(([k, t]) => [k, tensor(t)])));
+  const differences: Record<string, number> = {};
+  for (const [name, expected] of Object.entries(check.outputs)) {
+    expect(result[name].dims).toEqual(expected.dims);
+    differences[name] = maxDifference(result[name].data as Float32Array, expected.data);
+  }
+  return { check, differences };
+}
+
+describe('point rig network (models/training/train_point_rig.py)', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'autorig-point-rig-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it.skipIf(!torchReady && !ON_CI)('trains a few steps: the loss goes down, and the ONNX export runs and matches PyTorch', async () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx (apt-get install python3-torch python3-onnx)`).toBe(true);
+    const data = join(tmp, 'data');
+    mkdirSync(data, { recursive: true });
+    for (let i = 0; i < 4; i++) {
+      const character = generateProceduralHumanoid(101 + i, { targetVertices: 1500 });
+      character.name = `proc-test-${i}`;
+      character.meta = { ...character.meta, source: 'procedural' };
+      writeTrainingSample(join(data, `${character.name}.sample`), makeTrainingSample(character, 7 + i));
+    }
+    const out = join(tmp, 'point_rig.onnx');
+    const curve = join(tmp, 'curve.csv');
+    const card = join(tmp, 'point_rig.md');
+    const run = spawnSync(PYTHON, [
+      'models/training/train_point_rig.py', '--data', data, '--tiny', '--steps', '40', '--out', out, '--curve', curve, '--card', card,
+    ], { cwd: ROOT, encoding: 'utf8', timeout: 150_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
+    expect(run.status, run.stderr + run.stdout).toBe(0);
+
+    // The loss: per-step rows of the curve, mean of the last steps below the first.
+    const [header, ...lines] = readFileSync(curve, 'utf8').trim().split('\n');
+    const columns = header.split(',');
+    const rows = lines.map((l) => l.split(',')).filter((r) => r[columns.indexOf('split')] === 'train');
+    expect(rows.length).toBe(40);
+    const losses = rows.map((r) => Number(r[columns.indexOf('loss')]));
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(losses.every(Number.isFinite)).toBe(true);
+    expect(mean(losses.slice(-8))).toBeLessThan(0.85 * mean(losses.slice(0, 8)));
+
+    const cardText = readFileSync(card, 'utf8');
+    expect(cardText).toContain('train_point_rig.py');
+    expect(cardText).toMatch(/\| procedural \| \d+ \| \d+ \|/);
+
+    // The export reproduces PyTorch on the check input.
+    const { check, differences } = await replayCheck(out, out.replace(/\.onnx$/, '.check.json'));
+    expect(check.opset).toBe(17);
+    expect(check.inputs.points.dims).toEqual([1, 256, 3]);
+    for (const [name, d] of Object.entries(differences)) expect(d, name).toBeLessThan(check.tolerance);
+
+    // Any batch and point count: B = 2, N = 512 (a multiple of 16, other than the traced 256).
+    const session = await ort.InferenceSession.create(out);
+    expect(session.inputNames).toEqual(['points', 'normals', 'joints']);
+    expect(session.outputNames).toEqual(['refined_joints', 'weights']);
+    const rng = new SeededRandom(3);
+    const B = 2, N = 512;
+    const points = Float32Array.from({ length: B * N * 3 }, () => rng.range(-0.4, 0.4));
+    const normals = new Float32Array(B * N * 3);
+    for (let i = 0; i < B * N; i++) {
+      const v = [rng.normal(), rng.normal(), rng.normal()];
+      const len = Math.hypot(...v) || 1;
+      normals.set(v.map((x) => x / len), 3 * i);
+    }
+    const joints = Float32Array.from(check.inputs.joints.data.concat(check.inputs.joints.data));
+    const result = await session.run({
+      points: new ort.Tensor('float32', points, [B, N, 3]),
+      normals: new ort.Tensor('float32', normals, [B, N, 3]),
+      joints: new ort.Tensor('float32', joints, [B, J, 3]),
+    });
+    expect(result.refined_joints.dims).toEqual([B, J, 3]);
+    expect(result.weights.dims).toEqual([B, N, J]);
+    const weights = result.weights.data as Float32Array;
+    for (let p = 0; p < B * N; p++) {
+      let sum = 0;
+      for (let j = 0; j < J; j++) {
+        expect(weights[p * J + j]).toBeGreaterThanOrEqual(0);
+        sum += weights[p * J + j];
+      }
+      expect(Math.abs(sum - 1)).toBeLessThan(1e-5);
+      expect(weights[p * J + HEAD_TOP]).toBe(0);
+    }
+    for (const v of result.refined_joints.data as Float32Array) expect(Number.isFinite(v)).toBe(true);
+  }, 180_000);
+
+  it.skipIf(!existsSync(COMMITTED_MODEL))('the committed models/point_rig.onnx reproduces its check file', async () => {
+    expect(existsSync(COMMITTED_CHECK), `${COMMITTED_CHECK} must accompany the model`).toBe(true);
+    expect(readFileSync(COMMITTED_MODEL).length).toBeLessThanOrEqual(50 * 2 ** 20);
+    const { check, differences } = await replayCheck(COMMITTED_MODEL, COMMITTED_CHECK);
+    expect(Object.keys(differences).sort()).toEqual(['refined_joints', 'weights']);
+    for (const [name, d] of Object.entries(differences)) expect(d, name).toBeLessThan(check.tolerance);
+  });
+});
