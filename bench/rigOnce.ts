@@ -1,7 +1,7 @@
 /**
  * One benchmark job in a process of its own, so that its peak memory is that job's alone.
  *
- *   node dist/bench/rigOnce.js rig  <mesh.bin> [<result.bin>]
+ *   node dist/bench/rigOnce.js rig  <mesh.bin> [<result.bin>]              (the default method, DEFAULT_METHOD)
  *   node dist/bench/rigOnce.js rig-learned <mesh.bin> [<result.bin>]    (method learned: models/joints2d.onnx)
  *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
  *
@@ -13,7 +13,7 @@
  * the mesh as read.
  */
 import { readFileSync } from 'node:fs';
-import { rigCharacter, rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
+import { rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
 import type { RigResult, SkinResult } from '../sidecar/types.js';
 import { readMeshBundle, readRigBundle, writeRigBundle } from './bundle.js';
 import { stageRecorder } from './stageTimes.js';
@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<void> {
     ? skinCharacter(parts, skeleton, [], {}, recorder.onProgress)
     : mode === 'rig-learned'
       ? await rigCharacterAsync(parts, { method: 'learned' }, recorder.onProgress)
-      : rigCharacter(parts, {}, recorder.onProgress);
+      : await rigCharacterAsync(parts, {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const stages = recorder.finish().seconds;
