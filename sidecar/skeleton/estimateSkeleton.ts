@@ -89,9 +89,10 @@ export function estimateSkeleton(
       points[name] = [xy[2 * k], xy[2 * k + 1]];
       sources[name] = 'learned';
     });
-    // The network has no finger tips to look at: a hand the geometric rules did not trace ends one palm beyond the wrist.
+    // The network has no finger tips to look at: the rules' traced tip is kept (hybrid); without one (learned) the hand
+    // ends a palm's length beyond the wrist.
     for (const side of ['Left', 'Right'] as const) {
-      if (sources[`${side}HandTip`] === 'geometric' && sources[`${side}Hand`] === 'geometric') continue;
+      if (sources[`${side}HandTip`] === 'geometric') continue;
       const hand = points[`${side}Hand`]!, fore = points[`${side}ForeArm`]!;
       points[`${side}HandTip`] = [hand[0] + HAND_LENGTH_PER_FOREARM * (hand[0] - fore[0]), hand[1] + HAND_LENGTH_PER_FOREARM * (hand[1] - fore[1])];
       sources[`${side}HandTip`] = 'learned';
