@@ -321,8 +321,10 @@ describe('meshes past the limits are refused before the work or the memory runs 
       const report = runRefusal(['load', file]);
       if (process.env.HOSTILE_REPORT) process.stdout.write(`5M refusal from a ${fileMiB.toFixed(0)} MiB .glb: ${JSON.stringify(report)}\n`);
       expect(report.load.code).toBe('TOO_LARGE');
-      // Reading the file is the whole cost (three's loader, before, took ~600 MB for this file).
-      expect(report.load.peakGrowthMiB).toBeLessThan(fileMiB + 48);
+      // Reading the file is the whole cost (three's loader, before, took ~600 MB for this file). Alone it grows by the
+      // file plus ~10 MiB; in a busy full run a transient copy of the bytes may not be collected yet (132 MiB seen for
+      // this 76 MiB file), so the bound allows the file twice.
+      expect(report.load.peakGrowthMiB).toBeLessThan(2 * fileMiB + 24);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
