@@ -63,13 +63,7 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
   // The models load before any work, so that a missing one is answered at once.
   const joints2d = await loadModel(modelPath('joints2d'));
   const pointRig = method === 'learned' ? await loadModel(modelPath('pointRig')) : null;
-  onProgress('mesh', 0);
-  const mesh = mergeParts(parts);
-  checkSurfaceWork(mesh);
-  onProgress('frame', 0.05);
-  const body = bodyTriangles(mesh.positions, mesh.triangles);
-  const cf = findCanonicalFrame(mesh.positions, body);
-  const canonical = toCanonical(mesh.positions, cf);
+  const { mesh, body, cf, canonical } = canonicalMesh(parts, onProgress);
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
   const prediction = await predictJoints2D(joints2d, view);
@@ -107,14 +101,7 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   if (checkMethod(options, 'geometric') !== 'geometric') {
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call rigCharacterAsync`);
   }
-  onProgress('mesh', 0);
-  const mesh = mergeParts(parts);
-  checkSurfaceWork(mesh);
-  onProgress('frame', 0.05);
-  // The frame and the skeleton are read from the body alone; debris scattered around it is skinned with the rest.
-  const body = bodyTriangles(mesh.positions, mesh.triangles);
-  const cf = findCanonicalFrame(mesh.positions, body);
-  const canonical = toCanonical(mesh.positions, cf);
+  const { mesh, body, cf, canonical } = canonicalMesh(parts, onProgress);
   onProgress('skeleton', 0.1);
   const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true);
   onProgress('skinning', 0.25);
@@ -144,13 +131,7 @@ export async function skinCharacterAsync(
   checkSkeleton(skeleton);
   const slots = templateJointSlots(skeleton);
   const session = await loadModel(modelPath('pointRig'));
-  onProgress('mesh', 0);
-  const mesh = mergeParts(parts);
-  checkSurfaceWork(mesh);
-  checkLocked(parts, skeleton, locked);
-  onProgress('frame', 0.05);
-  const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
-  const canonical = toCanonical(mesh.positions, cf);
+  const { mesh, cf, canonical } = canonicalMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
   const learned = await learnedSkinning(session, canonical, mesh.triangles, templateJointsInCanonical(skeleton, slots, cf), {
     influences: INFLUENCES,
@@ -176,16 +157,28 @@ export function skinCharacter(
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call skinCharacterAsync`);
   }
   checkSkeleton(skeleton);
-  onProgress('mesh', 0);
-  const mesh = mergeParts(parts);
-  checkSurfaceWork(mesh);
-  checkLocked(parts, skeleton, locked);
-  onProgress('frame', 0.05);
-  const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
-  const canonical = toCanonical(mesh.positions, cf);
+  const { mesh, cf, canonical } = canonicalMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
   const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f));
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * The first stages of every job: merge the parts (progress 'mesh'), bound the work, run `checkInput` (checks that
+ * need the merged mesh to have passed), then the canonical frame (progress 'frame'). The frame and the skeleton are
+ * read from the body alone; debris scattered around it is skinned with the rest.
+ */
+function canonicalMesh(
+  parts: MeshPart[], onProgress: ProgressFn, checkInput: () => void = () => {},
+): { mesh: MergedMesh; body: Uint32Array; cf: CanonicalFrame; canonical: Float32Array } {
+  onProgress('mesh', 0);
+  const mesh = mergeParts(parts);
+  checkSurfaceWork(mesh);
+  checkInput();
+  onProgress('frame', 0.05);
+  const body = bodyTriangles(mesh.positions, mesh.triangles);
+  const cf = findCanonicalFrame(mesh.positions, body);
+  return { mesh, body, cf, canonical: toCanonical(mesh.positions, cf) };
 }
 
 /** Locked groups must name an object, have one weight per vertex of it, and name a bone of the skeleton. */

@@ -3,10 +3,10 @@
  * bin/autorig.js calls main(). Exit codes: 0 done, 2 the input cannot be rigged (AutoRigError, its code is printed),
  * 64 bad usage (with the help text), 1 an unexpected failure.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, extname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { extname, join, relative, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
+import { packageRoot } from '../packageRoot.js';
 import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
 import { mergeParts } from '../mesh/mergeParts.js';
 import { DEFAULT_METHOD, METHODS, rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
@@ -170,22 +170,14 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [])
   let preview: string | undefined;
   let method: string | undefined;
   const seen = new Set<string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined || v === '') throw new UsageError(`${arg} needs a value`, usage);
-      return v;
-    };
+  forEachOption(args, usage, (arg, value) => {
     if (arg === '-o' || arg === '--output') output = value();
     else if (arg === '--preview') preview = value();
-    else if (arg === '--method') {
-      method = value();
-      if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`--method: one of ${METHODS.join(', ')}, got '${method}'`, usage);
-    } else if (flags.includes(arg)) seen.add(arg);
+    else if (arg === '--method') method = checkMethodName(value(), usage);
+    else if (flags.includes(arg)) seen.add(arg);
     else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'`, usage);
     else positional.push(arg);
-  }
+  });
   if (positional.length !== 1) {
     throw new UsageError(positional.length === 0 ? 'no input file given' : `one input file expected, got ${positional.length}`, usage);
   }
@@ -247,12 +239,14 @@ async function skinCommand(args: string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
-async function evalCommand(args: string[], io: CliIo): Promise<number> {
-  const usage = commands.eval.usage;
-  const options: EvalOptions = {
-    data: '', peer: null, remesh: null, method: DEFAULT_METHOD, poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
-    log: (line) => io.stderr.write(`${line}\n`),
-  };
+/**
+ * forEachOption: walk the arguments; `visit` gets each one (an option name or a positional) and readers of its value (the next
+ * argument: `value()` any non-empty text, `integer(min)` a whole number ≥ min), either answering UsageError.
+ */
+function forEachOption(
+  args: string[], usage: string,
+  visit: (arg: string, value: () => string, integer: (min: number) => number) => void,
+): void {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {
@@ -265,6 +259,23 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
       if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${arg} wants a whole number ≥ ${min}, got '${v}'`, usage);
       return Number(v);
     };
+    visit(arg, value, integer);
+  }
+}
+
+/** checkMethodName: a --method value that names a pipeline method, else UsageError; returns it. */
+function checkMethodName(method: string, usage: string): string {
+  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`--method: one of ${METHODS.join(', ')}, got '${method}'`, usage);
+  return method;
+}
+
+async function evalCommand(args: string[], io: CliIo): Promise<number> {
+  const usage = commands.eval.usage;
+  const options: EvalOptions = {
+    data: '', peer: null, remesh: null, method: DEFAULT_METHOD, poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
+    log: (line) => io.stderr.write(`${line}\n`),
+  };
+  forEachOption(args, usage, (arg, value, integer) => {
     if (arg === '--data') options.data = value();
     else if (arg === '--json') options.json = value();
     else if (arg === '--report') options.report = value();
@@ -278,10 +289,10 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
     else if (arg === '--seed') options.poseSeed = integer(0);
     else if (arg === '--blender') options.blender = value();
     else throw new UsageError(`unknown argument '${arg}'`, usage);
-  }
+  });
   if (!options.data) throw new UsageError('no data folder given (--data <folder>)', usage);
   if (options.report && extname(options.report).toLowerCase() !== '.md') throw new UsageError(`the report must be a .md file, got '${options.report}'`, usage);
-  if (!(METHODS as readonly string[]).includes(options.method)) throw new UsageError(`--method: one of ${METHODS.join(', ')}, got '${options.method}'`, usage);
+  checkMethodName(options.method, usage);
   const report = await runEval(options);
   io.stdout.write(`${formatBar(report)}\n`);
   if (options.json) io.stdout.write(`results: ${options.json}\n`);
@@ -301,18 +312,7 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
     if (!m || Number(m[1]) < 1000 || Number(m[2]) < Number(m[1])) throw new UsageError(`${arg} wants LO,HI vertex counts (1000 ≤ LO ≤ HI), got '${v}'`, usage);
     return [Number(m[1]), Number(m[2])];
   };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined || v === '') throw new UsageError(`${arg} needs a value`, usage);
-      return v;
-    };
-    const integer = (min: number) => {
-      const v = value();
-      if (!/^\d+$/.test(v) || Number(v) < min) throw new UsageError(`${arg} wants a whole number ≥ ${min}, got '${v}'`, usage);
-      return Number(v);
-    };
+  forEachOption(args, usage, (arg, value, integer) => {
     if (arg === '--out') options.out = value();
     else if (arg === '--count') options.count = integer(1);
     else if (arg === '--seed') options.seed = integer(0);
@@ -325,7 +325,7 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
     } else if (arg === '--procedural-vertices') options.proceduralVertices = range(arg, value());
     else if (arg === '--augmented-vertices') options.augmentedVertices = range(arg, value());
     else throw new UsageError(`unknown argument '${arg}'`, usage);
-  }
+  });
   if (!options.out) throw new UsageError('no output folder given (--out <folder>)', usage);
   if (!options.count) throw new UsageError('no sample count given (--count N)', usage);
   const summary = await makeDataset(options);
@@ -397,23 +397,8 @@ function describeRun(
   return { parts, vertices, triangles, joints: skeleton.joints.length, seconds, summary };
 }
 
-/** The repository (package) root: the nearest folder above this module with the autorig package.json. */
-export function repositoryRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        if (JSON.parse(readFileSync(manifest, 'utf8')).name === 'autorig') return dir;
-      } catch {
-        // not ours; keep climbing
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the autorig package root above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
+/** The repository (package) root: see packageRoot.ts. */
+export const repositoryRoot = packageRoot;
 
 function packageVersion(): string {
   try {

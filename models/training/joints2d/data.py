@@ -3,16 +3,10 @@ memory (5x128x128 float32 = 320 KB a sample), with the augmentations the sidecar
 import numpy as np
 import torch
 
+from point_rig.skeleton import JOINT_NAMES
 from sample_io import read_sample
 
-# MIXAMO_JOINTS order (sidecar/skeleton/mixamoTemplate.ts); a mirror image swaps each Left* joint with its Right*.
-JOINT_NAMES = [
-    "Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End",
-    "LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand",
-    "RightShoulder", "RightArm", "RightForeArm", "RightHand",
-    "LeftUpLeg", "LeftLeg", "LeftFoot", "LeftToeBase",
-    "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase",
-]
+# A mirror image swaps each Left* joint with its Right*.
 MIRROR = [JOINT_NAMES.index(n.replace("Left", "#").replace("Right", "Left").replace("#", "Right")) for n in JOINT_NAMES]
 
 

@@ -2,32 +2,17 @@
  * The development characters (artist-rigged .glb files in ../shared/data/characters/, next to the project): where they
  * are and how a generator loads one. They are read in place and never copied into the repository.
  */
-import { existsSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, extname, resolve } from 'node:path';
 import { loadCharacter, type Character } from '../../io/character.js';
+import { packageRoot } from '../../packageRoot.js';
 
 /** A dev character as loaded, with its name (the file name without extension): the name decides whether it is held out. */
 export interface DevCharacter extends Character {
   name: string;
 }
 
-/**
- * The project root: the nearest folder above this module that holds package.json (the same from the sources and from
- * dist/, whatever the working directory).
- */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-  return dir;
-}
-
 /** The folder of the dev characters: ../shared/data/characters/ beside the project root. */
-export const DEV_CHARACTERS_DIR: string = resolve(projectRoot(), '../shared/data/characters');
+export const DEV_CHARACTERS_DIR: string = resolve(packageRoot(), '../shared/data/characters');
 
 /** The name a dev character goes by: its file name without folder or extension ("clonk" for ".../clonk.glb"). */
 export function devCharacterName(path: string): string {
