@@ -18,6 +18,7 @@ import { predictJoints2D } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS } from './skeleton/mixamoTemplate.js';
 import { refinedSkeleton } from './skeleton/refinedSkeleton.js';
 import { modelPath } from './learned/modelFiles.js';
+import { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 import { loadModel, selectedProvider } from './learned/onnxSession.js';
 import { learnedSkinning, predictPointRig } from './skinning/learnedSkinning.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
@@ -36,19 +37,7 @@ export const INFLUENCES = 4;
  */
 export const MAX_SURFACE_SAMPLES = 100_000_000;
 
-/**
- * The pipeline variants: `geometric` (silhouette rules, voxel skinning), `learned` (HumanRig's networks: 2D joints,
- * joint refinement and skinning weights), `hybrid` (2D joints from the network where it is confident and from the
- * rules elsewhere, voxel skinning).
- */
-export const METHODS = ['geometric', 'learned', 'hybrid'] as const;
-export type Method = (typeof METHODS)[number];
-/**
- * What rigCharacterAsync (the server, `autorig rig`, eval) uses when the request names no method: docs/EVAL.md has the
- * comparison on the held-out characters that chose it. rigCharacter (synchronous) is always the geometric pipeline, and
- * skinning without a method is the voxel skinning.
- */
-export const DEFAULT_METHOD: Method = 'hybrid';
+export { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 
 /**
  * rig with any method: the learned methods run ONNX models (asynchronous), the geometric one is rigCharacter.

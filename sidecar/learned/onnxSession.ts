@@ -3,8 +3,11 @@
  * provider chosen once for the sidecar (executionProvider.ts), with AutoRigError codes for what can go wrong:
  * MODEL_MISSING (no such file), MODEL_FAILED (corrupt model, a failed run, no working provider).
  *
- * Sessions are cached per thread: jobs run in worker threads (sidecar/server/jobs.ts) and an onnxruntime session
- * belongs to the thread that made it; each thread loads a model once and reuses it for every run after.
+ * Sessions are cached per thread: an onnxruntime session belongs to the thread that made it; each thread loads a model
+ * once and reuses it for every run after. The server's job threads live for one job each, so there they hold no
+ * sessions of their own: the server hands each job a port to its model host (sidecar/server/modelHost.ts), one
+ * long-lived thread that loads every model once per sidecar, and useModelHost(port) makes loadModel/runModel in the
+ * job's thread ask the host instead. Callers see no difference.
  * onnxruntime-node itself is loaded on first use only, so the geometric pipeline and every command that runs no
  * model never pay for it (60–150 ms here, and its native libraries).
  *
@@ -13,8 +16,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
-import { AutoRigError } from '../errors.js';
+import { AutoRigError, type ErrorCode } from '../errors.js';
 import { selectProvider } from './executionProvider.js';
 
 export {
@@ -25,8 +29,25 @@ export {
   type ProviderSelection,
 } from './executionProvider.js';
 
-/** A loaded model, ready to run (onnxruntime's session; pass it to runModel). */
-export type ModelSession = InferenceSession;
+/** A loaded model, ready to run (pass it to runModel): in this thread, or in the model host's. */
+export interface ModelSession {
+  /** the model file's name, for messages */
+  readonly name: string;
+  /** the model's declared inputs and outputs, in order */
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+}
+
+/** A session of this thread: onnxruntime's own. */
+interface LocalSession extends ModelSession {
+  readonly session: InferenceSession;
+}
+
+/** A session held by the model host, named by its absolute path. */
+interface HostedSession extends ModelSession {
+  readonly path: string;
+  readonly host: ModelHostClient;
+}
 
 /** A tensor as callers see it: a typed array (float32 → Float32Array, int64 → BigInt64Array, ...) and its shape, row-major. */
 export interface TensorData {
@@ -62,13 +83,11 @@ function onnxRuntime(): Promise<OnnxRuntime> {
 }
 
 /** This thread's sessions by absolute model path; a load in progress is shared by everyone asking for that path. */
-const sessions = new Map<string, Promise<InferenceSession>>();
-/** The file each session was loaded from, for error messages. */
-const modelNames = new WeakMap<InferenceSession, string>();
+const sessions = new Map<string, Promise<ModelSession>>();
 
 /**
  * The session of the model at `path` (.onnx), created on first call on the selected provider and the same object
- * for every later call with that path in this thread.
+ * for every later call with that path in this thread (through the model host when useModelHost was called).
  * Throws AutoRigError MODEL_MISSING when there is no such file, MODEL_FAILED when onnxruntime cannot load it (corrupt
  * or unsupported model) or when no execution provider works; a failed load is not cached (a fixed file loads next time).
  */
@@ -76,14 +95,14 @@ export function loadModel(path: string): Promise<ModelSession> {
   const key = resolve(path);
   let session = sessions.get(key);
   if (!session) {
-    session = createSession(key);
+    session = hostClient ? hostClient.load(key) : createSession(key);
     sessions.set(key, session);
     session.catch(() => sessions.delete(key));
   }
   return session;
 }
 
-async function createSession(path: string): Promise<InferenceSession> {
+async function createSession(path: string): Promise<LocalSession> {
   const name = basename(path);
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new AutoRigError('MODEL_MISSING', `model ${name} is not installed (no file ${path})`);
@@ -95,8 +114,7 @@ async function createSession(path: string): Promise<InferenceSession> {
   const ort = await onnxRuntime();
   try {
     const session = await ort.InferenceSession.create(path, { executionProviders: [provider.name] });
-    modelNames.set(session, name);
-    return session;
+    return { name, inputNames: [...session.inputNames], outputNames: [...session.outputNames], session };
   } catch (err) {
     throw new AutoRigError('MODEL_FAILED', `model ${name} could not be loaded (${provider.name}): ${oneLine(err)}`);
   }
@@ -105,18 +123,31 @@ async function createSession(path: string): Promise<InferenceSession> {
 /**
  * Run `session` once. feeds: input name → TensorData (each input the model declares; data.length = product of dims).
  * Returns output name → TensorResult for every output of the model.
- * Throws AutoRigError MODEL_FAILED when onnxruntime refuses the feeds or fails the run; a feed whose data does not
- * fit its dims is a caller's bug and throws a plain Error.
+ * Throws AutoRigError MODEL_FAILED when onnxruntime refuses the feeds or fails the run (or the model host is gone);
+ * a feed whose data does not fit its dims is a caller's bug and throws a plain Error.
  */
 export async function runModel(session: ModelSession, feeds: Record<string, TensorData>): Promise<Record<string, TensorResult>> {
+  for (const [name, feed] of Object.entries(feeds)) {
+    const size = feed.dims.reduce((a, b) => a * b, 1);
+    if (feed.data.length !== size) throw new Error(`feed ${name}: ${feed.data.length} values for dims [${feed.dims.join(', ')}]`);
+  }
+  if ('host' in session) {
+    const hosted = session as HostedSession;
+    return hosted.host.run(hosted.path, feeds);
+  }
+  if (!('session' in session)) throw new Error('runModel: not a session made by loadModel');
+  return runLocal(session as LocalSession, feeds);
+}
+
+async function runLocal(local: LocalSession, feeds: Record<string, TensorData>): Promise<Record<string, TensorResult>> {
   const ort = await onnxRuntime();
   const inputs: Record<string, Tensor> = {};
   for (const [name, feed] of Object.entries(feeds)) inputs[name] = new ort.Tensor(feed.data, feed.dims);
   let outputs: InferenceSession.OnnxValueMapType;
   try {
-    outputs = await session.run(inputs);
+    outputs = await local.session.run(inputs);
   } catch (err) {
-    throw new AutoRigError('MODEL_FAILED', `model ${modelNames.get(session) ?? '(unnamed)'} failed to run: ${oneLine(err)}`);
+    throw new AutoRigError('MODEL_FAILED', `model ${local.name} failed to run: ${oneLine(err)}`);
   }
   const results: Record<string, TensorResult> = {};
   for (const [name, value] of Object.entries(outputs)) {
@@ -124,4 +155,104 @@ export async function runModel(session: ModelSession, feeds: Record<string, Tens
     results[name] = { type: tensor.type, dims: [...tensor.dims], data: tensor.data as TensorData['data'] };
   }
   return results;
+}
+
+/* ---- the model host: serving this thread's sessions to other threads, and asking it from a job's thread ---- */
+
+/** A job thread's request to the model host, on the port the server gave the job. */
+export type ModelHostRequest =
+  | { id: number; op: 'load'; path: string }
+  | { id: number; op: 'run'; path: string; feeds: Record<string, TensorData> };
+
+/** The host's answer to the request with the same id. */
+export type ModelHostAnswer =
+  | { id: number; ok: true; inputNames: string[]; outputNames: string[] }
+  | { id: number; ok: true; outputs: Record<string, TensorResult> }
+  | { id: number; ok: false; code: ErrorCode; message: string };
+
+/**
+ * Answer one request from a job's thread with this thread's own sessions (the model host's side). Never throws:
+ * failures are answers with the AutoRigError's code (INTERNAL for anything else).
+ */
+export async function answerModelRequest(request: ModelHostRequest): Promise<{ answer: ModelHostAnswer; transfer: ArrayBuffer[] }> {
+  try {
+    const session = (await loadModel(request.path)) as LocalSession;
+    if (request.op === 'load') {
+      return { answer: { id: request.id, ok: true, inputNames: [...session.inputNames], outputNames: [...session.outputNames] }, transfer: [] };
+    }
+    const outputs = await runLocal(session, request.feeds);
+    const transfer = Object.values(outputs).flatMap((o) => (o.data.buffer instanceof ArrayBuffer ? [o.data.buffer] : []));
+    return { answer: { id: request.id, ok: true, outputs }, transfer: [...new Set(transfer)] };
+  } catch (err) {
+    const code: ErrorCode = err instanceof AutoRigError ? err.code : 'INTERNAL';
+    return { answer: { id: request.id, ok: false, code, message: err instanceof Error ? err.message : String(err) }, transfer: [] };
+  }
+}
+
+/** The job thread's end of a port to the model host. */
+class ModelHostClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (answer: ModelHostAnswer) => void; reject: (err: Error) => void }>();
+  private closed = false;
+
+  constructor(private readonly port: MessagePort) {
+    port.on('message', (answer: ModelHostAnswer) => {
+      const waiter = this.pending.get(answer.id);
+      if (!waiter) return;
+      this.pending.delete(answer.id);
+      this.holdThread();
+      waiter.resolve(answer);
+    });
+    // The host thread ended (it crashed, or the sidecar is stopping): whatever was asked will never be answered.
+    port.on('close', () => {
+      this.closed = true;
+      for (const waiter of this.pending.values()) waiter.reject(new AutoRigError('MODEL_FAILED', 'the model host stopped before answering'));
+      this.pending.clear();
+    });
+    this.holdThread();
+  }
+
+  async load(path: string): Promise<HostedSession> {
+    const answer = await this.ask({ op: 'load', path });
+    if (!('inputNames' in answer)) throw new Error('the model host answered a load with outputs');
+    return { name: basename(path), inputNames: answer.inputNames, outputNames: answer.outputNames, path, host: this };
+  }
+
+  async run(path: string, feeds: Record<string, TensorData>): Promise<Record<string, TensorResult>> {
+    const answer = await this.ask({ op: 'run', path, feeds });
+    if (!('outputs' in answer)) throw new Error('the model host answered a run without outputs');
+    return answer.outputs;
+  }
+
+  private ask(request: { op: 'load'; path: string } | { op: 'run'; path: string; feeds: Record<string, TensorData> }) {
+    if (this.closed) return Promise.reject(new AutoRigError('MODEL_FAILED', 'the model host has stopped'));
+    const id = this.nextId++;
+    return new Promise<ModelHostAnswer & { ok: true }>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: (answer) => (answer.ok ? resolve(answer) : reject(new AutoRigError(answer.code, answer.message))),
+        reject,
+      });
+      this.holdThread();
+      // Feeds are copied, not transferred: callers keep using their arrays.
+      this.port.postMessage({ ...request, id } as ModelHostRequest);
+    });
+  }
+
+  /** The port keeps the thread alive only while an answer is awaited, so a finished job's thread still ends by itself. */
+  private holdThread(): void {
+    if (this.pending.size > 0) this.port.ref();
+    else this.port.unref();
+  }
+}
+
+let hostClient: ModelHostClient | null = null;
+
+/**
+ * From now on, this thread's loadModel and runModel go through the model host at the other end of `port` (a job
+ * thread of the server calls it first thing). Sessions loaded here before still run here for whoever holds them, but
+ * loadModel hands out the host's from now on.
+ */
+export function useModelHost(port: MessagePort): void {
+  hostClient = new ModelHostClient(port);
+  sessions.clear();
 }

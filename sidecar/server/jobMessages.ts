@@ -1,6 +1,7 @@
 /**
  * What the server and a job's worker thread say to each other (structured clone; typed arrays are transferred).
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
 import type { LockedGroup, MeshPart, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
@@ -8,6 +9,9 @@ import type { LockedGroup, MeshPart, RigOptions, RigResult, Skeleton, SkinResult
 export type JobInput =
   | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
   | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions };
+
+/** workerData of a job's thread: the job, and for a job that runs a model, its port to the model host. */
+export type JobWorkerData = JobInput & { models?: MessagePort };
 
 /** From the worker: any number of progress messages, then exactly one result or error. */
 export type JobOutput =

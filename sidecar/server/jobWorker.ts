@@ -5,9 +5,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AutoRigError } from '../errors.js';
+import { useModelHost } from '../learned/onnxSession.js';
 import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
 import type { RigResult, SkinResult } from '../types.js';
-import { transferables, type JobInput, type JobOutput } from './jobMessages.js';
+import { transferables, type JobInput, type JobOutput, type JobWorkerData } from './jobMessages.js';
 
 /** Run the job described by `input`, reporting progress through `post`. Returns the pipeline's result. */
 async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<RigResult | SkinResult> {
@@ -27,8 +28,10 @@ async function main(): Promise<void> {
   const post = (message: JobOutput, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   // The thread is up and the mesh has arrived: the client learns that its job started even before the first stage.
   post({ type: 'progress', stage: 'start', fraction: 0 });
+  const { models, ...input } = workerData as JobWorkerData;
+  if (models) useModelHost(models);
   try {
-    const result = await runJob(workerData as JobInput, post);
+    const result = await runJob(input as JobInput, post);
     post({ type: 'result', result }, transferables(resultArrays(result)));
   } catch (err) {
     if (err instanceof AutoRigError) post({ type: 'error', code: err.code, message: err.message });

@@ -4,16 +4,17 @@
  * Jobs wait in a JobQueue for one of a few thread slots: a client that sends hundreds of requests at once (or
  * cancels them as fast) gets them run a few at a time, instead of one thread each sharing the cores (every job
  * slow) and all of their meshes' working memory held at once (a cancel storm of 60 small rigs peaked at 460 MiB).
- *
- * Where the worker's code comes from: built, this module is dist/sidecar/server/jobs.js and starts jobWorker.js
- * beside it. Run from sources (vitest imports .ts files), it starts jobWorker.ts with devTsLoader.mjs registered in
- * the thread, so tests always exercise the current sources, never a stale dist/.
+ * A job that runs a model gets a port to the sidecar's model host (modelHost.ts), which holds the onnxruntime sessions
+ * for all jobs: a job's thread loads no model of its own.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
+import { modelsRunBy } from '../methods.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { transferables, type JobInput, type JobOutput } from './jobMessages.js';
+import type { ModelHost } from './modelHost.js';
+import { workerEntry } from './workerEntry.js';
 
 /** What a job reports; exactly one of onResult/onError is called, once, unless the job is cancelled first. */
 export interface JobListener {
@@ -30,30 +31,21 @@ export interface RunningJob {
 /** Progress is forwarded at most this often (ms): a client redraws a bar, it does not need every step. */
 export const PROGRESS_INTERVAL_MS = 100;
 
-const runningFromSources = import.meta.url.endsWith('.ts');
-
-/** The worker's entry module and the Node options that let it load. */
-function workerEntry(): { url: URL; execArgv?: string[] } {
-  if (!runningFromSources) return { url: new URL('./jobWorker.js', import.meta.url) };
-  // Only the loader: the parent's own options (vitest's, or `--input-type` of `node -e`) may not be valid in a worker.
-  const register = new URL('./devTsRegister.mjs', import.meta.url).href;
-  return { url: new URL('./jobWorker.ts', import.meta.url), execArgv: ['--import', register] };
-}
-
 /**
  * Start a job in a new worker thread. The mesh's typed arrays are transferred (they are unusable here afterwards).
  * `onThreadExit` is called once when the thread has ended (after its answer, or after a cancel), whatever happened.
+ * `models`: the port to the model host, for a job that runs a model (without one, the thread loads its own sessions).
  * Returns a handle to cancel it.
  */
-export function startJob(input: JobInput, listener: JobListener, onThreadExit: () => void = () => {}): RunningJob {
-  const entry = workerEntry();
+export function startJob(input: JobInput, listener: JobListener, onThreadExit: () => void = () => {}, models?: MessagePort): RunningJob {
+  const entry = workerEntry('jobWorker');
   const arrays = [
     ...input.objects.flatMap((part) => [part.positions, part.triangles]),
     ...(input.request === 'skin' ? input.locked.map((group) => group.weights) : []),
   ];
   const worker = new Worker(entry.url, {
-    workerData: input,
-    transferList: transferables(arrays),
+    workerData: models ? { ...input, models } : input,
+    transferList: [...transferables(arrays), ...(models ? [models] : [])],
     execArgv: entry.execArgv,
     stdout: true,
     stderr: true,
@@ -117,7 +109,8 @@ export class JobQueue {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(readonly slots: number = defaultJobSlots()) {
+  /** models: the sidecar's model host, which jobs that run a model use (without one, each job loads its own). */
+  constructor(readonly slots: number = defaultJobSlots(), private readonly models?: ModelHost) {
     if (!Number.isInteger(slots) || slots < 1) throw new Error(`a job queue needs at least one slot, got ${slots}`);
   }
 
@@ -133,7 +126,8 @@ export class JobQueue {
     const start = () => {
       this.running++;
       try {
-        job = startJob(input, listener, () => this.release());
+        const usesModels = modelsRunBy(input.request, input.options.method).length > 0;
+        job = startJob(input, listener, () => this.release(), usesModels ? this.models?.connect() : undefined);
       } catch (err) {
         // No thread, so no exit to wait for: the slot is free again at once.
         this.release();

@@ -14,6 +14,9 @@ import { protocolLimits, type Limits } from '../../shared-schema/validate.js';
 import { checkUpgrade } from './auth.js';
 import { serveConnection, type Connection, type Log } from './connection.js';
 import { defaultJobSlots, JobQueue } from './jobs.js';
+import { MODEL_FILES, modelPath, type ModelName } from '../learned/modelFiles.js';
+import { modelsRunBy } from '../methods.js';
+import { ModelHost } from './modelHost.js';
 
 export interface ServeOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one (read it back from the result). */
@@ -26,12 +29,18 @@ export interface ServeOptions {
   limits?: Partial<Limits>;
   /** How many jobs may run at once, all clients together; more wait their turn. Default: one per core, at most 4. */
   jobSlots?: number;
+  /**
+   * Load every model into the model host now (in the background), so that the first request does not wait for them. Default false (tests start many servers); `autorig serve` sets it.
+   */
+  warmModels?: boolean;
 }
 
 export interface RunningServer {
   /** The port actually bound. */
   port: number;
-  /** Stop: cancel all jobs, close all connections (1001), stop listening. Resolves when everything is closed. */
+  /** The thread that holds the sidecar's model sessions (started by the first job that runs a model, or by warming). */
+  models: ModelHost;
+  /** Stop: cancel all jobs, close all connections (1001), stop listening, end the model host. Resolves when everything is closed. */
   close(): Promise<void>;
 }
 
@@ -63,7 +72,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   await selectProvider();
   const limits: Limits = { ...protocolLimits, ...options.limits };
   const connections = new Map<WebSocket, Connection>();
-  const queue = new JobQueue(options.jobSlots ?? defaultJobSlots());
+  const models = new ModelHost(log);
+  const queue = new JobQueue(options.jobSlots ?? defaultJobSlots(), models);
   let nextConnection = 1;
 
   const http = createServer((_request, response) => {
@@ -112,10 +122,26 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
       }
       wss.close();
-      http.close(() => resolve());
+      const stopped = Promise.all([new Promise<void>((done) => http.close(() => done())), models.close()]);
       http.closeAllConnections();
+      void stopped.then(() => resolve());
     });
     return closing;
   };
-  return { port, close };
+  if (options.warmModels) {
+    const t0 = performance.now();
+    // The default method's models first (the request most users send), then the rest.
+    const first = modelsRunBy('rig', undefined);
+    const names = [...first, ...(Object.keys(MODEL_FILES) as ModelName[]).filter((name) => !first.includes(name))];
+    void models.warm(names.map((name) => modelPath(name))).then(
+      (failures) => {
+        const took = ((performance.now() - t0) / 1000).toFixed(2);
+        log(failures.length === 0 ? `models loaded (${names.join(', ')}) in ${took} s` : `models not loaded: ${failures.join('; ')}`);
+      },
+      (err: unknown) => {
+        if (!closing) log(`models not loaded: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+  }
+  return { port, models, close };
 }

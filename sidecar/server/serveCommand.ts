@@ -78,7 +78,7 @@ export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv = p
   const log = (line: string) => process.stderr.write(`autorig serve: ${line}\n`);
   let server;
   try {
-    server = await serve({ port: parsed.port, token, log });
+    server = await serve({ port: parsed.port, token, log, warmModels: true });
   } catch (err) {
     return fail(1, `cannot listen on 127.0.0.1:${parsed.port}: ${(err as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import * as ort from 'onnxruntime-node';
+import { runModel, type ModelSession } from '../learned/onnxSession.js';
 import type { Joints2DPrediction } from './estimateSkeleton.js';
 import type { FrontView } from './frontView.js';
 import { frontViewImage, imageToCanonical } from './frontViewImage.js';
@@ -10,13 +10,13 @@ export const JOINTS2D_INPUT_SIZE = 128;
 /**
  * The learned 2D joint predictor (models/joints2d.onnx, trained by models/training/train_joints2d.py): the front view
  * as the network's 5-channel image → each joint head's canonical (x, y) and the network's confidence.
- * session: an InferenceSession of joints2d.onnx (input `image` [1, 5, S, S]; outputs `coords` [1, J, 2] in image
+ * session: joints2d.onnx from loadModel (input `image` [1, 5, S, S]; outputs `coords` [1, J, 2] in image
  * pixels, `confidence` [1, J]), view: FrontView (res a multiple of S) → Joints2DPrediction
  */
-export async function predictJoints2D(session: ort.InferenceSession, view: FrontView): Promise<Joints2DPrediction> {
+export async function predictJoints2D(session: ModelSession, view: FrontView): Promise<Joints2DPrediction> {
   const size = JOINTS2D_INPUT_SIZE;
   const image = frontViewImage(view, size);
-  const out = await session.run({ image: new ort.Tensor('float32', image, [1, 5, size, size]) });
+  const out = await runModel(session, { image: { data: image, dims: [1, 5, size, size] } });
   const coords = out.coords.data as Float32Array;
   const confidence = Float32Array.from(out.confidence.data as Float32Array);
   const J = MIXAMO_JOINTS.length;
