@@ -19,7 +19,7 @@ import type { Frame, PartWeights, Skeleton } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
 import { formatBar } from '../eval/formatBar.js';
 import { runEval, type EvalOptions } from '../eval/runEval.js';
-import { makeDataset, type DatasetOptions } from '../data/makeDataset.js';
+import { DATASET_KINDS, makeDataset, type DatasetKind, type DatasetOptions } from '../data/makeDataset.js';
 import { writePreviewPng } from './preview.js';
 import { progressReporter, type TextSink } from './progress.js';
 
@@ -82,9 +82,10 @@ const commands: Record<string, Command> = {
   },
   data: {
     summary: 'make training samples for the learned models (procedural humanoids + re-proportioned dev characters)',
-    usage: 'autorig data --out <folder> --count N [--seed S] [--augmented-fraction F] [--characters <folder>] [--jobs N]\n'
-      + '                    [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0]\n'
+    usage: 'autorig data --out <folder> --count N [--kind rig|pose] [--seed S] [--augmented-fraction F] [--characters <folder>]\n'
+      + '                    [--jobs N] [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0]\n'
       + '  Sample i is a pure function of (seed, i). The held-out dev characters never enter the data.\n'
+      + '  --kind rig: HumanRig samples (*.sample); pose: latent-pose identities, neutral and every pose (*.pose).\n'
       + '  Defaults: seed 1, augmented fraction 0.3, characters ../shared/data/characters, jobs 1.',
     run: dataCommand,
   },
@@ -314,7 +315,11 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
   };
   forEachOption(args, usage, (arg, value, integer) => {
     if (arg === '--out') options.out = value();
-    else if (arg === '--count') options.count = integer(1);
+    else if (arg === '--kind') {
+      const kind = value();
+      if (!(DATASET_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind is one of ${DATASET_KINDS.join(', ')}, got '${kind}'`, usage);
+      options.kind = kind as DatasetKind;
+    } else if (arg === '--count') options.count = integer(1);
     else if (arg === '--seed') options.seed = integer(0);
     else if (arg === '--jobs') options.jobs = integer(1);
     else if (arg === '--characters') options.characters = value();

@@ -1,8 +1,9 @@
 /**
- * `autorig data` (npm run data): the training set of the learned models, reproducible from one seed. Sample i is a
+ * `autorig data` (npm run data): the training sets of the learned models, reproducible from one seed. Sample i is a
  * pure function of (seed, i): the first `procedural` indices are procedural humanoids, the rest re-proportioned dev
  * characters (never the held-out ones) taken in turn. Work is split over child processes by index, so the output does
- * not depend on --jobs.
+ * not depend on --jobs. `kind` says what is written for each character: `rig` a HumanRig training sample
+ * (trainingSample.ts, *.sample), `pose` a latent-pose identity (poses/poseSample.ts, *.pose: neutral and every pose).
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -12,9 +13,16 @@ import { augmentDevCharacter } from './augment/augmentDevCharacter.js';
 import { loadDevCharacter, type DevCharacter } from './augment/devCharacter.js';
 import { trainingDevCharacters } from './augment/heldOut.js';
 import { generateProceduralHumanoid } from './procedural/proceduralHumanoid.js';
-import { makeTrainingSample, writeTrainingSample } from './trainingSample.js';
+import { makePoseSample, writePoseSample } from './poses/poseSample.js';
+import { makeTrainingSample, writeTrainingSample, type RiggedCharacter } from './trainingSample.js';
+
+/** What the dataset is for: HumanRig's rigging networks, or the latent-pose model (issue 6). */
+export const DATASET_KINDS = ['rig', 'pose'] as const;
+export type DatasetKind = (typeof DATASET_KINDS)[number];
 
 export interface DatasetOptions {
+  /** what each sample is (default 'rig') */
+  kind?: DatasetKind;
   out: string;
   count: number;
   seed: number;
@@ -55,21 +63,36 @@ function logUniform(u: number, [lo, hi]: [number, number]): number {
 }
 
 /**
- * makeSample: sample `index` of the dataset → its file name and written path (in options.out). Dev characters are
- * loaded once per process through `cache`.
+ * makeSample: sample `index` of the dataset → its written path (in options.out). Dev characters are loaded once per
+ * process through `cache`.
  */
 export async function makeSample(index: number, options: DatasetOptions, cache: Map<string, DevCharacter>): Promise<string> {
   const seed = sampleSeed(options.seed, index);
+  const { character, stem } = await datasetCharacter(index, seed, options, cache);
+  if ((options.kind ?? 'rig') === 'pose') {
+    const path = join(options.out, `${stem}.pose`);
+    writePoseSample(path, makePoseSample(character, seed));
+    return path;
+  }
+  const path = join(options.out, `${stem}.sample`);
+  writeTrainingSample(path, makeTrainingSample(character, seed));
+  return path;
+}
+
+/** The character of sample `index` (seed: its sampleSeed) and the file name it is written under, without extension. */
+async function datasetCharacter(
+  index: number, seed: number, options: DatasetOptions, cache: Map<string, DevCharacter>,
+): Promise<{ character: RiggedCharacter; stem: string }> {
   const nProc = proceduralCount(options);
-  let character;
-  let file: string;
+  let character: RiggedCharacter;
+  let stem: string;
   const u = (seed % 1_000_003) / 1_000_003;
   if (index < nProc) {
     const targetVertices = options.proceduralVertices ? logUniform(u, options.proceduralVertices) : undefined;
     character = generateProceduralHumanoid(seed, targetVertices ? { targetVertices } : {});
     character.meta = { ...character.meta, source: 'procedural' };
     character.name = `proc-${String(index).padStart(6, '0')}`;
-    file = `${character.name}.sample`;
+    stem = character.name;
   } else {
     const devs = trainingDevCharacters(options.characters);
     if (!devs.length) throw new Error(`no training dev characters in ${options.characters}`);
@@ -83,12 +106,9 @@ export async function makeSample(index: number, options: DatasetOptions, cache: 
     character.meta = { ...character.meta, source: 'augmented' };
     // Samples of one source character share the part of the name before '#': validation splits keep them together.
     character.name = `aug-${source}#${String(index).padStart(6, '0')}`;
-    file = `aug-${source}-${String(index).padStart(6, '0')}.sample`;
+    stem = `aug-${source}-${String(index).padStart(6, '0')}`;
   }
-  const sample = makeTrainingSample(character, seed);
-  const path = join(options.out, file);
-  writeTrainingSample(path, sample);
-  return path;
+  return { character, stem };
 }
 
 /** makeDataset: every sample of the dataset into options.out, over options.jobs child processes. */
