@@ -11,6 +11,18 @@ export const MODEL_FILES = {
   joints2d: 'joints2d.onnx',
   /** HumanRig's joint refinement and skinning network (models/point_rig.md) */
   pointRig: 'point_rig.onnx',
+  /** LatentReRig's SDF encoder: SDF samples → latent μ (models/latent_pose_encoder.md) */
+  latentPoseEncoder: 'latent_pose_encoder.onnx',
+  /** LatentReRig's vertex decoder: anchors + μ + latent pose delta → posed anchors (models/latent_pose_decoder.md) */
+  latentPoseDecoder: 'latent_pose_decoder.onnx',
+} as const;
+
+/** Data files the models need beside them, by name. */
+export const MODEL_DATA_FILES = {
+  /** per pose, the training identities' latent deltas and their mean (written by train_latent_pose.py) */
+  latentPoseLibrary: 'latent_pose_library.json',
+  /** per pose, the latent path's measured error against the rig-based baseline (written by `autorig eval poses`) */
+  latentPoseEval: 'latent_pose_eval.json',
 } as const;
 export type ModelName = keyof typeof MODEL_FILES;
 
@@ -22,4 +34,9 @@ export function modelsFolder(env: NodeJS.ProcessEnv = process.env): string {
 /** modelPath: the file of a model (it may be missing: loadModel then answers MODEL_MISSING). */
 export function modelPath(name: ModelName, env: NodeJS.ProcessEnv = process.env): string {
   return join(modelsFolder(env), MODEL_FILES[name]);
+}
+
+/** modelDataPath: a data file of the models (it may be missing). */
+export function modelDataPath(name: keyof typeof MODEL_DATA_FILES, env: NodeJS.ProcessEnv = process.env): string {
+  return join(modelsFolder(env), MODEL_DATA_FILES[name]);
 }

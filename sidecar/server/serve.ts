@@ -6,6 +6,7 @@
  * a message between the limit and that hard cap is answered with error TOO_LARGE and the connection keeps serving;
  * only a message beyond the hard cap closes that one connection (1009). The server keeps accepting connections either way.
  */
+import { existsSync } from 'node:fs';
 import { selectProvider } from '../learned/onnxSession.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -30,7 +31,7 @@ export interface ServeOptions {
   /** How many jobs may run at once, all clients together; more wait their turn. Default: one per core, at most 4. */
   jobSlots?: number;
   /**
-   * Load every model into the model host now (in the background), so that the first request does not wait for them. Default false (tests start many servers); `autorig serve` sets it.
+   * Load every installed model into the model host now (in the background), so that the first request does not wait for them. Default false (tests start many servers); `autorig serve` sets it.
    */
   warmModels?: boolean;
 }
@@ -132,7 +133,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const t0 = performance.now();
     // The default method's models first (the request most users send), then the rest.
     const first = modelsRunBy('rig', undefined);
-    const names = [...first, ...(Object.keys(MODEL_FILES) as ModelName[]).filter((name) => !first.includes(name))];
+    // Only the models installed: a missing one is answered MODEL_MISSING when a request needs it.
+    const names = [...first, ...(Object.keys(MODEL_FILES) as ModelName[]).filter((name) => !first.includes(name))]
+      .filter((name) => existsSync(modelPath(name)));
     void models.warm(names.map((name) => modelPath(name))).then(
       (failures) => {
         const took = ((performance.now() - t0) / 1000).toFixed(2);
