@@ -9,7 +9,7 @@
  * character's space. The output has the input's vertices, in count and order, per part.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { areaWeightedVertices, POSE_ANCHORS, POSE_SDF_SAMPLES, POSE_VARIANTS } from '../data/poses/poseSample.js';
+import { areaWeightedVertices, POSE_ANCHORS, POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
 import { nearestNeighbours } from '../geometry/nearestNeighbours.js';
 import { vertexNormals } from '../io/normals.js';
@@ -27,7 +27,7 @@ import { sdfSamples } from './sdfSamples.js';
 export { POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
 
 /** The variant a user asks for: the pose with its corrective (the training's 'skinningCorrective' pairs). */
-export const APPLIED_VARIANT = 'skinningCorrective';
+export const APPLIED_VARIANT: PoseVariant = 'skinningCorrective';
 /** Seeds of the apply path's random choices (SDF samples, anchors): fixed, so one mesh always gets one answer. */
 const SDF_SEED = 1;
 const ANCHOR_SEED = 2;
@@ -72,6 +72,11 @@ export interface ApplyLatentPoseOptions {
   strength?: number;
   /** default 'mean' */
   strategy?: PoseStrategy;
+  /**
+   * which pair kind the decoder predicts (default APPLIED_VARIANT, what users get): the eval also asks for 'corrective'
+   * (the corrective alone) and 'skinning' (the pose without it)
+   */
+  variant?: PoseVariant;
 }
 
 export interface LatentPoseResult {
@@ -109,6 +114,8 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPoseOptions, onProgress: ProgressFn = () => {}): Promise<LatentPoseResult> {
   const t0 = performance.now();
   const { pose, strength, strategy } = checkPoseOptions(options);
+  const variant = options.variant ?? APPLIED_VARIANT;
+  if (!(POSE_VARIANTS as readonly string[]).includes(variant)) throw new AutoRigError('BAD_REQUEST', `unknown variant "${String(variant)}"`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
@@ -134,7 +141,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const mu = encoded.mu.data as Float32Array;
   if (mu.length !== library.latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu.length} latents, the library holds ${library.latentSize}`);
 
-  const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
+  const { delta, identity } = latentDelta(library, pose, variant, strategy, mu);
   let norm = 0;
   for (const x of delta) norm += x * x;
   norm = Math.sqrt(norm);
@@ -154,7 +161,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const graph = nearestNeighbours(anchors, anchors, K, !library.knnIncludesSelf);
   const knn = BigInt64Array.from(graph.indices, (i, n) => BigInt(i >= 0 ? i : Math.floor(n / K)));
   const kind = new Float32Array(POSE_VARIANTS.length);
-  kind[POSE_VARIANTS.indexOf(APPLIED_VARIANT)] = 1;
+  kind[POSE_VARIANTS.indexOf(variant)] = 1;
   const decoded = await runModel(decoder, {
     points: { data: anchors, dims: [1, A, 3] },
     normals: { data: anchorNormals, dims: [1, A, 3] },
