@@ -28,19 +28,21 @@ def _classes():
 def register():
     import bpy
 
-    from . import preferences
+    from . import preferences, ui
 
     for cls in _classes():
         bpy.utils.register_class(cls)
     preferences.register_session_token()
+    ui.register_pose_settings()
 
 
 def unregister():
     import bpy
 
-    from . import client, preferences
+    from . import client, preferences, ui
 
     client.stop_sidecar()
+    ui.unregister_pose_settings()
     preferences.unregister_session_token()
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)

@@ -1,4 +1,5 @@
-"""Applying a checked result to the scene: the armature, parenting, the Armature modifier and the weights.
+"""Applying a checked result to the scene: the armature, parenting, the Armature modifier and the weights; for
+Apply Latent Pose, a shape key.
 
 Called only after the whole result was checked (messages.check_*_result) and the meshes were found unchanged, so
 every failure that can be foreseen happens before the first change; the operator's UNDO flag makes the whole
@@ -14,7 +15,8 @@ from mathutils import Vector
 from . import messages
 from .weights import WEIGHT_STEPS, bucket_weight_values, bucket_weights, group_weight_rows
 
-__all__ = ["SceneChanged", "ApplyFailed", "Journal", "find_meshes", "apply_rig", "apply_skin", "write_weights"]
+__all__ = ["SceneChanged", "ApplyFailed", "Journal", "find_meshes", "apply_rig", "apply_skin", "write_weights",
+           "apply_pose_shape_keys"]
 
 _MIN_BONE_LENGTH = 1e-4
 
@@ -330,3 +332,66 @@ def apply_skin(meshes, result, bone_names):
         return rewritten
 
     return _apply_or_roll_back("Re-skin", change)
+
+
+# --- latent pose -----------------------------------------------------------------------------------------------------
+
+def _record_active_shape_key(journal, obj):
+    index = obj.active_shape_key_index
+
+    def restore():
+        obj.active_shape_key_index = index
+
+    journal.record(restore)
+
+
+def _basis_key(journal, obj):
+    """The mesh's reference shape key; a "Basis" holding the mesh as it is is created (and journalled) when the mesh
+    has no shape keys yet."""
+    if obj.data.shape_keys is not None:
+        return obj.data.shape_keys.reference_key
+    basis = obj.shape_key_add(name="Basis", from_mix=False)
+    # Every key of the mesh is then ours: clearing them all restores a mesh without shape keys exactly.
+    journal.record(lambda: obj.shape_key_clear())
+    return basis
+
+
+def _record_new_shape_key(journal, obj, name):
+    """Add shape key `name` (Blender adds .001 when the name is taken); removed on rollback. Returns it."""
+    key = obj.shape_key_add(name=name, from_mix=False)
+    created = key.name
+
+    def restore():
+        keys = obj.data.shape_keys
+        found = keys.key_blocks.get(created) if keys is not None else None
+        if found is not None:
+            obj.shape_key_remove(found)
+
+    journal.record(restore)
+    return key
+
+
+def apply_pose_shape_keys(meshes, local_positions, name):
+    """Add a shape key `name` to each mesh, relative to its Basis (created when missing), holding the posed
+    positions, at value 1, and make it the active key.
+
+    meshes: the mesh objects, in the order they were sent; local_positions: per mesh, array('f') #V*3 in the object's
+    own (local) space. Returns the shape keys' names (Blender may have added a suffix).
+    Raises ApplyFailed, with every mesh as it was, when anything fails half-way.
+    """
+
+    def change(journal):
+        names = []
+        for obj, positions in zip(meshes, local_positions):
+            _record_active_shape_key(journal, obj)
+            basis = _basis_key(journal, obj)
+            key = _record_new_shape_key(journal, obj, name)
+            key.relative_key = basis
+            key.data.foreach_set("co", positions)
+            key.value = 1.0
+            obj.active_shape_key_index = list(obj.data.shape_keys.key_blocks).index(key)
+            obj.data.update()
+            names.append(key.name)
+        return names
+
+    return _apply_or_roll_back("Apply Latent Pose", change)

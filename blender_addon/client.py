@@ -32,7 +32,7 @@ from . import msgpack
 from . import websocket
 
 __all__ = ["SidecarConfig", "SidecarError", "SidecarProcess", "resolve_command", "ensure_sidecar", "stop_sidecar",
-           "Job", "sidecar_status", "provider_text"]
+           "sidecar_reachable", "Job", "sidecar_status", "provider_text"]
 
 READY_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
@@ -192,6 +192,22 @@ def ensure_sidecar(config):
     process = SidecarProcess(resolve_command(config), config.port, config.environ)
     _managed["process"], _managed["key"] = process, config.key()
     return process, None, process.token
+
+
+def sidecar_reachable(config, which=shutil.which):
+    """Whether a job could reach a sidecar now, without starting or contacting one (cheap enough for an operator's
+    poll): the sidecar this add-on started is running, or one can be started (the command resolves), or a port of a
+    sidecar started by hand is set."""
+    process = _managed["process"]
+    if process is not None and process.alive() and _managed["key"] == config.key():
+        return True
+    if not config.auto_start:
+        return config.port > 0
+    try:
+        resolve_command(config, which)
+    except SidecarError:
+        return False
+    return True
 
 
 def stop_sidecar():

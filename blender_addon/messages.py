@@ -14,11 +14,17 @@ from . import protocol
 
 __all__ = [
     "ProtocolError", "AutoRigFailure", "check_spec", "check_message",
-    "hello_request", "rig_request", "skin_request", "cancel_request",
+    "hello_request", "rig_request", "skin_request", "cancel_request", "pose_list_request", "pose_apply_request",
+    "POSE_STRATEGIES", "MAX_POSE_STRENGTH",
     "le_bytes", "from_le_bytes", "mesh_object", "result_payload",
-    "check_hello_result", "check_rig_result", "check_skin_result", "bone_name_problem", "check_bone_names",
-    "display_text",
+    "check_hello_result", "check_rig_result", "check_skin_result", "check_pose_list_result", "check_pose_apply_result",
+    "bone_name_problem", "check_bone_names", "display_text",
 ]
+
+# Apply Latent Pose's choices, as the sidecar checks them (sidecar/pose/poseLibrary.ts POSE_STRATEGIES,
+# poseVocabulary.ts MAX_POSE_STRENGTH; test/pose-protocol.test.ts checks that they agree).
+POSE_STRATEGIES = ("mean", "nearest")
+MAX_POSE_STRENGTH = 1.5
 
 _BIN_ITEM_SIZE = {"f32": 4, "u32": 4, "u16": 2}
 _ARRAY_CODE = {"f32": "f", "u32": "I", "u16": "H"}
@@ -234,6 +240,28 @@ def cancel_request(job_id):
     return {"kind": protocol.KIND_CANCEL, "id": job_id}
 
 
+def pose_list_request(job_id):
+    """pose.list: the poses the sidecar's installed pose library holds."""
+    return {"kind": protocol.KIND_POSE_LIST, "id": job_id}
+
+
+def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean"):
+    """pose.apply: objects are MeshObject maps (world space); pose a name from pose.list; strength 0..1.5;
+    strategy "mean" or "nearest". Refuses locally (BAD_REQUEST) what the sidecar would refuse anyway."""
+    _check_mesh_limits(objects)
+    if not isinstance(pose, str) or not pose:
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "no pose chosen: refresh the pose list and pick one")
+    strength = float(strength)
+    if not (0.0 <= strength <= MAX_POSE_STRENGTH):
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST,
+                             "strength must be from 0 to %s, got %s" % (MAX_POSE_STRENGTH, strength))
+    if strategy not in POSE_STRATEGIES:
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST,
+                             "strategy must be one of %s, got %r" % (", ".join(POSE_STRATEGIES), strategy))
+    return {"kind": protocol.KIND_POSE_APPLY, "id": job_id, "objects": objects, "pose": pose,
+            "strength": strength, "strategy": strategy}
+
+
 # --- results ---------------------------------------------------------------------------------------------------------
 
 def result_payload(message):
@@ -318,6 +346,54 @@ def check_skin_result(payload, vertex_counts, sent_joint_names):
         raise ProtocolError("result.skeleton", "the bones differ from the skeleton sent")
     weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
     return {"joints": joints, "weights": weights, "seconds": payload["seconds"]}
+
+
+def check_pose_list_result(payload):
+    """A pose.list result checked in full: [{"name", "components", "experimental", "note"}], in the sidecar's order.
+
+    Names become enum identifiers and shape key names: each must be a valid, unique name (bone_name_problem's rules).
+    """
+    check_fields(payload, protocol.RESULTS["pose.list"], "result")
+    seen = set()
+    poses = []
+    for i, entry in enumerate(payload["poses"]):
+        name = entry["name"]
+        problem = bone_name_problem(name)
+        if problem is None and name in seen:
+            problem = "listed twice"
+        if problem is not None:
+            raise ProtocolError("result.poses[%d].name" % i, "%s: %s" % (problem, ascii(name)[:80]))
+        seen.add(name)
+        poses.append({"name": name, "components": list(entry["components"]),
+                      "experimental": entry["experimental"], "note": display_text(entry["note"], 200)})
+    return poses
+
+
+def check_pose_apply_result(payload, vertex_counts, pose):
+    """A pose.apply result checked in full: one object per object sent, each with #V*3 finite positions.
+
+    Returns {"positions": [array('f') #V*3 per object, world space], "pose", "strength", "strategy", "identity",
+    "seconds", "provider"}.
+    """
+    check_fields(payload, protocol.RESULTS["pose.apply"], "result")
+    if payload["pose"] != pose:
+        raise ProtocolError("result.pose", "the answer is for pose %s, %s was asked"
+                            % (ascii(payload["pose"])[:80], ascii(pose)[:80]))
+    objects = payload["objects"]
+    if len(objects) != len(vertex_counts):
+        raise ProtocolError("result.objects", "%d objects in the result for %d sent" % (len(objects), len(vertex_counts)))
+    positions = []
+    for i, (obj, count) in enumerate(zip(objects, vertex_counts)):
+        opath = "result.objects[%d].positions" % i
+        if len(obj["positions"]) != count * 12:
+            raise ProtocolError(opath, "%d vertices expected, got %d" % (count, len(obj["positions"]) // 12))
+        values = from_le_bytes(obj["positions"], "f32")
+        if not _finite(values):
+            raise ProtocolError(opath, "NaN or infinite coordinates")
+        positions.append(values)
+    return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
+            "strategy": payload["strategy"], "identity": payload["identity"], "seconds": payload["seconds"],
+            "provider": payload["provider"]}
 
 
 # --- names and texts ------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Operators: Auto Rig (rig the selected meshes as one character) and Re-skin (new weights for a bound mesh).
+"""Operators: Auto Rig (rig the selected meshes as one character), Re-skin (new weights for a bound mesh), Apply
+Latent Pose (a shape key with the mesh in a semantic pose) and Refresh Poses (the pose menu from the sidecar).
 
 invoke() runs the job modally: a timer polls the sidecar without blocking the UI, progress goes to the status bar,
 Esc cancels. execute() runs the same job to the end in one call (background mode has no event loop, so tests and
@@ -7,9 +8,10 @@ scripts use it). Either way the scene is only changed once the result has arrive
 
 import bpy
 
-from . import apply, client, messages, preferences, scene_io
+from . import apply, client, messages, poses, preferences, scene_io
 
-__all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "addon_preferences", "sidecar_config"]
+__all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose", "AUTORIG_OT_refresh_poses",
+           "addon_preferences", "sidecar_config", "fetch_poses"]
 
 TIMER_INTERVAL = 0.1
 
@@ -205,4 +207,108 @@ class AUTORIG_OT_reskin(_SidecarJobOperator, bpy.types.Operator):
         return request, check, apply_result
 
 
-classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin)
+def fetch_poses(context, timeout=60.0):
+    """Ask the sidecar for its poses (pose.list, blocking: it answers at once once the sidecar runs) and cache them
+    for the pose menu. Returns None, or (code, message) when the list could not be fetched (the cache keeps the
+    last good list and the reason, for the panel)."""
+    request = messages.pose_list_request(client.new_job_id("poses"))
+    job = client.Job(sidecar_config(context), request, messages.check_pose_list_result, client_name=_client_name(),
+                     timeout=timeout)
+    if job.run() == client.DONE:
+        poses.remember_poses(job.result)
+        return None
+    poses.remember_failure(*job.error)
+    return job.error
+
+
+class AUTORIG_OT_refresh_poses(bpy.types.Operator):
+    """Ask the sidecar which latent poses are installed (fills the pose menu)"""
+
+    bl_idname = "autorig.refresh_poses"
+    bl_label = "Refresh Poses"
+    bl_options = {'REGISTER'}  # changes no Blender data: nothing to undo
+
+    def execute(self, context):
+        error = fetch_poses(context)
+        if error is not None:
+            self.report({'ERROR'}, "AutoRig %s: %s" % (messages.display_text(error[0], 40),
+                                                       messages.display_text(error[1])))
+            return {'CANCELLED'}
+        self.report({'INFO'}, "AutoRig: %s" % poses.list_status())
+        return {'FINISHED'}
+
+
+class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
+    """Add a shape key with the selected mesh(es) in the chosen pose, predicted by the latent pose model (any mesh,
+    rigged or not)"""
+
+    bl_idname = "autorig.apply_latent_pose"
+    bl_label = "Apply Latent Pose"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    pose: bpy.props.StringProperty(
+        name="Pose", default="",
+        description="A pose of the sidecar's list (empty: the one chosen in the AutoRig panel)")
+    strength: bpy.props.FloatProperty(
+        name="Strength", default=1.0, min=0.0, max=messages.MAX_POSE_STRENGTH,
+        description="0: the mesh as it is; 1: the pose; up to 1.5: beyond it")
+    strategy: bpy.props.EnumProperty(
+        name="Strategy", default='MEAN', items=poses.STRATEGY_ITEMS,
+        description="Whose way of doing the pose the mesh gets")
+
+    @classmethod
+    def poll(cls, context):
+        return (context.mode == 'OBJECT' and bool(scene_io.selected_meshes(context))
+                and client.sidecar_reachable(sidecar_config(context)))
+
+    def _choices_from_panel(self, context):
+        """Fill the properties the caller left unset from the panel's settings (fetching the pose list first when
+        it never was)."""
+        settings = getattr(context.scene, "autorig_pose", None)
+        if settings is None:
+            return
+        if not self.properties.is_property_set("pose"):
+            if settings.pose in ("", poses.NO_POSES):
+                error = fetch_poses(context)
+                if error is not None:
+                    raise messages.AutoRigFailure(*error)
+            self.pose = "" if settings.pose == poses.NO_POSES else settings.pose
+        if not self.properties.is_property_set("strength"):
+            self.strength = settings.strength
+        if not self.properties.is_property_set("strategy"):
+            self.strategy = settings.strategy
+
+    def prepare(self, context):
+        self._choices_from_panel(context)
+        pose = self.pose
+        meshes = scene_io.selected_meshes(context)
+        # The mesh's own vertices (its Basis when it has shape keys), in world space, as Auto Rig sends them: the
+        # key is relative to the Basis, so the pose must be predicted from it; the evaluated mesh would carry the
+        # armature's pose, other keys and modifiers into the key (and a generative modifier changes the count).
+        objects, counts = scene_io.mesh_objects(meshes)
+        names = [obj.name for obj in meshes]
+        request = messages.pose_apply_request(client.new_job_id("pose"), objects, pose, strength=self.strength,
+                                              strategy=poses.strategy_value(self.strategy))
+
+        def check(payload):
+            return messages.check_pose_apply_result(payload, counts, pose)
+
+        def apply_result(context, result):
+            found = apply.find_meshes(names, counts)
+            try:
+                local = [scene_io.world_to_local(obj, p) for obj, p in zip(found, result["positions"])]
+            except ValueError as err:
+                raise apply.ApplyFailed("%s; nothing was changed" % err) from err
+            keys = apply.apply_pose_shape_keys(found, local, pose)
+            entry = poses.pose_entry(pose)
+            experimental = " (experimental)" if entry is not None and entry["experimental"] else ""
+            who = ", identity %s" % messages.display_text(result["identity"], 63) if result["identity"] else ""
+            return "AutoRig: shape key '%s'%s on %d mesh(es): strength %.2f, %s%s (%.1f s on %s)" % (
+                keys[0], experimental, len(found), result["strength"], messages.display_text(result["strategy"], 16),
+                who, result["seconds"],
+                messages.display_text(result["provider"], 24))
+
+        return request, check, apply_result
+
+
+classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin, AUTORIG_OT_refresh_poses, AUTORIG_OT_apply_latent_pose)

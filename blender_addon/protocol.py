@@ -63,13 +63,15 @@ ERROR_MODEL_FAILED = "MODEL_FAILED"
 ERROR_INTERNAL = "INTERNAL"
 
 # Message kinds.
-REQUEST_KINDS = ("hello", "rig", "skin", "cancel")
+REQUEST_KINDS = ("hello", "rig", "skin", "cancel", "pose.list", "pose.apply")
 EVENT_KINDS = ("progress", "result", "error")
-RESERVED_KINDS = ("pose.list", "pose.apply", "correctives", "correctives.preview")
+RESERVED_KINDS = ("correctives", "correctives.preview")
 KIND_HELLO = "hello"
 KIND_RIG = "rig"
 KIND_SKIN = "skin"
 KIND_CANCEL = "cancel"
+KIND_POSE_LIST = "pose.list"
+KIND_POSE_APPLY = "pose.apply"
 KIND_PROGRESS = "progress"
 KIND_RESULT = "result"
 KIND_ERROR = "error"
@@ -111,6 +113,16 @@ TYPES = {
         "forward": "vec3",
         "left": "vec3",
     },
+    "PoseInfo": {
+        "name": "str",
+        "components": "list:str",
+        "experimental": "bool",
+        "note": "str",
+    },
+    "PosedObject": {
+        "name": "str",
+        "positions": "bin:f32:3",
+    },
 }
 
 REQUESTS = {
@@ -133,6 +145,16 @@ REQUESTS = {
     },
     "cancel": {
         "id": "str",
+    },
+    "pose.list": {
+        "id": "str",
+    },
+    "pose.apply": {
+        "id": "str",
+        "objects": "list:MeshObject",
+        "pose": "str",
+        "strength?": "float",
+        "strategy?": "str",
     },
 }
 
@@ -174,5 +196,17 @@ RESULTS = {
         "skeleton": "Skeleton",
         "objects": "list:ObjectWeights",
         "seconds": "float",
+    },
+    "pose.list": {
+        "poses": "list:PoseInfo",
+    },
+    "pose.apply": {
+        "objects": "list:PosedObject",
+        "pose": "str",
+        "strength": "float",
+        "strategy": "str",
+        "identity": "str|nil",
+        "seconds": "float",
+        "provider": "str",
     },
 }

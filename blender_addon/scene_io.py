@@ -11,8 +11,8 @@ from mathutils import Matrix
 from . import messages
 from .weights import locked_weight_rows
 
-__all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "bound_armature", "armature_joints",
-           "locked_groups"]
+__all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "world_to_local", "bound_armature",
+           "armature_joints", "locked_groups"]
 
 
 def selected_meshes(context):
@@ -59,6 +59,17 @@ def mesh_objects(meshes):
         objects.append(messages.mesh_object(obj.name, positions, triangles))
         counts.append(len(obj.data.vertices))
     return objects, counts
+
+
+def world_to_local(obj, positions):
+    """World-space positions (array('f') #V*3, as the sidecar answers) in `obj`'s own space: array('f') #V*3.
+
+    Raises ValueError when the object's transform cannot be inverted (a zero scale): nothing can be placed then.
+    """
+    matrix = obj.matrix_world
+    if abs(matrix.determinant()) < 1e-12:
+        raise ValueError("the transform of '%s' cannot be inverted (a zero scale?)" % obj.name)
+    return _transform_positions(positions, matrix.inverted())
 
 
 def bound_armature(obj):

@@ -2,9 +2,58 @@
 
 import bpy
 
-from . import client, scene_io
+from . import client, messages, poses, scene_io
 
-__all__ = ["AUTORIG_PT_main"]
+__all__ = ["AUTORIG_PT_main", "AUTORIG_PG_latent_pose", "register_pose_settings", "unregister_pose_settings"]
+
+_SETTINGS_PROPERTY = "autorig_pose"
+
+
+class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
+    """The panel's Apply Latent Pose choices (kept with the scene)."""
+
+    pose: bpy.props.EnumProperty(
+        name="Pose", items=poses.pose_items,
+        description="The pose (Refresh asks the sidecar for its list; experimental: the rig-based baseline "
+                    "measured better on this pose)")
+    strength: bpy.props.FloatProperty(
+        name="Strength", default=1.0, min=0.0, max=messages.MAX_POSE_STRENGTH,
+        description="0: the mesh as it is; 1: the pose; up to 1.5: beyond it")
+    strategy: bpy.props.EnumProperty(
+        name="Strategy", default='MEAN', items=poses.STRATEGY_ITEMS,
+        description="Whose way of doing the pose the mesh gets")
+
+
+def register_pose_settings():
+    setattr(bpy.types.Scene, _SETTINGS_PROPERTY, bpy.props.PointerProperty(type=AUTORIG_PG_latent_pose))
+
+
+def unregister_pose_settings():
+    if hasattr(bpy.types.Scene, _SETTINGS_PROPERTY):
+        delattr(bpy.types.Scene, _SETTINGS_PROPERTY)
+
+
+def _draw_latent_pose(layout, context):
+    """The Latent Pose section: pose menu (with Refresh), strength, strategy, Apply."""
+    settings = getattr(context.scene, _SETTINGS_PROPERTY, None)
+    box = layout.box()
+    box.label(text="Latent Pose", icon='POSE_HLT')
+    if settings is None:
+        return
+    row = box.row(align=True)
+    row.prop(settings, "pose", text="")
+    row.operator("autorig.refresh_poses", text="", icon='FILE_REFRESH')
+    entry = poses.pose_entry(settings.pose)
+    if entry is not None and entry["experimental"]:
+        box.label(text="Experimental: %s" % entry["note"], icon='ERROR')
+    box.prop(settings, "strength", slider=True)
+    box.prop(settings, "strategy", text="")
+    op = box.operator("autorig.apply_latent_pose", icon='SHAPEKEY_DATA')
+    if settings.pose != poses.NO_POSES:
+        op.pose = settings.pose
+    op.strength = settings.strength
+    op.strategy = settings.strategy
+    box.label(text=poses.list_status())
 
 
 class AUTORIG_PT_main(bpy.types.Panel):
@@ -38,7 +87,9 @@ class AUTORIG_PT_main(bpy.types.Panel):
             box.label(text="Locked vertex groups are kept", icon='LOCKED')
         box.operator("autorig.reskin", icon='MOD_VERTEX_WEIGHT')
 
+        _draw_latent_pose(layout, context)
+
         layout.label(text=client.sidecar_status())
 
 
-classes = (AUTORIG_PT_main,)
+classes = (AUTORIG_PG_latent_pose, AUTORIG_PT_main)

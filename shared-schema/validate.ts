@@ -13,10 +13,13 @@
  * worker without detaching the message buffer). Non-finite floats are BAD_NUMBER wherever they appear.
  *
  * On top of the type language, validateRequest checks what the types cannot say: triangle indices < #V (BAD_INDEX),
- * the limits (TOO_LARGE), the protocol version, the skeleton's parent order and the locked groups.
+ * the limits (TOO_LARGE), the protocol version, the skeleton's parent order, the locked groups, and a pose.apply's
+ * pose, strength and strategy (BAD_REQUEST before any job starts).
  */
 import protocol from './protocol.json' with { type: 'json' };
 import { AutoRigError } from '../sidecar/errors.js';
+import { POSE_STRATEGIES, type PoseStrategy } from '../sidecar/pose/poseLibrary.js';
+import { isPoseName, MAX_POSE_STRENGTH } from '../sidecar/pose/poseVocabulary.js';
 import type { LockedGroup, MeshPart, RigOptions, Skeleton } from '../sidecar/types.js';
 import { describeValue, isPlainMap } from './codec.js';
 
@@ -59,7 +62,20 @@ export interface CancelRequest {
   kind: 'cancel';
   id: string;
 }
-export type ProtocolRequest = HelloRequest | RigRequest | SkinRequest | CancelRequest;
+export interface PoseListRequest {
+  kind: 'pose.list';
+  id: string;
+}
+/** pose.apply with its defaults filled in: strength 1, strategy 'mean'. */
+export interface PoseApplyRequest {
+  kind: 'pose.apply';
+  id: string;
+  objects: MeshPart[];
+  pose: string;
+  strength: number;
+  strategy: PoseStrategy;
+}
+export type ProtocolRequest = HelloRequest | RigRequest | SkinRequest | CancelRequest | PoseListRequest | PoseApplyRequest;
 
 /** How strictly `conform` reads: requests tolerate unknown fields (newer clients), the server's own output does not. */
 interface Reading {
@@ -104,7 +120,12 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
       return { kind, id: fields.id as string, objects, skeleton, locked, options: (fields.options ?? {}) as RigOptions };
     }
     case 'cancel':
+    case 'pose.list':
       return { kind, id: fields.id as string };
+    case 'pose.apply': {
+      const objects = checkMesh(fields.objects as MeshPart[], limits);
+      return { kind, id: fields.id as string, objects, ...checkPoseChoice(fields) };
+    }
     default:
       throw new AutoRigError('INTERNAL', `protocol.json names request '${kind}' but the sidecar does not handle it`);
   }
@@ -406,6 +427,25 @@ function checkSkeleton(skeleton: Skeleton): Skeleton {
     names.add(joint.name);
   });
   return skeleton;
+}
+
+/**
+ * A pose.apply's choice: a pose of the vocabulary, a strength in [0, MAX_POSE_STRENGTH] (default 1), a strategy of
+ * POSE_STRATEGIES (default 'mean'); anything else is BAD_REQUEST. Whether the installed library holds the pose is the
+ * job's to say (MODEL_MISSING).
+ */
+function checkPoseChoice(fields: Record<string, unknown>): { pose: string; strength: number; strategy: PoseStrategy } {
+  const pose = fields.pose as string;
+  if (!isPoseName(pose)) throw new AutoRigError('BAD_REQUEST', `pose: unknown pose ${quoteClientText(pose)}; pose.list names the poses`);
+  const strength = (fields.strength ?? 1) as number;
+  if (strength < 0 || strength > MAX_POSE_STRENGTH) {
+    throw new AutoRigError('BAD_REQUEST', `strength must be from 0 to ${MAX_POSE_STRENGTH}, got ${strength}`);
+  }
+  const strategy = (fields.strategy ?? 'mean') as string;
+  if (!(POSE_STRATEGIES as readonly string[]).includes(strategy)) {
+    throw new AutoRigError('BAD_REQUEST', `strategy must be one of ${POSE_STRATEGIES.join(', ')}, got ${quoteClientText(strategy)}`);
+  }
+  return { pose, strength, strategy: strategy as PoseStrategy };
 }
 
 /** Locked groups: an existing object (BAD_INDEX), one weight per vertex (BAD_ARRAY) in [0, 1], a bone of the skeleton, no repeats. */

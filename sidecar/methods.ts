@@ -28,3 +28,11 @@ export function modelsRunBy(request: 'rig' | 'skin', method: string | undefined)
   if (chosen === 'hybrid' && request === 'rig') return ['joints2d'];
   return [];
 }
+
+/**
+ * The models a pose.apply job loads (Apply Latent Pose, sidecar/pose/applyLatentPose.ts), in order: the SDF encoder,
+ * then the vertex decoder (loaded for every pose and strength: a missing model is MODEL_MISSING even at strength 0).
+ */
+export function modelsRunByPose(): ModelName[] {
+  return ['latentPoseEncoder', 'latentPoseDecoder'];
+}

@@ -114,7 +114,7 @@ describe('validateRequest', () => {
     ['no kind', { id: 'x' }, 'BAD_REQUEST'],
     ['kind not a string', { kind: 3, id: 'x' }, 'BAD_REQUEST'],
     ['unknown kind', { kind: 'dance', id: 'x' }, 'UNKNOWN_KIND'],
-    ['reserved kind', { kind: 'pose.list', id: 'x' }, 'UNKNOWN_KIND'],
+    ['reserved kind', { kind: 'correctives', id: 'x' }, 'UNKNOWN_KIND'],
     ['a server event sent by the client', { kind: 'result', id: 'x', request: 'rig' }, 'UNKNOWN_KIND'],
     ['hello of another protocol', { kind: 'hello', id: 'h', protocol: 2 }, 'UNSUPPORTED_VERSION'],
     ['hello protocol negative', { kind: 'hello', id: 'h', protocol: -1 }, 'BAD_REQUEST'],
@@ -263,6 +263,8 @@ describe('protocol coverage', () => {
       rig: rigMessage(),
       skin: skinMessage(),
       cancel: { kind: 'cancel', id: 'r1' },
+      'pose.list': { kind: 'pose.list', id: 'pl' },
+      'pose.apply': { kind: 'pose.apply', id: 'pa', objects: rigMessage().objects, pose: 'elbowBentLf', strength: 1, strategy: 'mean' },
     };
     for (const kind of Object.keys(protocol.requests)) {
       expect(valid[kind], `no sample for request '${kind}'`).toBeDefined();

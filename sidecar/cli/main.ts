@@ -1,5 +1,6 @@
 /**
- * The `autorig` command line: rig or re-skin glTF/OBJ files, run the demo, or serve the Blender add-on.
+ * The `autorig` command line: rig or re-skin glTF/OBJ files, pose a character (Apply Latent Pose), run the demo, or
+ * serve the Blender add-on.
  * bin/autorig.js calls main(). Exit codes: 0 done, 2 the input cannot be rigged (AutoRigError, its code is printed),
  * 64 bad usage (with the help text), 1 an unexpected failure.
  */
@@ -19,7 +20,10 @@ import type { Frame, PartWeights, Skeleton } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
 import { formatBar } from '../eval/formatBar.js';
 import { runEval, type EvalOptions } from '../eval/runEval.js';
+import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
+import { poseEvalCommand } from '../eval/poses/poseEvalCommand.js';
 import { DATASET_KINDS, makeDataset, type DatasetKind, type DatasetOptions } from '../data/makeDataset.js';
+import { parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
 import { writePreviewPng } from './preview.js';
 import { progressReporter, type TextSink } from './progress.js';
 
@@ -66,6 +70,11 @@ const commands: Record<string, Command> = {
     usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>] [--method geometric|learned]\n'
       + '  --method: geometric (default) or learned (models/point_rig.onnx; only for our 23-joint Mixamo skeleton).',
     run: skinCommand,
+  },
+  pose: {
+    summary: 'put any character mesh in a semantic pose (Apply Latent Pose): the same vertices, posed',
+    usage: POSE_USAGE,
+    run: poseCommand,
   },
   demo: {
     summary: "rig the project's demo character into out/demo/",
@@ -271,6 +280,7 @@ function checkMethodName(method: string, usage: string): string {
 }
 
 async function evalCommand(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === 'poses') return poseEvalCommand(args.slice(1), io, packageVersion(), (m) => new UsageError(m, POSE_EVAL_USAGE));
   const usage = commands.eval.usage;
   const options: EvalOptions = {
     data: '', peer: null, remesh: null, method: DEFAULT_METHOD, poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
@@ -337,6 +347,17 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
   io.stdout.write(`autorig data: ${summary.written} samples in ${options.out} (${summary.failed.length} failed) in ${summary.seconds.toFixed(0)} s\n`);
   for (const f of summary.failed) io.stdout.write(`  sample ${f.index} failed: ${f.error}\n`);
   return summary.written > 0 ? EXIT_OK : EXIT_FAILURE;
+}
+
+async function poseCommand(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parsePoseArguments(args);
+  } catch (err) {
+    if (err instanceof PoseUsageError) throw new UsageError(err.message, commands.pose.usage);
+    throw err;
+  }
+  return runPoseCommand(parsed, io, `AutoRig ${packageVersion()}`);
 }
 
 async function demoCommand(args: string[], io: CliIo): Promise<number> {

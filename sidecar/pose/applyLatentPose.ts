@@ -58,9 +58,9 @@ export function listLatentPoses(): PoseListEntry[] {
     const m = measured[name];
     const known = m && typeof m.latent === 'number' && typeof m.rig === 'number';
     const experimental = !known || !(m.latent! < m.rig!);
-    const mm = (x: number) => `${(x * 1000).toFixed(1)} mm`;
+    const pct = (x: number) => `${(x * 100).toFixed(2)}% of height`;
     const note = known
-      ? `mean vertex error on test characters ${mm(m.latent!)} (rig-based baseline ${mm(m.rig!)})`
+      ? `mean vertex error on test characters ${pct(m.latent!)} (rig-based baseline ${pct(m.rig!)})`
       : 'not measured yet';
     return { name, components: poseComponents(name), experimental, note };
   });

@@ -1,15 +1,19 @@
 /**
- * One client connection: reads requests, answers hello, runs rig/skin jobs, cancels them.
+ * One client connection: reads requests, answers hello and pose.list, runs rig/skin/pose.apply jobs, cancels them.
  * Every frame gets an answer or a job; a bad frame gets an error with a code and the connection keeps serving.
  * Jobs are keyed by id within this connection only, so clients never see each other's jobs; when the connection
  * closes, its jobs stop.
  */
 import type { WebSocket, RawData } from 'ws';
 import { decodeMessage, encodeMessage } from '../../shared-schema/codec.js';
-import { readMessageId, validateRequest, validateServerMessage, type Limits, type RigRequest, type SkinRequest } from '../../shared-schema/validate.js';
+import {
+  readMessageId, validateRequest, validateServerMessage, type Limits, type PoseApplyRequest, type RigRequest, type SkinRequest,
+} from '../../shared-schema/validate.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
+import type { LatentPoseResult } from '../pose/applyLatentPose.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
+import type { JobInput, JobResult } from './jobMessages.js';
 import type { JobQueue, RunningJob } from './jobs.js';
 
 export type Log = (line: string) => void;
@@ -28,17 +32,16 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
   };
   const sendError = (id: string | null, code: ErrorCode, message: string) => send({ kind: 'error', id, code, message });
 
-  const runJob = (request: RigRequest | SkinRequest) => {
+  const runJob = (request: RigRequest | SkinRequest | PoseApplyRequest) => {
     const { id } = request;
     if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
     const started = performance.now();
     const named = `${request.kind} '${printable(id)}'`;
     // A job that fails to start is answered before submit returns; it must not be left in `jobs` then.
     let ended = false;
-    const input =
-      request.kind === 'rig'
-        ? { request: 'rig' as const, objects: request.objects, options: request.options }
-        : { request: 'skin' as const, objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
+    // The mesh's arrays move to the worker; a pose answer is checked against the vertex counts sent.
+    const sentLengths = request.objects.map((part) => part.positions.length);
+    const input = jobInput(request);
     let running = false;
     const job = queue.submit(input, {
       onProgress: (stage, fraction) => {
@@ -52,7 +55,7 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
       onResult: (result) => {
         ended = true;
         jobs.delete(id);
-        const reply = resultMessage(id, request.kind, result, limits);
+        const reply = resultMessage(id, request.kind, result, limits, sentLengths);
         if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
         else send(reply);
         log(`${label}: ${named} done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
@@ -79,6 +82,24 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
     log(`${label}: '${printable(id)}' cancelled`);
   };
 
+  /** pose.list: answered from the installed pose library, or with its error (MODEL_MISSING, MODEL_FAILED). */
+  const listPoses = async (id: string) => {
+    try {
+      // Loaded on first use: the apply module brings the mesh and model code, which the server's thread needs for
+      // nothing else.
+      const { listLatentPoses } = await import('../pose/applyLatentPose.js');
+      const reply = { kind: 'result', id, request: 'pose.list', poses: listLatentPoses() };
+      validateServerMessage(reply, limits);
+      send(reply);
+    } catch (err) {
+      if (err instanceof AutoRigError) sendError(id, err.code, err.message);
+      else {
+        sendError(id, 'INTERNAL', err instanceof Error ? err.message : String(err));
+        log(`${label}: internal error in pose.list: ${err instanceof Error ? err.stack : String(err)}`);
+      }
+    }
+  };
+
   /** Handle one frame; anything wrong with it is thrown as AutoRigError and answered by the caller. */
   const handleFrame = (bytes: Buffer): void => {
     if (bytes.byteLength > limits.maxMessageBytes) {
@@ -92,7 +113,11 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
         return;
       case 'rig':
       case 'skin':
+      case 'pose.apply':
         runJob(request);
+        return;
+      case 'pose.list':
+        void listPoses(request.id);
         return;
       case 'cancel':
         cancelJob(request.id);
@@ -128,6 +153,18 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
   return { stopJobs };
 }
 
+/** The worker's job for a request that runs as one. */
+function jobInput(request: RigRequest | SkinRequest | PoseApplyRequest): JobInput {
+  switch (request.kind) {
+    case 'rig':
+      return { request: 'rig', objects: request.objects, options: request.options };
+    case 'skin':
+      return { request: 'skin', objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
+    case 'pose.apply':
+      return { request: 'pose', objects: request.objects, pose: request.pose, strength: request.strength, strategy: request.strategy };
+  }
+}
+
 /** A client's text made safe for one log line: control characters (a newline could forge a line) become '?'. */
 function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
@@ -153,11 +190,42 @@ function toBuffer(data: RawData): Buffer {
  * The result message of a finished job, exactly the fields of protocol.json (events.result + results[request]),
  * checked against it: a malformed pipeline output becomes an INTERNAL error instead of a reply the client cannot read.
  */
-function resultMessage(id: string, request: 'rig' | 'skin', result: RigResult | SkinResult, limits: Limits): Record<string, unknown> | AutoRigError {
+function resultMessage(
+  id: string, request: 'rig' | 'skin' | 'pose.apply', result: JobResult, limits: Limits, sentLengths: number[],
+): Record<string, unknown> | AutoRigError {
+  const message = request === 'pose.apply'
+    ? poseResultFields(result as LatentPoseResult)
+    : rigResultFields(request, result as RigResult | SkinResult);
+  try {
+    validateServerMessage({ kind: 'result', id, request, ...message }, limits);
+    // The add-on writes a pose answer onto the vertices it sent: one position per vertex sent, object by object.
+    const posed = request === 'pose.apply' ? (result as LatentPoseResult).objects : null;
+    if (posed && (posed.length !== sentLengths.length || posed.some((part, k) => part.positions.length !== sentLengths[k]))) {
+      throw new Error(`the posed vertices (${posed.map((p) => p.positions.length / 3).join(', ')}) do not match the vertices sent (${sentLengths.map((n) => n / 3).join(', ')})`);
+    }
+    return { kind: 'result', id, request, ...message };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return new AutoRigError('INTERNAL', `the pipeline returned a result that does not fit the protocol: ${reason}`);
+  }
+}
+
+/** results['pose.apply'] of protocol.json from Apply Latent Pose's result. */
+function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
+  return {
+    objects: result.objects.map((part) => ({ name: part.name, positions: part.positions })),
+    pose: result.pose,
+    strength: result.strength,
+    strategy: result.strategy,
+    identity: result.identity,
+    seconds: result.seconds,
+    provider: result.provider,
+  };
+}
+
+/** results.rig / results.skin of protocol.json from the pipeline's result. */
+function rigResultFields(request: 'rig' | 'skin', result: RigResult | SkinResult): Record<string, unknown> {
   const message: Record<string, unknown> = {
-    kind: 'result',
-    id,
-    request,
     skeleton: {
       joints: result.skeleton.joints.map((joint) => ({
         name: joint.name,
@@ -174,11 +242,5 @@ function resultMessage(id: string, request: 'rig' | 'skin', result: RigResult | 
     const frame = (result as RigResult).frame;
     message.frame = { up: [...frame.up], forward: [...frame.forward], left: [...frame.left] };
   }
-  try {
-    validateServerMessage(message, limits);
-    return message;
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    return new AutoRigError('INTERNAL', `the pipeline returned a result that does not fit the protocol: ${reason}`);
-  }
+  return message;
 }

@@ -3,12 +3,17 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
+import type { LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
 import type { LockedGroup, MeshPart, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
-/** The work of one rig or skin request, handed to the worker as workerData. */
+/** The work of one rig, skin or pose.apply request, handed to the worker as workerData. */
 export type JobInput =
   | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
-  | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions };
+  | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions }
+  | { request: 'pose'; objects: MeshPart[]; pose: string; strength: number; strategy: PoseStrategy };
+
+/** What a job answers: the pipeline's result for rig/skin, Apply Latent Pose's for pose. */
+export type JobResult = RigResult | SkinResult | LatentPoseResult;
 
 /** workerData of a job's thread: the job, and for a job that runs a model, its port to the model host. */
 export type JobWorkerData = JobInput & { models?: MessagePort };
@@ -16,7 +21,7 @@ export type JobWorkerData = JobInput & { models?: MessagePort };
 /** From the worker: any number of progress messages, then exactly one result or error. */
 export type JobOutput =
   | { type: 'progress'; stage: string; fraction: number }
-  | { type: 'result'; result: RigResult | SkinResult }
+  | { type: 'result'; result: JobResult }
   | { type: 'error'; code: ErrorCode; message: string };
 
 /**

@@ -1,25 +1,30 @@
 /**
- * Entry of the worker thread that runs one rig or skin job. The geometric pipeline is synchronous; running it here lets the
+ * Entry of the worker thread that runs one rig, skin or pose.apply job. The geometric pipeline is synchronous; running it here lets the
  * server stay responsive and stop a job at once (cancel terminates this thread).
  * The thread ends by itself after posting its one result or error.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AutoRigError } from '../errors.js';
 import { useModelHost } from '../learned/onnxSession.js';
+import { applyLatentPose } from '../pose/applyLatentPose.js';
 import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
-import type { RigResult, SkinResult } from '../types.js';
-import { transferables, type JobInput, type JobOutput, type JobWorkerData } from './jobMessages.js';
+import { transferables, type JobInput, type JobOutput, type JobResult, type JobWorkerData } from './jobMessages.js';
 
-/** Run the job described by `input`, reporting progress through `post`. Returns the pipeline's result. */
-async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<RigResult | SkinResult> {
+/** Run the job described by `input`, reporting progress through `post`. Returns the pipeline's (or pose's) result. */
+async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<JobResult> {
   const onProgress = (stage: string, fraction: number) => post({ type: 'progress', stage, fraction });
   if (input.request === 'rig') return rigCharacterAsync(input.objects, input.options, onProgress);
+  if (input.request === 'pose') {
+    const { pose, strength, strategy } = input;
+    return applyLatentPose(input.objects, { pose, strength, strategy }, onProgress);
+  }
   return skinCharacterAsync(input.objects, input.skeleton, input.locked, input.options, onProgress);
 }
 
 /** The typed arrays of a result, to transfer instead of copy. */
-function resultArrays(result: RigResult | SkinResult): ArrayBufferView[] {
-  return result.objects.flatMap((part) => [part.indices, part.weights]).filter((array) => ArrayBuffer.isView(array));
+function resultArrays(result: JobResult): ArrayBufferView[] {
+  const arrays = result.objects.flatMap((part) => ('positions' in part ? [part.positions] : [part.indices, part.weights]));
+  return arrays.filter((array) => ArrayBuffer.isView(array));
 }
 
 async function main(): Promise<void> {

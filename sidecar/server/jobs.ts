@@ -1,5 +1,5 @@
 /**
- * One rig/skin job = one worker thread. Cancelling terminates the thread, which stops even a tight loop at once;
+ * One rig/skin/pose.apply job = one worker thread. Cancelling terminates the thread, which stops even a tight loop at once;
  * a finished thread exits by itself, so no pipeline state outlives its job.
  * Jobs wait in a JobQueue for one of a few thread slots: a client that sends hundreds of requests at once (or
  * cancels them as fast) gets them run a few at a time, instead of one thread each sharing the cores (every job
@@ -10,16 +10,16 @@
 import { availableParallelism } from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
-import { modelsRunBy } from '../methods.js';
-import type { RigResult, SkinResult } from '../types.js';
-import { transferables, type JobInput, type JobOutput } from './jobMessages.js';
+import { modelsRunBy, modelsRunByPose } from '../methods.js';
+import type { ModelName } from '../learned/modelFiles.js';
+import { transferables, type JobInput, type JobOutput, type JobResult } from './jobMessages.js';
 import type { ModelHost } from './modelHost.js';
 import { workerEntry } from './workerEntry.js';
 
 /** What a job reports; exactly one of onResult/onError is called, once, unless the job is cancelled first. */
 export interface JobListener {
   onProgress(stage: string, fraction: number): void;
-  onResult(result: RigResult | SkinResult): void;
+  onResult(result: JobResult): void;
   onError(code: ErrorCode, message: string): void;
 }
 
@@ -126,7 +126,7 @@ export class JobQueue {
     const start = () => {
       this.running++;
       try {
-        const usesModels = modelsRunBy(input.request, input.options.method).length > 0;
+        const usesModels = modelsOfJob(input).length > 0;
         job = startJob(input, listener, () => this.release(), usesModels ? this.models?.connect() : undefined);
       } catch (err) {
         // No thread, so no exit to wait for: the slot is free again at once.
@@ -158,6 +158,11 @@ export class JobQueue {
   private startWaiting(): void {
     while (this.running < this.slots && this.waiting.length > 0) this.waiting.shift()!();
   }
+}
+
+/** The models a job runs: those of its rig/skin method, or Apply Latent Pose's. */
+export function modelsOfJob(input: JobInput): ModelName[] {
+  return input.request === 'pose' ? modelsRunByPose() : modelsRunBy(input.request, input.options.method);
 }
 
 /**

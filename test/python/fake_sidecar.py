@@ -1,6 +1,8 @@
 """A stand-in for `autorig serve` used by the client tests and the Blender safety test: same command line, token,
 ready line and protocol, but a trivial two-joint "rig" (joints at the bounding box's bottom and top, each vertex
-weighted to the nearer one) and a trivial "skin" (every vertex weighted to the sent skeleton's first bone).
+weighted to the nearer one), a trivial "skin" (every vertex weighted to the sent skeleton's first bone), and trivial
+latent poses: pose.list names FAKE_POSES (kneeBentRt experimental), pose.apply lifts every vertex by
+0.1 * strength along world z (+ 1 cm per object index, so objects cannot be swapped unnoticed).
 
 FAKE_SIDECAR_MODE selects a behaviour:
   normal | crash (exits before ready) | error (rig and skin answer NOT_HUMANOID / INTERNAL) |
@@ -9,7 +11,9 @@ FAKE_SIDECAR_MODE selects a behaviour:
   badresult (weights for one vertex too many) | nan (a NaN weight) | badindex (a joint index past the skeleton) |
   nanjoint (a NaN bone head) | unknownbone (skin: a bone that was not sent) |
   badname (rig: a name with a control character) | slashname (rig: a path separator) |
-  longname (rig: 64 UTF-8 bytes) | dupname (rig: two joints with one name).
+  longname (rig: 64 UTF-8 bytes) | dupname (rig: two joints with one name) |
+  posecount (pose.apply: one vertex short) | posenan (pose.apply: a NaN coordinate) |
+  posewrong (pose.apply: the answer names another pose); in mode error pose.list and pose.apply answer MODEL_MISSING.
 """
 
 import os
@@ -85,10 +89,39 @@ def skin_result(request):
     return {"skeleton": {"joints": joints}, "objects": objects, "seconds": 0.01}
 
 
+FAKE_POSES = [
+    {"name": "elbowBentLf", "components": ["elbowBentLf"], "experimental": False, "note": "measured 1.0 mm (rig 2.0 mm)"},
+    {"name": "kneeBentRt", "components": ["kneeBentRt"], "experimental": True, "note": "measured 3.0 mm (rig 2.0 mm)"},
+    {"name": "elbowBentLf+kneeBentRt", "components": ["elbowBentLf", "kneeBentRt"], "experimental": True,
+     "note": "not measured yet"},
+]
+
+
+def pose_result(request):
+    strength = request.get("strength", 1.0)
+    objects = []
+    for k, obj in enumerate(request["objects"]):
+        values = list(struct.unpack("<%df" % (len(obj["positions"]) // 4), obj["positions"]))
+        for i in range(2, len(values), 3):
+            values[i] += 0.1 * strength + 0.01 * k
+        if MODE == "posecount":
+            values = values[:-3]
+        if MODE == "posenan" and values:
+            values[0] = float("nan")
+        objects.append({"name": obj["name"], "positions": struct.pack("<%df" % len(values), *values)})
+    pose = request["pose"]
+    if MODE == "posewrong":
+        pose = "elbowBentLf" if pose != "elbowBentLf" else "kneeBentRt"
+    return {"objects": objects, "pose": pose, "strength": float(strength), "strategy": request.get("strategy", "mean"),
+            "identity": "fakeIdentity" if request.get("strategy") == "nearest" else None, "seconds": 0.01,
+            "provider": "cpu"}
+
+
 def answer_job(conn, kind, rid, request):
     conn.send_binary(packb({"kind": "progress", "id": rid, "stage": "mesh", "fraction": 0.25}))
     if MODE == "error":
-        code, text = ("NOT_HUMANOID", "no legs") if kind == "rig" else ("INTERNAL", "the skinning failed")
+        code, text = {"rig": ("NOT_HUMANOID", "no legs"), "pose.apply": ("MODEL_MISSING", "no pose models")}.get(
+            kind, ("INTERNAL", "the skinning failed"))
         conn.send_binary(packb({"kind": "error", "id": rid, "code": code, "message": text}))
     elif MODE == "slow":
         nxt = conn.read_message()
@@ -96,7 +129,7 @@ def answer_job(conn, kind, rid, request):
         if cancel and cancel["kind"] == "cancel" and cancel["id"] == rid:
             conn.send_binary(packb({"kind": "error", "id": rid, "code": "CANCELLED", "message": "cancelled"}))
     else:
-        result = rig_result(request) if kind == "rig" else skin_result(request)
+        result = {"rig": rig_result, "skin": skin_result, "pose.apply": pose_result}[kind](request)
         if MODE == "nested":
             conn.send_binary(packb({"kind": "result", "id": rid, "request": kind, "result": result}))
         else:
@@ -115,9 +148,15 @@ def behaviour(conn):
             conn.send_binary(packb({"kind": "result", "id": rid, "request": "hello", "protocol": 1, "sidecar": "fake",
                                     "templates": ["mixamo"], "models": [], "executionProvider": "cpu",
                                     "providerFallback": ["cuda: libcudart.so.12: cannot open shared object file"],
-                                    "requests": ["hello", "rig", "skin", "cancel"], "limits": {}}))
-        elif kind in ("rig", "skin"):
+                                    "requests": ["hello", "rig", "skin", "cancel", "pose.list", "pose.apply"],
+                                    "limits": {}}))
+        elif kind in ("rig", "skin", "pose.apply"):
             answer_job(conn, kind, rid, request)
+        elif kind == "pose.list":
+            if MODE == "error":
+                conn.send_binary(packb({"kind": "error", "id": rid, "code": "MODEL_MISSING", "message": "no library"}))
+            else:
+                conn.send_binary(packb({"kind": "result", "id": rid, "request": "pose.list", "poses": FAKE_POSES}))
         elif kind == "cancel":
             pass
         else:

@@ -1,4 +1,5 @@
-"""The requests the add-on builds (hello, rig, skin with locked groups, cancel), from the add-on's own builders.
+"""The requests the add-on builds (hello, rig, skin with locked groups, cancel; pose.list and pose.apply apart), from
+the add-on's own builders.
 
 Run as a script it writes them, msgpack-packed, as one msgpack array to the path given: the vitest cross-check
 (test/addon-protocol.test.ts) feeds them to the sidecar's validator.
@@ -34,8 +35,20 @@ def sample_requests():
     ]
 
 
+def pose_sample_requests():
+    """Apply Latent Pose's requests (test/pose-protocol.test.ts feeds them to the sidecar's validator)."""
+    objects = sample_objects()
+    return [
+        messages.pose_list_request(client.new_job_id("poses")),
+        messages.pose_apply_request(client.new_job_id("pose"), objects, "elbowBentLf", strength=0.5, strategy="nearest"),
+        messages.pose_apply_request(client.new_job_id("pose"), objects[:1], "elbowBentLf+kneeBentRt"),
+    ]
+
+
 if __name__ == "__main__":
     from blender_addon.msgpack import packb
 
+    # --pose: Apply Latent Pose's requests instead of the rig ones
+    chosen = pose_sample_requests() if "--pose" in sys.argv[2:] else sample_requests()
     with open(sys.argv[1], "wb") as f:
-        f.write(packb([packb(r) for r in sample_requests()]))
+        f.write(packb([packb(r) for r in chosen]))

@@ -1,0 +1,69 @@
+/**
+ * The command line of `autorig eval poses` (its usage text and the parse into PoseEvalOptions), kept beside the
+ * eval so that sidecar/cli/main.ts only wires it in.
+ */
+import { extname } from 'node:path';
+import { AutoRigError } from '../../errors.js';
+import { DEFAULT_METHOD, METHODS } from '../../methods.js';
+import { POSE_STRATEGIES, type PoseStrategy } from '../../pose/poseLibrary.js';
+import type { PoseEvalOptions } from './runPoseEval.js';
+
+/** Where `autorig data --kind pose` put the latent-pose training identities on the training machine. */
+export const DEFAULT_POSE_TRAIN_FOLDER = '/work/data/pose-train';
+export const DEFAULT_PROCEDURAL_TEST_IDENTITIES = 10;
+
+export const POSE_EVAL_USAGE = 'autorig eval poses --data <characters folder> [--only a,b] [--procedural N] [--train <folder of *.pose>]\n'
+  + '                    [--json <out.json>] [--report <out.md>] [--write-marks] [--method NAME] [--strategy mean|nearest]\n'
+  + '  Apply Latent Pose on test identities (the held-out dev characters in --data, N procedural humanoids from an unused\n'
+  + '  seed stream) against the ground-truth posed mesh and three baselines: (a) no motion, (b) auto-rig + linear blend\n'
+  + '  skinning (--method, default ' + DEFAULT_METHOD + '), (c) the nearest training identity\'s offsets (--train, default\n'
+  + '  ' + DEFAULT_POSE_TRAIN_FOLDER + '; "none" to leave it out). --only: held-out names (default all); --procedural: default\n'
+  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + '. --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).';
+
+/** The parsed command line: PoseEvalOptions without what the caller supplies (version, log). */
+export type PoseEvalArguments = Omit<PoseEvalOptions, 'version' | 'log'>;
+
+/**
+ * parsePoseEvalArguments: the arguments after `eval poses` → PoseEvalArguments. `fail` makes the error for a bad
+ * command line (the CLI passes one that makes its UsageError with POSE_EVAL_USAGE); by default BAD_REQUEST.
+ */
+export function parsePoseEvalArguments(args: string[], fail: (message: string) => Error = (m) => new AutoRigError('BAD_REQUEST', m)): PoseEvalArguments {
+  const parsed: PoseEvalArguments = {
+    data: '', procedural: DEFAULT_PROCEDURAL_TEST_IDENTITIES, train: DEFAULT_POSE_TRAIN_FOLDER, writeMarks: false,
+    rigMethod: DEFAULT_METHOD, strategy: 'mean',
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v === '' || v.startsWith('--')) throw fail(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--data') parsed.data = value();
+    else if (arg === '--only') parsed.only = value().split(',').map((n) => n.trim()).filter(Boolean);
+    else if (arg === '--procedural') {
+      const v = value();
+      if (!/^\d+$/.test(v)) throw fail(`--procedural wants a whole number ≥ 0, got '${v}'`);
+      parsed.procedural = Number(v);
+    } else if (arg === '--train') {
+      const v = value();
+      parsed.train = v === 'none' ? null : v;
+    } else if (arg === '--json') parsed.json = value();
+    else if (arg === '--report') {
+      parsed.report = value();
+      if (extname(parsed.report).toLowerCase() !== '.md') throw fail(`the report must be a .md file, got '${parsed.report}'`);
+    } else if (arg === '--write-marks') parsed.writeMarks = true;
+    else if (arg === '--method') {
+      const v = value();
+      if (!(METHODS as readonly string[]).includes(v)) throw fail(`--method: one of ${METHODS.join(', ')}, got '${v}'`);
+      parsed.rigMethod = v;
+    } else if (arg === '--strategy') {
+      const v = value();
+      if (!(POSE_STRATEGIES as readonly string[]).includes(v)) throw fail(`--strategy: one of ${POSE_STRATEGIES.join(', ')}, got '${v}'`);
+      parsed.strategy = v as PoseStrategy;
+    } else throw fail(`unknown argument '${arg}'`);
+  }
+  if (!parsed.data) throw fail('no characters folder given (--data <folder>)');
+  if (parsed.only && parsed.only.length === 0) throw fail('--only names no character');
+  return parsed;
+}

@@ -1,0 +1,139 @@
+/**
+ * Apply Latent Pose in real Blender (test/blender/latent_pose.py): the add-on zip in a clean Blender, a rigged dev
+ * character turned, moved and scaled as an object, the pose menu filled from the real sidecar, then the operator:
+ * a shape key named after the pose, relative to a new Basis, at value 1, moving the requested limb, one undo step;
+ * a second pose on the same mesh; a bad pose and a failure injected while applying leave the scene exactly as it was.
+ * The sidecar runs with AUTORIG_MODELS at test/fixtures/latent_pose_stub (whose poses move exactly their own limb):
+ * what is tested here is the add-on and the path to it, not the models' quality.
+ * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildAddonZip } from '../sidecar/cli/addonZip.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
+const STUB = join(ROOT, 'test', 'fixtures', 'latent_pose_stub');
+const BLENDER = findBlender();
+const ON_CI = process.env.CI === 'true';
+
+function findBlender(): string | null {
+  const which = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' });
+  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
+}
+
+type Motion = Record<'left_forearm' | 'right_forearm' | 'left_leg' | 'right_leg' | 'head', number>;
+interface Undo { restores: boolean; differences: string[]; shape_keys_after_undo: boolean; redo_restores: boolean; redo_differences: string[] }
+interface PoseRun {
+  steps: string[];
+  exception?: string;
+  registered: { apply: boolean; refresh: boolean; settings: boolean; apply_options: string[]; undo_flag: boolean };
+  character: { mesh: string; vertices: number; rigged: boolean; world_is_local: boolean; shape_keys_before: boolean };
+  limb_vertices: Record<string, number>;
+  poll: boolean;
+  panel: { labels: string[]; props: string[]; operators: string[]; apply_button: Record<string, unknown>[] };
+  refresh: { finished: boolean; error: string | null; identifiers: string[]; labels: string[]; settable: boolean; scene_unchanged: boolean };
+  apply: {
+    finished: boolean; error: string | null; seconds: number; keys: string[]; values: number[]; relative_to: string[];
+    reference: string; active: string; use_relative: boolean; motion: Motion; basis_max_offset: number; undo: Undo;
+  };
+  second: { finished: boolean; error: string | null; keys: string[]; motion: Motion; value: number };
+  unknown_pose: { finished: boolean; error: string | null; differences: string[] };
+  apply_fails: { finished: boolean; error: string | null; differences: string[] };
+  poll_without_mesh: boolean;
+  total_seconds: number;
+}
+
+/** The largest of the other limbs' motions. */
+const othersMax = (motion: Motion, limb: keyof Motion) => Math.max(...Object.entries(motion).filter(([k]) => k !== limb).map(([, m]) => m));
+
+describe('Apply Latent Pose in Blender', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'autorig-blender-pose-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it.skipIf(!BLENDER && !ON_CI)('adds the pose as a shape key in one undo step, and fails without touching the scene', () => {
+    expect(BLENDER, 'blender must be on PATH on CI').not.toBeNull();
+    expect(existsSync(CHARACTER), `${CHARACTER} is needed`).toBe(true);
+    expect(existsSync(join(ROOT, 'dist', 'sidecar', 'cli', 'poseCommand.js')), 'run `npm run build` first (the sidecar runs from dist/)').toBe(true);
+    const zipPath = join(tmp, 'autorig_blender.zip');
+    buildAddonZip(ROOT, zipPath);
+
+    const run = spawnSync(BLENDER!, [
+      '-b', '--factory-startup', '--python', 'test/blender/latent_pose.py', '--',
+      '--zip', zipPath, '--node', process.execPath, '--entry', join(ROOT, 'bin', 'autorig.js'), '--character', CHARACTER,
+    ], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 150_000,
+      env: {
+        ...process.env, AUTORIG_MODELS: STUB,
+        BLENDER_USER_SCRIPTS: join(tmp, 'scripts'), BLENDER_USER_CONFIG: join(tmp, 'config'),
+      },
+    });
+    const line = run.stdout.split('\n').find((l) => l.startsWith('AUTORIG_POSE '));
+    expect(line, `no result line; stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`).toBeDefined();
+    const r = JSON.parse(line!.slice('AUTORIG_POSE '.length)) as PoseRun;
+    if (process.env.AUTORIG_POSE_DUMP) console.log(JSON.stringify(r, null, 1));
+    expect(r.exception, r.exception).toBeUndefined();
+
+    expect(r.registered).toMatchObject({ apply: true, refresh: true, settings: true, undo_flag: true });
+    expect(r.registered.apply_options).toEqual(expect.arrayContaining(['pose', 'strength', 'strategy']));
+    // a rigged character whose object transform is not the identity: world and local space differ
+    expect(r.character).toMatchObject({ rigged: true, world_is_local: false, shape_keys_before: false });
+    for (const [limb, n] of Object.entries(r.limb_vertices)) expect(n, limb).toBeGreaterThan(5);
+    expect(r.poll).toBe(true);
+
+    // the pose menu, from the sidecar's pose.list: every pose, "(experimental)" where the baseline measured better
+    expect(r.refresh.finished, r.refresh.error ?? '').toBe(true);
+    expect(r.refresh.scene_unchanged).toBe(true);
+    expect(r.refresh.settable).toBe(true);
+    expect(r.refresh.identifiers).toContain('elbowBentLf+kneeBentRt');
+    expect(r.refresh.identifiers).toHaveLength(34);
+    expect(r.refresh.labels).toContain('elbowBentLf');
+    expect(r.refresh.labels).toContain('kneeBentRt (experimental)');
+
+    // the panel: the Latent Pose section with the pose menu, Refresh, strength, strategy and Apply carrying them
+    expect(r.panel.operators).toEqual(expect.arrayContaining(['autorig.refresh_poses', 'autorig.apply_latent_pose']));
+    expect(r.panel.props).toEqual(expect.arrayContaining(['AUTORIG_PG_latent_pose.pose', 'AUTORIG_PG_latent_pose.strength', 'AUTORIG_PG_latent_pose.strategy']));
+    expect(r.panel.labels).toEqual(expect.arrayContaining(['Latent Pose', '34 poses (33 experimental)']));
+    expect(r.panel.labels.some((l) => /^Experimental: /.test(l))).toBe(true); // kneeBentRt is chosen at this point
+    expect(r.panel.apply_button).toEqual([{ pose: 'kneeBentRt', strength: 1, strategy: 'MEAN' }]);
+
+    // the shape key: named after the pose, relative to a new Basis (the mesh as it was), value 1, active
+    const a = r.apply;
+    expect(a.finished, a.error ?? '').toBe(true);
+    expect(a.keys).toEqual(['Basis', 'elbowBentLf']);
+    expect(a.values[1]).toBe(1);
+    expect(a.relative_to).toEqual(['Basis', 'Basis']);
+    expect(a.reference).toBe('Basis');
+    expect(a.active).toBe('elbowBentLf');
+    expect(a.use_relative).toBe(true);
+    expect(a.basis_max_offset).toBe(0);
+    // it moves the requested limb (the character's left forearm and hand), the rest stays
+    expect(a.motion.left_forearm, JSON.stringify(a.motion)).toBeGreaterThan(0.05);
+    expect(a.motion.left_forearm).toBeGreaterThan(10 * othersMax(a.motion, 'left_forearm'));
+    // one undo step: Ctrl+Z gives back the scene without shape keys exactly, Ctrl+Shift+Z the key
+    expect(a.undo.restores, a.undo.differences.join('\n')).toBe(true);
+    expect(a.undo.shape_keys_after_undo).toBe(false);
+    expect(a.undo.redo_restores, a.undo.redo_differences.join('\n')).toBe(true);
+
+    // a second pose adds its own key beside the first, on the same Basis
+    expect(r.second.finished, r.second.error ?? '').toBe(true);
+    expect(r.second.keys).toEqual(['Basis', 'elbowBentLf', 'kneeBentRt']);
+    expect(r.second.value).toBe(1);
+    expect(r.second.motion.right_leg, JSON.stringify(r.second.motion)).toBeGreaterThan(10 * othersMax(r.second.motion, 'right_leg'));
+
+    // failures: the sidecar's code is reported, nothing in the scene changes
+    expect(r.unknown_pose.finished).toBe(false);
+    expect(r.unknown_pose.error).toMatch(/BAD_REQUEST: .*unknown pose/);
+    expect(r.unknown_pose.differences).toEqual([]);
+    expect(r.apply_fails.finished).toBe(false);
+    expect(r.apply_fails.error).toMatch(/APPLY_FAILED: Apply Latent Pose failed .*injected.*nothing was changed/);
+    expect(r.apply_fails.differences).toEqual([]);
+    expect(r.poll_without_mesh).toBe(false);
+    console.log(`Apply Latent Pose in Blender: ${r.apply.seconds} s for the first apply (sidecar start included), ${r.total_seconds} s in all`);
+  }, 180_000);
+});

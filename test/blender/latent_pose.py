@@ -1,0 +1,297 @@
+"""Apply Latent Pose in real Blender (background): the add-on zip installed into a clean Blender, a rigged dev
+character imported as it is (mesh bound to its armature, moved, turned and scaled as an object), the pose menu filled
+from the real sidecar (started by the add-on), then Apply Latent Pose: a shape key named after the pose, relative to a
+new Basis, at value 1, moving the requested limb, in one undo step; a second pose on the same mesh; a bad pose and a
+failure injected while the key is being written leave the scene exactly as it was.
+
+Run by test/blender-latent-pose.test.ts (AUTORIG_MODELS in the environment picks the models the sidecar uses):
+  blender -b --factory-startup --python test/blender/latent_pose.py -- --zip Z --node N --entry E --character C
+Prints one line `AUTORIG_POSE {json}` with every measured fact; the vitest test asserts on them.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+import bpy
+from mathutils import Euler, Matrix, Vector
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scene_digest import digest_differences, scene_digest  # noqa: E402
+
+P = "mixamorig:"
+results = {"steps": []}
+
+
+def step(name):
+    results["steps"].append(name)
+    print("latent pose: " + name, flush=True)
+
+
+def parse_args():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    parser = argparse.ArgumentParser()
+    for name in ("--zip", "--node", "--entry", "--character"):
+        parser.add_argument(name, required=True)
+    return parser.parse_args(argv)
+
+
+def install_addon(args):
+    step("install")
+    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
+    bpy.ops.preferences.addon_enable(module="autorig")
+    prefs = bpy.context.preferences.addons["autorig"].preferences
+    prefs.node_executable = args.node
+    prefs.sidecar_entry = args.entry
+    prefs.port = 0
+    prefs.auto_start = True
+    results["registered"] = {
+        "apply": hasattr(bpy.ops.autorig, "apply_latent_pose"),
+        "refresh": hasattr(bpy.ops.autorig, "refresh_poses"),
+        "settings": hasattr(bpy.context.scene, "autorig_pose"),
+        "apply_options": sorted(bpy.ops.autorig.apply_latent_pose.get_rna_type().bl_rna.properties.keys()),
+        "undo_flag": 'UNDO' in bpy.types.AUTORIG_OT_apply_latent_pose.bl_options,
+    }
+
+
+def import_rigged_character(path):
+    """Import the rigged glTF as it is; move, turn and scale its root so that world and local space differ."""
+    step("import")
+    import numpy as np
+
+    if "bool" not in np.__dict__:
+        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    bpy.ops.import_scene.gltf(filepath=path)
+    meshes = [o for o in bpy.data.objects if o.type == 'MESH']
+    roots = [o for o in bpy.data.objects if o.parent is None]
+    for root in roots:
+        # A quarter turn about up: the sidecar's canonical frame expects a character standing along the axes
+        # (mesh/canonicalFrame.ts), and this keeps it so while making world and local space differ.
+        root.matrix_world = (Matrix.Translation((0.5, -0.25, 0.1)) @ Euler((0.0, 0.0, math.radians(90))).to_matrix()
+                             .to_4x4() @ Matrix.Scale(1.3, 4) @ root.matrix_world)
+    bpy.context.view_layer.update()
+    mesh = max(meshes, key=lambda o: len(o.data.vertices))
+    results["character"] = {"mesh": mesh.name, "vertices": len(mesh.data.vertices),
+                            "rigged": any(m.type == 'ARMATURE' for m in mesh.modifiers),
+                            "world_is_local": mesh.matrix_world == Matrix.Identity(4),
+                            "shape_keys_before": mesh.data.shape_keys is not None}
+    return mesh
+
+
+def select_only(obj):
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def limb_vertices(mesh):
+    """Vertex indices per limb, from the artist's weights: the bone groups' members with weight > 0.5."""
+    limbs = {"left_forearm": ("LeftForeArm", "LeftHand"), "right_forearm": ("RightForeArm", "RightHand"),
+             "left_leg": ("LeftLeg", "LeftFoot"), "right_leg": ("RightLeg", "RightFoot"), "head": ("Head",)}
+    index_of = {g.name.replace(P, ""): g.index for g in mesh.vertex_groups}
+    out = {}
+    for limb, bones in limbs.items():
+        wanted = {index_of[b] for b in bones if b in index_of}
+        out[limb] = [v.index for v in mesh.data.vertices if any(g.group in wanted and g.weight > 0.5 for g in v.groups)]
+    return out
+
+
+def key_motion(mesh, key_name, limbs):
+    """Mean world-space length of (key − its relative key) per limb: how far the shape key moves each limb."""
+    keys = mesh.data.shape_keys
+    block = keys.key_blocks[key_name]
+    base = block.relative_key
+    linear = mesh.matrix_world.to_3x3()
+    out = {}
+    for limb, ids in limbs.items():
+        lengths = [(linear @ (block.data[i].co - base.data[i].co)).length for i in ids]
+        out[limb] = sum(lengths) / len(lengths) if lengths else None
+    return out
+
+
+class _LayoutRecorder:
+    """Stands in for a UILayout (background mode draws no UI): records labels, properties and operator buttons."""
+
+    def __init__(self, record):
+        self._record = record
+
+    def _nested(self, *_args, **_kwargs):
+        return self
+
+    column = row = box = split = _nested
+
+    def label(self, text="", **_kwargs):
+        self._record["labels"].append(text)
+
+    def prop(self, data, name, **_kwargs):
+        self._record["props"].append("%s.%s" % (type(data).__name__, name))
+
+    def operator(self, idname, **_kwargs):
+        button = type("OperatorButton", (), {})()
+        self._record["operators"].append((idname, button))
+        return button
+
+
+def draw_panel():
+    """Run the AutoRig panel's draw() with a recording layout: what the user would see, and what the Apply button
+    carries."""
+    record = {"labels": [], "props": [], "operators": []}
+    panel = type("Panel", (), {"layout": _LayoutRecorder(record)})()
+    bpy.types.AUTORIG_PT_main.draw(panel, bpy.context)
+    apply_buttons = [vars(button) for idname, button in record["operators"] if idname == "autorig.apply_latent_pose"]
+    return {"labels": record["labels"], "props": record["props"],
+            "operators": [idname for idname, _ in record["operators"]], "apply_button": apply_buttons}
+
+
+def run_operator(op, **props):
+    """Run an operator as a click does ('EXEC_DEFAULT', undo=True: the UI's undo push); → (finished, error, s)."""
+    start = time.monotonic()
+    try:
+        finished, error = 'FINISHED' in op('EXEC_DEFAULT', True, **props), None
+    except RuntimeError as err:
+        finished, error = False, str(err)
+    return finished, error, time.monotonic() - start
+
+
+def check_undo(before, after):
+    """One Ctrl+Z gives back `before` exactly, Ctrl+Shift+Z `after`."""
+    bpy.ops.ed.undo()
+    undone = digest_differences(before, scene_digest())
+    shape_keys_after_undo = bpy.data.objects[results["character"]["mesh"]].data.shape_keys is not None
+    bpy.ops.ed.redo()
+    redone = digest_differences(after, scene_digest())
+    return {"restores": not undone, "differences": undone[:8], "shape_keys_after_undo": shape_keys_after_undo,
+            "redo_restores": not redone, "redo_differences": redone[:8]}
+
+
+def main():
+    args = parse_args()
+    t0 = time.monotonic()
+    install_addon(args)
+    mesh = import_rigged_character(args.character)
+    mesh_name = mesh.name
+    select_only(mesh)
+    limbs = limb_vertices(mesh)
+    results["limb_vertices"] = {k: len(v) for k, v in limbs.items()}
+    bpy.ops.ed.undo_push(message="scene built")
+
+    step("poll")
+    results["poll"] = bpy.ops.autorig.apply_latent_pose.poll()
+
+    step("refresh poses")
+    before = scene_digest()
+    finished, error, seconds = run_operator(bpy.ops.autorig.refresh_poses)
+    settings = bpy.context.scene.autorig_pose
+    from autorig import poses
+
+    # A dynamic enum's items are not in bl_rna: the menu shows what the items callback gives, labels as the UI does.
+    identifiers = [item[0] for item in poses.pose_items(settings, bpy.context)]
+    labels = [bpy.types.UILayout.enum_item_name(settings, "pose", i) for i in identifiers]
+    settings.pose = "kneeBentRt"
+    results["refresh"] = {"finished": finished, "error": error, "seconds": round(seconds, 2),
+                          "identifiers": identifiers, "labels": labels, "settable": settings.pose == "kneeBentRt",
+                          "scene_unchanged": not digest_differences(before, scene_digest())}
+
+    step("panel")
+    results["panel"] = draw_panel()
+
+    # --- Apply Latent Pose from the panel's settings: one undo step ---
+    step("apply elbowBentLf")
+    settings.pose = "elbowBentLf"
+    settings.strength = 1.0
+    settings.strategy = 'MEAN'
+    bpy.ops.ed.undo_push(message="settings")
+    before = scene_digest()
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose)
+    after = scene_digest()
+    mesh = bpy.data.objects[mesh_name]
+    keys = mesh.data.shape_keys
+    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2)}
+    if keys is not None:
+        blocks = keys.key_blocks
+        applied.update({
+            "keys": [b.name for b in blocks],
+            "values": [b.value for b in blocks],
+            "relative_to": [b.relative_key.name for b in blocks],
+            "reference": keys.reference_key.name,
+            "active": mesh.active_shape_key.name if mesh.active_shape_key else None,
+            "use_relative": keys.use_relative,
+        })
+        if "elbowBentLf" in blocks:
+            applied["motion"] = key_motion(mesh, "elbowBentLf", limbs)
+            basis = blocks["Basis"]
+            applied["basis_max_offset"] = max((basis.data[i].co - mesh.data.vertices[i].co).length
+                                              for i in range(len(mesh.data.vertices)))
+    results["apply"] = applied
+    if finished:
+        step("undo apply")
+        results["apply"]["undo"] = check_undo(before, after)
+
+    # --- a second pose on the same mesh: one more key, the same Basis ---
+    step("apply kneeBentRt")
+    mesh = bpy.data.objects[mesh_name]
+    select_only(mesh)
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="kneeBentRt", strength=1.5,
+                                            strategy='NEAREST')
+    mesh = bpy.data.objects[mesh_name]
+    keys = mesh.data.shape_keys
+    second = {"finished": finished, "error": error, "seconds": round(seconds, 2)}
+    if keys is not None:
+        second["keys"] = [b.name for b in keys.key_blocks]
+        if "kneeBentRt" in keys.key_blocks:
+            second["motion"] = key_motion(mesh, "kneeBentRt", limbs)
+            second["value"] = keys.key_blocks["kneeBentRt"].value
+    results["second"] = second
+
+    # --- failures leave the scene exactly as it was ---
+    step("unknown pose")
+    before = scene_digest()
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="moonwalk")
+    results["unknown_pose"] = {"finished": finished, "error": error,
+                               "differences": digest_differences(before, scene_digest())[:8]}
+
+    step("failure while writing the key")
+    import autorig.apply as apply_module
+
+    original = apply_module._record_new_shape_key
+
+    def failing_new_key(journal, obj, name):
+        original(journal, obj, name)
+        raise RuntimeError("injected failure after adding the key")
+
+    apply_module._record_new_shape_key = failing_new_key
+    try:
+        before = scene_digest()
+        finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="elbowBentRt")
+        results["apply_fails"] = {"finished": finished, "error": error,
+                                  "differences": digest_differences(before, scene_digest())[:8]}
+    finally:
+        apply_module._record_new_shape_key = original
+
+    step("no selection")
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
+    bpy.context.view_layer.objects.active = None
+    results["poll_without_mesh"] = bpy.ops.autorig.apply_latent_pose.poll()
+    results["total_seconds"] = round(time.monotonic() - t0, 2)
+
+
+try:
+    main()
+except Exception:
+    results["exception"] = traceback.format_exc()
+finally:
+    try:
+        from autorig import client
+
+        client.stop_sidecar()
+    except Exception:
+        pass
+    print("AUTORIG_POSE " + json.dumps(results), flush=True)
