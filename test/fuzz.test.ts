@@ -37,10 +37,16 @@ describe('protocol fuzzing', () => {
   });
 
   it('notices a sidecar that dies: the crash is recorded with its exit code, and the run goes on with a new one', { timeout: 60_000 }, async () => {
-    // The real sidecar, made to exit with code 3 a moment after it starts: the runner must call that a crash.
+    // The real sidecar, made to exit with code 3 a moment after its models are warm: the runner must call that a crash.
+    // Not earlier: process.exit while onnxruntime is still loading a session on the model host's thread aborts the
+    // process (SIGABRT) instead of exiting with the code, which on a slow CI machine is what the first 1.5 s hit.
     const register = fileURLToPath(new URL('../sidecar/server/devTsRegister.mjs', import.meta.url));
     const entry = new URL('../sidecar/server/serveCommand.ts', import.meta.url).href;
-    const script = `import(${JSON.stringify(entry)}).then((m) => m.runServeCommand(['--port', '0'])); setTimeout(() => process.exit(3), 1500);`;
+    const script = [
+      'const write = process.stderr.write.bind(process.stderr);',
+      "process.stderr.write = (chunk, ...rest) => { if (/models (not )?loaded/.test(String(chunk))) setTimeout(() => process.exit(3), 1000); return write(chunk, ...rest); };",
+      `import(${JSON.stringify(entry)}).then((m) => m.runServeCommand(['--port', '0']));`,
+    ].join('\n');
     const dying: SidecarCommand = { command: process.execPath, args: ['--import', register, '--input-type=module', '-e', script] };
     const report = await runFuzz({ cases: 1500, seed: 7, command: dying, replyTimeoutMs: 2000 });
     expect(report.cases).toBe(1500);
