@@ -148,6 +148,11 @@ describe('autorig in process (runCli)', { timeout: 60_000 }, () => {
     const io = capture();
     expect(await runCli(['rig', '--help'], io)).toBe(0);
     expect(io.out()).toMatch(/--preview/);
+    // a subcommand's help is its own, not its parent's
+    const poses = capture();
+    expect(await runCli(['eval', 'poses', '--help'], poses)).toBe(0);
+    expect(poses.out()).toMatch(/usage: autorig eval poses .*--write-marks/s);
+    expect(poses.out()).not.toMatch(/--peer blender/);
   });
 
   it('demo rigs the committed character into the folder and says what it did', async () => {

@@ -47,6 +47,8 @@ export class UsageError extends Error {
 interface Command {
   summary: string;
   usage: string;
+  /** usage texts of subcommands (`autorig eval poses --help` prints the poses eval's own) */
+  subcommandUsage?: Record<string, string>;
   run(args: string[], io: CliIo): Promise<number>;
 }
 
@@ -86,7 +88,9 @@ const commands: Record<string, Command> = {
     usage: 'autorig eval --data <folder> [--json <out.json>] [--report <out.md>] [--peer blender] [--remesh N]\n'
       + '                    [--method NAME] [--only name1,name2] [--seed N] [--blender <path>]\n'
       + '  Strips the rig of every rigged .glb in the folder, rigs the bare mesh, and scores it against the artist.\n'
-      + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.',
+      + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.\n'
+      + '  Subcommands: autorig eval poses (Apply Latent Pose; see autorig eval poses --help).',
+    subcommandUsage: { poses: POSE_EVAL_USAGE },
     run: evalCommand,
   },
   data: {
@@ -128,7 +132,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const command = commands[name];
     if (!command) throw new UsageError(`unknown command '${name}'`, helpText());
     if (args.includes('--help') || args.includes('-h')) {
-      io.stdout.write(`usage: ${command.usage}\n`);
+      io.stdout.write(`usage: ${command.subcommandUsage?.[args[0]] ?? command.usage}\n`);
       return EXIT_OK;
     }
     return await command.run(args, io);

@@ -142,13 +142,14 @@ export async function writePosedFile(path: string, parts: CharacterPart[], heade
  */
 export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSink; stderr: TextSink }, generator: string): Promise<number> {
   // The apply path loads the mesh and model code: imported only when the command runs.
-  const { applyLatentPose, listLatentPoses } = await import('../pose/applyLatentPose.js');
   if (parsed.list) {
+    const { listLatentPoses } = await import('../pose/listLatentPoses.js');
     const poses = listLatentPoses();
     const width = Math.max(...poses.map((p) => p.name.length), 4);
     for (const p of poses) io.stdout.write(`${p.name.padEnd(width)}  ${p.experimental ? 'experimental' : 'measured   '}  ${p.note}\n`);
     return 0;
   }
+  const { applyLatentPose } = await import('../pose/applyLatentPose.js');
   const character = await readPoseInput(parsed.input);
   const progress = progressReporter(io.stderr);
   let result: LatentPoseResult;

@@ -1,5 +1,5 @@
 import { AutoRigError } from '../errors.js';
-import { UNWEIGHTED_SUM } from './linearBlendSkinning.js';
+import { checkSkinningArrays, UNWEIGHTED_SUM } from './linearBlendSkinning.js';
 
 /**
  * Dual-quaternion skinning (Kavan, Collins, Žára, O'Sullivan 2007): each vertex goes by the normalised weighted sum of
@@ -80,11 +80,8 @@ export function dualQuaternionSkinning(
   positions: Float32Array, indices: Uint16Array, weights: Float32Array, influences: number, transforms: Float64Array,
   out: Float32Array = new Float32Array(positions.length),
 ): Float32Array {
-  const vertexCount = positions.length / 3;
+  const vertexCount = checkSkinningArrays('dualQuaternionSkinning', positions, indices, weights, influences, out);
   const k = influences;
-  if (!Number.isInteger(vertexCount) || indices.length !== vertexCount * k || weights.length !== vertexCount * k || out.length !== positions.length) {
-    throw new AutoRigError('BAD_ARRAY', `dualQuaternionSkinning: ${vertexCount} vertices × ${k} influences do not match indices (${indices.length}), weights (${weights.length}) or output (${out.length})`);
-  }
   const dq = jointDualQuaternions(transforms);
   const jointCount = transforms.length / 12;
   for (let v = 0; v < vertexCount; v++) {

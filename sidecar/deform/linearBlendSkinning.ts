@@ -94,6 +94,22 @@ export function poseTransforms(heads: Float64Array, parents: Int32Array, rotatio
 }
 
 /**
+ * checkSkinningArrays: the shape check every skinning function makes before it reads a row. Throws BAD_ARRAY (naming
+ * `caller`) unless positions hold whole vertices and indices, weights and out fit them.
+ * positions: #V*3, indices: #V*k, weights: #V*k, influences: k, out: #V*3 → V
+ */
+export function checkSkinningArrays(
+  caller: string, positions: Float32Array, indices: Uint16Array, weights: Float32Array, influences: number, out: Float32Array,
+): number {
+  const vertexCount = positions.length / 3;
+  const k = influences;
+  if (!Number.isInteger(vertexCount) || indices.length !== vertexCount * k || weights.length !== vertexCount * k || out.length !== positions.length) {
+    throw new AutoRigError('BAD_ARRAY', `${caller}: ${vertexCount} vertices × ${k} influences do not match indices (${indices.length}), weights (${weights.length}) or output (${out.length})`);
+  }
+  return vertexCount;
+}
+
+/**
  * Linear blend skinning: each vertex goes to Σ_b w_b · G_b(p). A row whose weights sum to s ≥ UNWEIGHTED_SUM is
  * divided by s first (so rows that do not quite sum to 1 still keep the mesh's size); a row below it has no weight
  * and stays where it is, which is how the eval counts a method's unweighted vertices (unmoved). Slots with weight 0
@@ -106,11 +122,8 @@ export function linearBlendSkinning(
   positions: Float32Array, indices: Uint16Array, weights: Float32Array, influences: number, transforms: Float64Array,
   out: Float32Array = new Float32Array(positions.length),
 ): Float32Array {
-  const vertexCount = positions.length / 3;
+  const vertexCount = checkSkinningArrays('linearBlendSkinning', positions, indices, weights, influences, out);
   const k = influences;
-  if (!Number.isInteger(vertexCount) || indices.length !== vertexCount * k || weights.length !== vertexCount * k || out.length !== positions.length) {
-    throw new AutoRigError('BAD_ARRAY', `linearBlendSkinning: ${vertexCount} vertices × ${k} influences do not match indices (${indices.length}), weights (${weights.length}) or output (${out.length})`);
-  }
   const jointCount = transforms.length / 12;
   for (let v = 0; v < vertexCount; v++) {
     const x = positions[v * 3], y = positions[v * 3 + 1], z = positions[v * 3 + 2];

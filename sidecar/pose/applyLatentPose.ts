@@ -8,7 +8,6 @@
  * corrective') → posed anchors; their displacements carried to every vertex (carryDisplacements) and taken back to the
  * character's space. The output has the input's vertices, in count and order, per part.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { areaWeightedVertices, POSE_ANCHORS, POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
 import { nearestNeighbours } from '../geometry/nearestNeighbours.js';
@@ -20,51 +19,15 @@ import { bodyTriangles } from '../mesh/debris.js';
 import { mergeParts } from '../mesh/mergeParts.js';
 import type { MeshPart, ProgressFn } from '../types.js';
 import { carryDisplacements } from './carryDisplacements.js';
-import { latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
-import { isPoseName, MAX_POSE_STRENGTH, poseComponents, POSE_NAMES } from './poseVocabulary.js';
+import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
+import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES } from './poseVocabulary.js';
 import { sdfSamples } from './sdfSamples.js';
 
-export { POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
+export { APPLIED_VARIANT, POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
 
-/** The variant a user asks for: the pose with its corrective (the training's 'skinningCorrective' pairs). */
-export const APPLIED_VARIANT: PoseVariant = 'skinningCorrective';
 /** Seeds of the apply path's random choices (SDF samples, anchors): fixed, so one mesh always gets one answer. */
 const SDF_SEED = 1;
 const ANCHOR_SEED = 2;
-
-export interface PoseListEntry {
-  name: string;
-  /** the single poses it combines (itself for a single pose) */
-  components: string[];
-  /** true unless `autorig eval poses` measured the latent path beating the rig-based baseline on this pose */
-  experimental: boolean;
-  /** what the measurement said, for a tooltip */
-  note: string;
-}
-
-interface PoseEvalFile {
-  poses: Record<string, { latent?: number; rig?: number }>;
-}
-
-/**
- * listLatentPoses: every pose of the vocabulary the installed library holds, in vocabulary order, with its
- * experimental mark from models/latent_pose_eval.json. Throws MODEL_MISSING / MODEL_FAILED for the library.
- */
-export function listLatentPoses(): PoseListEntry[] {
-  const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  const evalPath = modelDataPath('latentPoseEval');
-  const measured: PoseEvalFile['poses'] = existsSync(evalPath) ? (JSON.parse(readFileSync(evalPath, 'utf8')) as PoseEvalFile).poses ?? {} : {};
-  return POSE_NAMES.filter((name) => library.poses[name]?.[APPLIED_VARIANT]).map((name) => {
-    const m = measured[name];
-    const known = m && typeof m.latent === 'number' && typeof m.rig === 'number';
-    const experimental = !known || !(m.latent! < m.rig!);
-    const pct = (x: number) => `${(x * 100).toFixed(2)}% of height`;
-    const note = known
-      ? `mean vertex error on test characters ${pct(m.latent!)} (rig-based baseline ${pct(m.rig!)})`
-      : 'not measured yet';
-    return { name, components: poseComponents(name), experimental, note };
-  });
-}
 
 export interface ApplyLatentPoseOptions {
   pose: string;

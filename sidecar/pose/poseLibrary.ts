@@ -5,9 +5,12 @@
  * delta of the training identity whose neutral latent is nearest the user's character (strategy 'nearest').
  */
 import { existsSync, readFileSync } from 'node:fs';
+import type { PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
 
 export const POSE_LIBRARY_FORMAT = 'autorig-latent-pose-library/1';
+/** The variant a user asks for: the pose with its corrective (the training's 'skinningCorrective' pairs). */
+export const APPLIED_VARIANT: PoseVariant = 'skinningCorrective';
 export const POSE_STRATEGIES = ['mean', 'nearest'] as const;
 export type PoseStrategy = (typeof POSE_STRATEGIES)[number];
 

@@ -87,7 +87,7 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
     try {
       // Loaded on first use: the apply module brings the mesh and model code, which the server's thread needs for
       // nothing else.
-      const { listLatentPoses } = await import('../pose/applyLatentPose.js');
+      const { listLatentPoses } = await import('../pose/listLatentPoses.js');
       const reply = { kind: 'result', id, request: 'pose.list', poses: listLatentPoses() };
       validateServerMessage(reply, limits);
       send(reply);
