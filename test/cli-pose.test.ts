@@ -126,6 +126,24 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     expect(Math.max(...moved.left)).toBeLessThan(1e-4);
   });
 
+  it('scales the decoded displacement by the strength: half strength moves every vertex half as far, the same way', async () => {
+    const full = join(scratch, 'full.obj');
+    const half = join(scratch, 'half.obj');
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '-o', full], capture())).toBe(0);
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '--strength', '0.5', '-o', half], capture())).toBe(0);
+    const rest = objVertices(readFileSync(DEMO_OBJ, 'utf8'));
+    const a = objVertices(readFileSync(full, 'utf8'));
+    const b = objVertices(readFileSync(half, 'utf8'));
+    let moved = 0, worst = 0;
+    for (let i = 0; i < rest.length; i++) {
+      const d = a[i] - rest[i];
+      if (Math.abs(d) > 1e-3) moved++;
+      worst = Math.max(worst, Math.abs(b[i] - rest[i] - 0.5 * d));
+    }
+    expect(moved).toBeGreaterThan(50);
+    expect(worst).toBeLessThan(1e-4); // OBJ text keeps 6 decimals
+  });
+
   it('writes a glb from an OBJ and an OBJ from a glb with the same vertices', async () => {
     const glb = join(scratch, 'demo.glb');
     expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '--strength', '0', '-o', glb], capture())).toBe(0);

@@ -3,10 +3,12 @@
  * pose of the vocabulary.
  *
  * mesh → canonical frame (mesh/canonicalFrame) → SDF samples (pose/sdfSamples) → encoder → μ_source; the pose's
- * latent delta Δμ from the library (mean over training identities, or the nearest identity's) scaled by the strength;
- * area-weighted anchor vertices with their kNN graph → vertex decoder (μ_source, Δμ/|Δμ|, |Δμ|, pair kind 'skin +
- * corrective') → posed anchors; their displacements carried to every vertex (carryDisplacements) and taken back to the
- * character's space. The output has the input's vertices, in count and order, per part.
+ * latent delta Δμ from the library (mean over training identities, or the nearest identity's); area-weighted anchor
+ * vertices with their kNN graph → vertex decoder (μ_source, Δμ/|Δμ|, |Δμ|, pair kind 'skin + corrective') → posed
+ * anchors; their displacements, scaled by the strength, carried to every vertex (carryDisplacements) and taken back to
+ * the character's space. The strength scales the decoded displacement (p + s·(decoded − p)), not |Δμ|: the decoder
+ * only ever saw full-strength poses, so a |Δμ| it never met would be an extrapolation of the network, where scaling
+ * its answer is a predictable blend that is exact at 0 and 1. The output has the input's vertices, in count and order, per part.
  */
 import { areaWeightedVertices, POSE_ANCHORS, POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
@@ -131,12 +133,12 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
     knn: { data: knn, dims: [1, A, K] },
     mu_source: { data: mu, dims: [1, mu.length] },
     delta_direction: { data: direction, dims: [1, direction.length] },
-    delta_norm: { data: Float32Array.of(norm * strength), dims: [1, 1] },
+    delta_norm: { data: Float32Array.of(norm), dims: [1, 1] },
     pair_kind: { data: kind, dims: [1, kind.length] },
   });
   const posedAnchors = decoded.positions.data as Float32Array;
   if (posedAnchors.length !== A * 3) throw new AutoRigError('MODEL_FAILED', `the decoder gave ${posedAnchors.length / 3} points for ${A} anchors`);
-  const anchorMotion = posedAnchors.map((x, i) => x - anchors[i]);
+  const anchorMotion = posedAnchors.map((x, i) => strength * (x - anchors[i]));
 
   onProgress('carry', 0.8);
   const motion = carryDisplacements(canonical, normals, anchors, anchorNormals, anchorMotion);
