@@ -180,18 +180,18 @@ describe('LatentReRig training (models/training/train_latent_pose.py)', () => {
     expect(written).toBe(3);
     const models = join(tmp, 'models');
     const run = spawnSync(PYTHON, [
-      'models/training/train_latent_pose.py', '--data', data, '--tiny', '--steps', '40', '--models', models,
+      'models/training/train_latent_pose.py', '--data', data, '--tiny', '--steps', '60', '--models', models,
       '--work', join(tmp, 'work'),
     ], { cwd: ROOT, encoding: 'utf8', timeout: 180_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
     expect(run.status, run.stderr + run.stdout).toBe(0);
 
-    // Both phases: 40 training rows each, all finite. Phase A: the last steps' mean loss and SDF error below the
+    // Both phases: 60 training rows each, all finite. Phase A: the last steps' mean loss and SDF error below the
     // first steps'. Phase B's per-step loss swings with the pairs drawn (a corrective pair's relative error is ~1
-    // whatever the model does in 40 steps), so what must go down is what 40 steps do learn: the per-point motion
+    // whatever the model does in 60 steps), so what must go down is what 60 steps do learn: the per-point motion
     // mask (binary cross-entropy against 'the truth moves this point', ln 2 at the start).
     const rows = (curve: string, column: string) => {
       const values = trainColumn(join(models, curve), column);
-      expect(values.length, curve).toBe(40);
+      expect(values.length, curve).toBe(60);
       expect(values.every(Number.isFinite), `${curve} ${column}`).toBe(true);
       return values;
     };

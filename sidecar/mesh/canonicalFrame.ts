@@ -1,18 +1,22 @@
-import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
 import { cross, scale, withoutNegativeZero } from '../geometry/vec3.js';
 import type { Frame, Vec3 } from '../types.js';
+import { readAxisAlignedFrame, solidBody, type AxisAlignedReading, type SolidBody } from './axisAlignedFrame.js';
+import { findHeadingTurn, turnPoints, turnVector, type HeadingTurn } from './headingTurn.js';
 
 /**
  * The character's own frame and the similarity that takes input space into the canonical box:
  * canonical = scale * R * (p - center), with x = the character's left, y = up, z = forward, longest side 1
- * (the [-0.5, 0.5] box of HumanRig).
+ * (the [-0.5, 0.5] box of HumanRig). R is a rotation: the frame's rows need not be input axes (a turned character).
  */
 export interface CanonicalFrame {
   frame: Frame;
   center: Vec3;
   scale: number;
-  /** how each decision was taken, for logs and tests */
-  evidence: { lateralSymmetry: number; upScore: number; forwardScore: number; upByConvention: boolean; forwardByConvention: boolean };
+  /**
+   * how each decision was taken, for logs and tests; turn: the turn about an input axis the cues were read after
+   * (null: the body stands along the input axes and the frame is made of them)
+   */
+  evidence: { lateralSymmetry: number; upScore: number; forwardScore: number; upByConvention: boolean; forwardByConvention: boolean; turn?: HeadingTurn | null };
 }
 
 const AXES: Vec3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
@@ -33,115 +37,47 @@ export function usedBounds(positions: Float32Array, triangles: Uint32Array): [Ve
 }
 
 /**
- * Finds up, forward and left from the geometry alone, for a humanoid standing along one of the input's axes
- * (lying down and upside down included):
- * - depth (front-back) is the thinnest side of the box;
- * - of the other two, left-right is the one the body is mirror-symmetric across;
- * - up points to the end whose middle column is filled (the head), away from the end with a gap (between the feet);
- * - forward is where the feet stick out from the shins.
- * A cue that does not decide falls back to the file conventions (glTF: +Y up, +Z forward; Blender: +Z up, -Y forward).
+ * Finds up, forward and left from the geometry alone, for a humanoid standing along one of the input's axes (lying
+ * down and upside down included) or turned about one of them (mesh/headingTurn): the cues are read on the solid body
+ * in a frame whose axes match the body's (mesh/axisAlignedFrame), then taken back to input space. center and scale
+ * are those of the box in that frame (for a body along the input axes: the input's box).
  * positions: Float32Array #V*3, triangles: Uint32Array #T*3 → CanonicalFrame
  */
 export function findCanonicalFrame(positions: Float32Array, triangles: Uint32Array): CanonicalFrame {
   const [min, max] = usedBounds(positions, triangles);
-  const ext = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
-  const center: Vec3 = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
-  const g = gridOverBox(min, max, 64, 1);
-  const surface = rasterizeTriangles(positions, triangles, g);
-  const solid = fillInterior(surface, g);
-  const [nx, ny, nz] = g.dims;
-  const at = (c: number[]) => solid[(c[2] * ny + c[1]) * nx + c[0]];
-
-  // Left-right is the axis the body is most mirror-symmetric across; boxy bodies that are symmetric both ways
-  // (a blocky character) take the wider of the tied axes as left-right.
-  const sym = [0, 1, 2].map((a) => mirrorIoU(solid, g.dims, a));
-  const best = Math.max(...sym);
-  const tied = [0, 1, 2].filter((a) => sym[a] >= best - 0.03);
-  const lateralAxis = tied.reduce((a, b) => (ext[b] > ext[a] ? b : a));
-  const rest = [0, 1, 2].filter((a) => a !== lateralAxis);
-  const upAxis = ext[rest[0]] >= ext[rest[1]] ? rest[0] : rest[1];
-  const depthAxis = rest[0] === upAxis ? rest[1] : rest[0];
-
-  // Up sign: fraction of the middle column filled in the band at each end of the up axis.
-  const n = g.dims;
-  const bandUp = Math.max(1, Math.round(n[upAxis] * 0.08));
-  const strip = Math.max(1, Math.round(ext[upAxis] / g.size * 0.03));
-  const midLat = Math.floor(n[lateralAxis] / 2);
-  const columnFill = (fromTop: boolean) => {
-    let filled = 0, total = 0;
-    const c = [0, 0, 0];
-    for (let s = 0; s < bandUp; s++) {
-      c[upAxis] = fromTop ? n[upAxis] - 2 - s : 1 + s;
-      for (let l = midLat - strip; l <= midLat + strip; l++) {
-        c[lateralAxis] = l;
-        let any = 0;
-        for (let d = 0; d < n[depthAxis] && !any; d++) { c[depthAxis] = d; any = at(c); }
-        filled += any; total++;
-      }
-    }
-    return filled / Math.max(1, total);
-  };
-  const upScore = columnFill(true) - columnFill(false);
-  let upSign: number;
-  let upByConvention = false;
-  if (Math.abs(upScore) >= 0.15) upSign = upScore > 0 ? 1 : -1;
-  else { upByConvention = true; upSign = 1; }
-
-  // Forward sign: the feet reach further forward than the shins.
-  const heightVox = n[upAxis] - 2;
-  const bandCentroid = (f0: number, f1: number) => {
-    let sum = 0, cnt = 0;
-    const c = [0, 0, 0];
-    for (let s = Math.floor(f0 * heightVox); s <= Math.ceil(f1 * heightVox); s++) {
-      c[upAxis] = upSign > 0 ? 1 + s : n[upAxis] - 2 - s;
-      for (let l = 0; l < n[lateralAxis]; l++) {
-        c[lateralAxis] = l;
-        for (let d = 0; d < n[depthAxis]; d++) { c[depthAxis] = d; if (at(c)) { sum += d; cnt++; } }
-      }
-    }
-    return cnt ? sum / cnt : NaN;
-  };
-  const feet = bandCentroid(0, 0.04);
-  const shins = bandCentroid(0.1, 0.25);
-  const forwardScore = (feet - shins) * g.size / Math.max(ext[upAxis], 1e-12);
-  let fwdSign: number;
-  let forwardByConvention = false;
-  if (Number.isFinite(forwardScore) && Math.abs(forwardScore) >= 0.006) fwdSign = forwardScore > 0 ? 1 : -1;
-  else {
-    forwardByConvention = true;
-    // glTF stores Y-up characters facing +Z; Blender shows Z-up characters facing -Y.
-    fwdSign = upAxis === 2 && depthAxis === 1 ? -1 : 1;
-  }
-  if (upByConvention) {
-    // Prefer +Y (glTF), then +Z (Blender): the conventions of the two places our meshes come from.
-    upSign = 1;
-  }
-
-  const up = withoutNegativeZero(scale(AXES[upAxis], upSign));
-  const forward = withoutNegativeZero(scale(AXES[depthAxis], fwdSign));
-  const left = withoutNegativeZero(cross(up, forward));
+  const body = solidBody(positions, triangles, min, max);
+  const turn = findHeadingTurn(body);
+  if (!turn) return frameAlongGrid(body, readAxisAlignedFrame(body), null);
+  const turned = turnPoints(positions, turn.axis, -turn.degrees);
+  const [tmin, tmax] = usedBounds(turned, triangles);
+  const turnedBody = solidBody(turned, triangles, tmin, tmax);
+  const turnedReading = readAxisAlignedFrame(turnedBody);
+  // A real turn brings the body's mirror plane onto the grid, so left-right reads more symmetric after it. When it
+  // reads less (a prop such as a held sword tipped the sweep: the turned reading then swaps axes), stand by the grid.
+  const gridReading = readAxisAlignedFrame(body);
+  if (turnedReading.evidence.lateralSymmetry < gridReading.evidence.lateralSymmetry) return frameAlongGrid(body, gridReading, null);
+  const cf = frameAlongGrid(turnedBody, turnedReading, turn);
+  const back = (v: Vec3) => withoutNegativeZero(turnVector(v, turn.axis, turn.degrees));
   return {
-    frame: { up, forward, left },
-    center,
-    scale: 1 / Math.max(ext[0], ext[1], ext[2], 1e-12),
-    evidence: { lateralSymmetry: best, upScore, forwardScore, upByConvention, forwardByConvention },
+    ...cf,
+    frame: { up: back(cf.frame.up), forward: back(cf.frame.forward), left: back(cf.frame.left) },
+    center: turnVector(cf.center, turn.axis, turn.degrees),
   };
 }
 
-/** Intersection over union of the solid with its mirror image across the grid's middle plane normal to `axis`. */
-function mirrorIoU(solid: Uint8Array, dims: number[], axis: number): number {
-  const [nx, ny, nz] = dims;
-  let inter = 0, union = 0;
-  const c = [0, 0, 0];
-  for (c[2] = 0; c[2] < nz; c[2]++) for (c[1] = 0; c[1] < ny; c[1]++) for (c[0] = 0; c[0] < nx; c[0]++) {
-    const a = solid[(c[2] * ny + c[1]) * nx + c[0]];
-    const m = [c[0], c[1], c[2]];
-    m[axis] = dims[axis] - 1 - c[axis];
-    const b = solid[(m[2] * ny + m[1]) * nx + m[0]];
-    if (a && b) inter++;
-    if (a || b) union++;
-  }
-  return union ? inter / union : 0;
+/** The canonical frame of a body read along its grid's axes (in the grid's space). */
+function frameAlongGrid(body: SolidBody, reading: AxisAlignedReading, turn: HeadingTurn | null): CanonicalFrame {
+  const { min, max } = body;
+  const up = withoutNegativeZero(scale(AXES[reading.upAxis], reading.upSign));
+  const forward = withoutNegativeZero(scale(AXES[reading.depthAxis], reading.forwardSign));
+  const left = withoutNegativeZero(cross(up, forward));
+  const ext = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  return {
+    frame: { up, forward, left },
+    center: [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2],
+    scale: 1 / Math.max(ext[0], ext[1], ext[2], 1e-12),
+    evidence: { ...reading.evidence, turn },
+  };
 }
 
 /** positions in input space #V*3 → canonical positions #V*3 (x left, y up, z forward, longest side 1). */

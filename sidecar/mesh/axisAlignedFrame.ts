@@ -1,0 +1,304 @@
+import { fillInterior, gridOverBox, rasterizeTriangles, type VoxelGrid } from '../geometry/voxelGrid.js';
+import type { Vec3 } from '../types.js';
+
+/** Voxels along the box's longest side when the frame is read. */
+export const FRAME_RESOLUTION = 64;
+
+/**
+ * The depth (front-back) axis is the thinnest side of the box when it is at most this fraction of the next side:
+ * a body is two to four times wider than deep. Mirror symmetry alone cannot tell depth from left-right on a thin body:
+ * a flat slab mirrors onto itself across its thin axis better than an asymmetric pose or a prop lets it mirror across
+ * the wide one (skirts and long coats made it pick the side view).
+ */
+export const THIN_DEPTH = 0.8;
+
+/**
+ * Solid runs along the depth axis shorter than this (voxels) are sheets seen edge-on: a cape, a coat's back panel, a
+ * staff. They are left out of the up and forward cues, which read the legs and feet: a cape hanging behind the feet
+ * filled the gap between them (upside down) and pulled the feet back behind the shins (facing backwards).
+ */
+export const SHEET_RUN = 3;
+
+/**
+ * Slices across up whose area (without sheets) is under this fraction of the median slice's, or under SHEET_RUN²
+ * voxels, are thin ends. The up cue reads the body's own ends past a staff's knob above the head or a hat's point; the
+ * forward cue reads the feet above what is left of a cape's hem, with a much smaller fraction: a big body (a long
+ * coat, a large head) stands on small feet, which must stay.
+ */
+export const THIN_END = { up: 0.35, feet: 0.02 };
+
+/**
+ * Depth by thinness gives way to plain mirror symmetry when the left-right axis it implies is less symmetric than the
+ * most symmetric axis by more than this (IoU): something long and thick, a sword held forward, made the box deep.
+ */
+export const SYMMETRY_SLACK = 0.25;
+
+/** Mirror IoUs this close leave left-right to the feet (bodyAxesWithFeet). */
+export const FEET_TIE = 0.1;
+
+/** The solid body on a grid over its box: solid Uint8Array #voxels (1 = surface or inside), grid, box min and max. */
+export interface SolidBody {
+  solid: Uint8Array;
+  grid: VoxelGrid;
+  min: Vec3;
+  max: Vec3;
+}
+
+/** Up, depth and left-right as input axes (0 x, 1 y, 2 z), the signs of up and forward, and how they were decided. */
+export interface AxisAlignedReading {
+  upAxis: number;
+  depthAxis: number;
+  lateralAxis: number;
+  upSign: number;
+  forwardSign: number;
+  evidence: { lateralSymmetry: number; upScore: number; forwardScore: number; upByConvention: boolean; forwardByConvention: boolean };
+}
+
+/**
+ * The triangles voxelised solid over the box [min, max], FRAME_RESOLUTION voxels along its longest side, one empty
+ * voxel around. positions: Float32Array #V*3, triangles: Uint32Array #T*3, min/max: the used vertices' box → SolidBody
+ */
+export function solidBody(positions: Float32Array, triangles: Uint32Array, min: Vec3, max: Vec3): SolidBody {
+  const grid = gridOverBox(min, max, FRAME_RESOLUTION, 1);
+  const surface = rasterizeTriangles(positions, triangles, grid);
+  return { solid: fillInterior(surface, grid), grid, min, max };
+}
+
+/**
+ * Reads up, forward and left-right of a humanoid standing along the grid's axes (lying down and upside down included):
+ * - depth is the thinnest side of the bulk's box (when clearly thinnest), left-right the more mirror-symmetric of the
+ *   other two; a body about as deep as wide takes the most symmetric axis (the wider of tied ones) as left-right, up
+ *   the longer rest, and where the two horizontal axes nearly tie, the axis the feet stand apart along (bodyAxesWithFeet);
+ * - up points to the end whose middle column is filled (the head), away from the end with a gap (between the feet);
+ * - forward is where the feet stick out from the shins.
+ * The up and forward cues read the solid without sheets across depth (capes, staffs) and past thin ends (THIN_END).
+ * A cue that does not decide falls back to the file conventions (glTF: +Y up, +Z forward; Blender: +Z up, -Y forward).
+ * body: SolidBody → AxisAlignedReading
+ */
+export function readAxisAlignedFrame(body: SolidBody): AxisAlignedReading {
+  const { min, max } = body;
+  const ext = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const dims = body.grid.dims;
+  const sym = [0, 1, 2].map((a) => mirrorIoU(body.solid, dims, a));
+  const sheetlessAlong = [0, 1, 2].map((a) => withoutSheets(body.solid, dims, a));
+  const { lateralAxis, upAxis, depthAxis } = bodyAxesWithFeet(body, sym, bulkSides(sheetlessAlong, body.grid, ext));
+  const sheetless = sheetlessAlong[depthAxis];
+  const upScore = upEndScore(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.up), upAxis, lateralAxis, depthAxis, ext[upAxis]);
+  let upSign: number;
+  let upByConvention = false;
+  if (Math.abs(upScore) >= 0.15) upSign = upScore > 0 ? 1 : -1;
+  else { upByConvention = true; upSign = 1; }
+
+  const forwardScore = feetForwardScore(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.feet), upAxis, upSign, lateralAxis, depthAxis, ext[upAxis]);
+  let forwardSign: number;
+  let forwardByConvention = false;
+  if (Number.isFinite(forwardScore) && Math.abs(forwardScore) >= 0.006) forwardSign = forwardScore > 0 ? 1 : -1;
+  else {
+    forwardByConvention = true;
+    // glTF stores Y-up characters facing +Z; Blender shows Z-up characters facing -Y.
+    forwardSign = upAxis === 2 && depthAxis === 1 ? -1 : 1;
+  }
+  // Prefer +Y (glTF), then +Z (Blender): the conventions of the two places our meshes come from.
+  if (upByConvention) upSign = 1;
+  return {
+    upAxis, depthAxis, lateralAxis, upSign, forwardSign,
+    evidence: { lateralSymmetry: sym[lateralAxis], upScore, forwardScore, upByConvention, forwardByConvention },
+  };
+}
+
+/**
+ * The sides of the box of the body's bulk: the voxels that are no sheet along at least two axes, which leaves out
+ * rods (a sword held forward, a staff) and keeps slabs (a cape, the torso). sheetlessAlong: withoutSheets along x, y,
+ * z (#3 of #voxels), ext: the whole box's sides #3 (kept when there is no bulk) → sides #3 (input units).
+ */
+export function bulkSides(sheetlessAlong: Uint8Array[], g: VoxelGrid, ext: number[]): number[] {
+  const [nx, ny, nz] = g.dims;
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const [sx, sy, sz] = sheetlessAlong;
+  for (let k = 0, v = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, v++) {
+    if (sx[v] + sy[v] + sz[v] < 2) continue;
+    if (i < lo[0]) lo[0] = i;
+    if (i > hi[0]) hi[0] = i;
+    if (j < lo[1]) lo[1] = j;
+    if (j > hi[1]) hi[1] = j;
+    if (k < lo[2]) lo[2] = k;
+    if (k > hi[2]) hi[2] = k;
+  }
+  if (!(hi[0] >= lo[0])) return ext;
+  return [0, 1, 2].map((a) => (hi[a] - lo[a] + 1) * g.size);
+}
+
+/**
+ * Which input axis is left-right, up and depth, from the mirror symmetry across each axis (sym #3, IoU) and the box's
+ * sides (ext #3). See THIN_DEPTH.
+ */
+export function bodyAxes(sym: number[], ext: number[]): { lateralAxis: number; upAxis: number; depthAxis: number; byThinness: boolean } {
+  const bySize = [0, 1, 2].sort((a, b) => ext[a] - ext[b]);
+  if (ext[bySize[0]] <= THIN_DEPTH * ext[bySize[1]]) {
+    const depthAxis = bySize[0];
+    const [a, b] = [0, 1, 2].filter((x) => x !== depthAxis);
+    const lateralAxis = sym[a] >= sym[b] ? a : b;
+    if (sym[lateralAxis] >= Math.max(...sym) - SYMMETRY_SLACK) return { lateralAxis, upAxis: lateralAxis === a ? b : a, depthAxis, byThinness: true };
+  }
+  // Boxy bodies that are symmetric both ways (a blocky character) take the wider of the tied axes as left-right.
+  const best = Math.max(...sym);
+  const tied = [0, 1, 2].filter((a) => sym[a] >= best - 0.03);
+  const lateralAxis = tied.reduce((a, b) => (ext[b] > ext[a] ? b : a));
+  const rest = [0, 1, 2].filter((a) => a !== lateralAxis);
+  const upAxis = ext[rest[0]] >= ext[rest[1]] ? rest[0] : rest[1];
+  return { lateralAxis, upAxis, depthAxis: rest[0] === upAxis ? rest[1] : rest[0], byThinness: false };
+}
+
+/**
+ * bodyAxes, where a body about as deep as wide whose two most symmetric axes nearly tie (within FEET_TIE: a wide
+ * skirt is round) takes left-right from the feet (feetApartAxis) when they tell.
+ */
+function bodyAxesWithFeet(body: SolidBody, sym: number[], sides: number[]): { lateralAxis: number; upAxis: number; depthAxis: number } {
+  const axes = bodyAxes(sym, sides);
+  if (axes.byThinness || Math.abs(sym[axes.lateralAxis] - sym[axes.depthAxis]) >= FEET_TIE) return axes;
+  const apart = feetApartAxis(body.solid, body.grid.dims, axes.upAxis, [axes.lateralAxis, axes.depthAxis]);
+  if (apart < 0 || apart === axes.lateralAxis) return axes;
+  return { lateralAxis: apart, upAxis: axes.upAxis, depthAxis: axes.lateralAxis };
+}
+
+/**
+ * Of two axes across `upAxis`, the one the feet stand apart along: at an end of the body (the bottom 8% or the top
+ * 8%), the solid seen along the other axis shows a gap between two feet along it, and seen along it, none along the
+ * other. solid #voxels, dims #3, across: the two axes → one of them, or -1 when the ends do not tell.
+ */
+export function feetApartAxis(solid: Uint8Array, dims: number[], upAxis: number, across: [number, number]): number {
+  const band = Math.max(1, Math.round(dims[upAxis] * 0.08));
+  const gapAlong = (h: number, fromTop: boolean) => {
+    const other = across[0] === h ? across[1] : across[0];
+    const occupied = new Uint8Array(dims[h]);
+    const c = [0, 0, 0];
+    for (let s = 0; s < band; s++) {
+      c[upAxis] = fromTop ? dims[upAxis] - 2 - s : 1 + s;
+      for (c[h] = 0; c[h] < dims[h]; c[h]++) for (c[other] = 0; c[other] < dims[other]; c[other]++) {
+        if (solid[(c[2] * dims[1] + c[1]) * dims[0] + c[0]]) occupied[c[h]] = 1;
+      }
+    }
+    const first = occupied.indexOf(1), last = occupied.lastIndexOf(1);
+    for (let i = first; i >= 0 && i <= last; i++) if (!occupied[i]) return true;
+    return false;
+  };
+  for (const fromTop of [false, true]) {
+    const a = gapAlong(across[0], fromTop), b = gapAlong(across[1], fromTop);
+    if (a !== b) return a ? across[0] : across[1];
+  }
+  return -1;
+}
+
+/** Intersection over union of the solid (#voxels, grid dims #3) with its mirror image across the grid's middle plane normal to `axis`. */
+export function mirrorIoU(solid: Uint8Array, dims: number[], axis: number): number {
+  const [nx, ny, nz] = dims;
+  let inter = 0, union = 0;
+  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) {
+    const row = (k * ny + j) * nx;
+    const mirrorRow = axis === 0 ? row : axis === 1 ? (k * ny + ny - 1 - j) * nx : ((nz - 1 - k) * ny + j) * nx;
+    for (let i = 0; i < nx; i++) {
+      const a = solid[row + i];
+      const b = solid[mirrorRow + (axis === 0 ? nx - 1 - i : i)];
+      if (a && b) inter++;
+      if (a || b) union++;
+    }
+  }
+  return union ? inter / union : 0;
+}
+
+/** The solid without its runs along `axis` shorter than SHEET_RUN voxels: solid #voxels → #voxels. */
+export function withoutSheets(solid: Uint8Array, dims: number[], axis: number): Uint8Array {
+  const out = new Uint8Array(solid.length);
+  const stride = axis === 0 ? 1 : axis === 1 ? dims[0] : dims[0] * dims[1];
+  const n = dims[axis];
+  const c = [0, 0, 0];
+  const [u, w] = [0, 1, 2].filter((a) => a !== axis);
+  for (c[u] = 0; c[u] < dims[u]; c[u]++) for (c[w] = 0; c[w] < dims[w]; c[w]++) {
+    c[axis] = 0;
+    const base = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+    let start = -1;
+    for (let i = 0; i <= n; i++) {
+      const on = i < n && solid[base + i * stride];
+      if (on && start < 0) start = i;
+      if (!on && start >= 0) {
+        if (i - start >= SHEET_RUN) for (let k = start; k < i; k++) out[base + k * stride] = 1;
+        start = -1;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The first and last slice across `axis` whose solid area is at least `thinEnd` of the median occupied slice's (and
+ * SHEET_RUN² voxels): [lo, hi]
+ * (grid indices; [1, dims-2] on the padded grid of a solid that reaches its box). On the solid without sheets, a
+ * staff's shaft is gone already; its knob and a hat's point are trimmed here.
+ */
+export function bodyEnds(solid: Uint8Array, dims: number[], axis: number, thinEnd: number): [number, number] {
+  const area = new Float64Array(dims[axis]);
+  const c = [0, 0, 0];
+  for (c[2] = 0; c[2] < dims[2]; c[2]++) for (c[1] = 0; c[1] < dims[1]; c[1]++) for (c[0] = 0; c[0] < dims[0]; c[0]++) {
+    if (solid[(c[2] * dims[1] + c[1]) * dims[0] + c[0]]) area[c[axis]]++;
+  }
+  const occupied = Array.from(area).filter((x) => x > 0).sort((x, y) => x - y);
+  const least = Math.max(SHEET_RUN * SHEET_RUN, occupied.length ? thinEnd * occupied[occupied.length >> 1] : 0);
+  let lo = 1, hi = dims[axis] - 2;
+  while (lo < hi && area[lo] < least) lo++;
+  while (hi > lo && area[hi] < least) hi--;
+  return [lo, hi];
+}
+
+/**
+ * Up sign cue: the fraction of the middle column (a strip across left-right, seen along depth) filled in the band at
+ * the top end minus at the bottom end, ends [lo, hi] along up. Positive: the head is at the + end. Range [-1, 1].
+ */
+function upEndScore(solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, lateralAxis: number, depthAxis: number, height: number): number {
+  const n = g.dims;
+  const at = (c: number[]) => solid[(c[2] * n[1] + c[1]) * n[0] + c[0]];
+  const bandUp = Math.max(1, Math.round(n[upAxis] * 0.08));
+  const strip = Math.max(1, Math.round(height / g.size * 0.03));
+  const midLat = Math.floor(n[lateralAxis] / 2);
+  const columnFill = (fromTop: boolean) => {
+    let filled = 0, total = 0;
+    const c = [0, 0, 0];
+    for (let s = 0; s < bandUp; s++) {
+      c[upAxis] = fromTop ? ends[1] - s : ends[0] + s;
+      for (let l = midLat - strip; l <= midLat + strip; l++) {
+        c[lateralAxis] = l;
+        let any = 0;
+        for (let d = 0; d < n[depthAxis] && !any; d++) { c[depthAxis] = d; any = at(c); }
+        filled += any; total++;
+      }
+    }
+    return filled / Math.max(1, total);
+  };
+  return columnFill(true) - columnFill(false);
+}
+
+/**
+ * Forward sign cue: how far the feet's depth centroid (the bottom 4% of the body) lies in front of the shins' (10-25%),
+ * over the body's height; the bottom is the end away from up (upSign ±1 along upAxis). NaN when a band is empty.
+ */
+function feetForwardScore(
+  solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, upSign: number, lateralAxis: number, depthAxis: number, height: number,
+): number {
+  const n = g.dims;
+  const at = (c: number[]) => solid[(c[2] * n[1] + c[1]) * n[0] + c[0]];
+  const heightVox = ends[1] - ends[0] + 1;
+  const bandCentroid = (f0: number, f1: number) => {
+    let sum = 0, cnt = 0;
+    const c = [0, 0, 0];
+    for (let s = Math.floor(f0 * heightVox); s <= Math.ceil(f1 * heightVox); s++) {
+      c[upAxis] = upSign > 0 ? ends[0] + s : ends[1] - s;
+      for (let l = 0; l < n[lateralAxis]; l++) {
+        c[lateralAxis] = l;
+        for (let d = 0; d < n[depthAxis]; d++) { c[depthAxis] = d; if (at(c)) { sum += d; cnt++; } }
+      }
+    }
+    return cnt ? sum / cnt : NaN;
+  };
+  const feet = bandCentroid(0, 0.04);
+  const shins = bandCentroid(0.1, 0.25);
+  return (feet - shins) * g.size / Math.max(height, 1e-12);
+}
