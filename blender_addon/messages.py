@@ -15,9 +15,11 @@ from . import protocol
 __all__ = [
     "ProtocolError", "AutoRigFailure", "check_spec", "check_message",
     "hello_request", "rig_request", "skin_request", "cancel_request", "pose_list_request", "pose_apply_request",
-    "POSE_STRATEGIES", "MAX_POSE_STRENGTH",
+    "object_weights", "correctives_request", "correctives_preview_request",
+    "POSE_STRATEGIES", "MAX_POSE_STRENGTH", "CORRECTIVE_METHODS",
     "le_bytes", "from_le_bytes", "mesh_object", "result_payload",
     "check_hello_result", "check_rig_result", "check_skin_result", "check_pose_list_result", "check_pose_apply_result",
+    "check_correctives_result", "check_correctives_preview_result",
     "bone_name_problem", "check_bone_names", "display_text",
 ]
 
@@ -25,6 +27,10 @@ __all__ = [
 # poseVocabulary.ts MAX_POSE_STRENGTH; test/pose-protocol.test.ts checks that they agree).
 POSE_STRATEGIES = ("mean", "nearest")
 MAX_POSE_STRENGTH = 1.5
+
+# Pose Correctives' pose-dependent deformations the sidecar offers (protocol.json notes.correctives: options.method);
+# the learned field joins this list when it ships, never before.
+CORRECTIVE_METHODS = ("dualQuaternion",)
 
 _BIN_ITEM_SIZE = {"f32": 4, "u32": 4, "u16": 2}
 _ARRAY_CODE = {"f32": "f", "u32": "I", "u16": "H"}
@@ -262,6 +268,58 @@ def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean"):
             "strength": strength, "strategy": strategy}
 
 
+def object_weights(name, indices, weights, influences):
+    """An ObjectWeights map: indices array('H') #V*k (joint indices), weights array('f') #V*k, k influences."""
+    return {"name": name, "influences": int(influences), "indices": le_bytes(indices), "weights": le_bytes(weights)}
+
+
+def _corrective_fields(objects, joints, weights, method, poses):
+    """The fields correctives and correctives.preview share, refused locally (BAD_REQUEST and the like) where the
+    sidecar would refuse them anyway."""
+    _check_mesh_limits(objects)
+    if not joints:
+        raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
+    if len(joints) > protocol.MAX_JOINTS:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
+    if len(weights) != len(objects):
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "%d weight sets for %d objects" % (len(weights), len(objects)))
+    if method is not None and method not in CORRECTIVE_METHODS:
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST,
+                             "method must be one of %s, got %r" % (", ".join(CORRECTIVE_METHODS), method))
+    fields = {"objects": objects, "skeleton": {"joints": list(joints)}, "weights": list(weights)}
+    options = {}
+    if method is not None:
+        options["method"] = method
+    if poses:
+        options["poses"] = [str(p) for p in poses]
+    if options:
+        fields["options"] = options
+    return fields
+
+
+def correctives_request(job_id, objects, joints, weights, method=None, poses=()):
+    """correctives: objects MeshObject maps (world space, the Basis), joints Joint maps (world space, parents
+    first), weights one ObjectWeights map per object (indices into joints); method one of CORRECTIVE_METHODS or None
+    (the sidecar's default); poses: pose names to bake (empty: all)."""
+    message = {"kind": protocol.KIND_CORRECTIVES, "id": job_id}
+    message.update(_corrective_fields(objects, joints, weights, method, poses))
+    return message
+
+
+def correctives_preview_request(job_id, objects, joints, weights, rotations, method=None):
+    """correctives.preview: as correctives, plus rotations array('f') #J*9 (per joint its own rotation relative to
+    rest, world axes, row-major)."""
+    if len(rotations) != 9 * len(joints):
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST,
+                             "%d rotation values for %d joints" % (len(rotations), len(joints)))
+    if not _finite(rotations):
+        raise AutoRigFailure(protocol.ERROR_BAD_NUMBER, "a bone rotation is NaN or infinite")
+    message = {"kind": protocol.KIND_CORRECTIVES_PREVIEW, "id": job_id}
+    message.update(_corrective_fields(objects, joints, weights, method, ()))
+    message["rotations"] = le_bytes(rotations)
+    return message
+
+
 # --- results ---------------------------------------------------------------------------------------------------------
 
 def result_payload(message):
@@ -394,6 +452,71 @@ def check_pose_apply_result(payload, vertex_counts, pose):
     return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
             "strategy": payload["strategy"], "identity": payload["identity"], "seconds": payload["seconds"],
             "provider": payload["provider"]}
+
+
+def _check_offsets(objects, vertex_counts, path):
+    """Per object sent: its rest-space offsets array('f') #V*3 (world axes), finite, in the order sent."""
+    if len(objects) != len(vertex_counts):
+        raise ProtocolError(path, "%d objects in the result for %d sent" % (len(objects), len(vertex_counts)))
+    offsets = []
+    for i, (obj, count) in enumerate(zip(objects, vertex_counts)):
+        opath = "%s[%d].offsets" % (path, i)
+        if len(obj["offsets"]) != count * 12:
+            raise ProtocolError(opath, "%d vertices expected, got %d" % (count, len(obj["offsets"]) // 12))
+        values = from_le_bytes(obj["offsets"], "f32")
+        if not _finite(values):
+            raise ProtocolError(opath, "NaN or infinite offset")
+        offsets.append(values)
+    return offsets
+
+
+# A key angle's magnitude: above a thousandth of a radian (the driver divides by it), at most half a turn (a larger
+# one is the same rotation the other way round).
+_MIN_KEY_ANGLE = 1e-3
+
+
+def check_correctives_result(payload, vertex_counts, bone_names):
+    """A correctives result checked in full. vertex_counts: #V per object sent; bone_names: the skeleton's bones.
+
+    Key names become shape key names (bone_name_problem's rules, unique); each key's bone is a bone of the skeleton,
+    its axis finite and not zero (returned unit length), its angle finite, not ~0 and within a half turn.
+    Returns {"keys": [{"name", "bone", "pose", "axis": (x, y, z), "angle", "offsets": [array('f') #V*3 per
+    object]}], "method", "seconds"}.
+    """
+    check_fields(payload, protocol.RESULTS["correctives"], "result")
+    bones = set(bone_names)
+    seen = set()
+    keys = []
+    for i, key in enumerate(payload["keys"]):
+        kpath = "result.keys[%d]" % i
+        name = key["name"]
+        problem = bone_name_problem(name)
+        if problem is None and name in seen:
+            problem = "listed twice"
+        if problem is not None:
+            raise ProtocolError(kpath + ".name", "%s: %s" % (problem, ascii(name)[:80]))
+        seen.add(name)
+        if key["bone"] not in bones:
+            raise ProtocolError(kpath + ".bone", "%s is not a bone of the armature" % ascii(key["bone"])[:80])
+        axis = [float(v) for v in key["axis"]]
+        length = math.sqrt(sum(v * v for v in axis)) if _finite(axis) else float("nan")
+        if not (length > 1e-6):
+            raise ProtocolError(kpath + ".axis", "zero, NaN or infinite")
+        angle = float(key["angle"])
+        if not (math.isfinite(angle) and _MIN_KEY_ANGLE <= abs(angle) <= math.pi):
+            raise ProtocolError(kpath + ".angle", "%r is not a key angle (0 < |angle| <= pi)" % angle)
+        keys.append({"name": name, "bone": key["bone"], "pose": display_text(key["pose"], 63),
+                     "axis": tuple(v / length for v in axis), "angle": angle,
+                     "offsets": _check_offsets(key["objects"], vertex_counts, kpath + ".objects")})
+    return {"keys": keys, "method": display_text(payload["method"], 40), "seconds": payload["seconds"]}
+
+
+def check_correctives_preview_result(payload, vertex_counts):
+    """A correctives.preview result checked in full → {"offsets": [array('f') #V*3 per object], "method",
+    "seconds"}."""
+    check_fields(payload, protocol.RESULTS["correctives.preview"], "result")
+    return {"offsets": _check_offsets(payload["objects"], vertex_counts, "result.objects"),
+            "method": display_text(payload["method"], 40), "seconds": payload["seconds"]}
 
 
 # --- names and texts ------------------------------------------------------------------------------------------------

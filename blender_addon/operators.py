@@ -1,5 +1,6 @@
 """Operators: Auto Rig (rig the selected meshes as one character), Re-skin (new weights for a bound mesh), Apply
-Latent Pose (a shape key with the mesh in a semantic pose) and Refresh Poses (the pose menu from the sidecar).
+Latent Pose (a shape key with the mesh in a semantic pose), Refresh Poses (the pose menu from the sidecar), Pose
+Correctives (shape keys driven by bone rotations that make skinning pose-dependent) with its Preview and Clear Preview.
 
 invoke() runs the job modally: a timer polls the sidecar without blocking the UI, progress goes to the status bar,
 Esc cancels. execute() runs the same job to the end in one call (background mode has no event loop, so tests and
@@ -8,9 +9,10 @@ scripts use it). Either way the scene is only changed once the result has arrive
 
 import bpy
 
-from . import apply, client, messages, poses, preferences, scene_io
+from . import apply, client, corrective_keys, correctives, messages, poses, preferences, protocol, scene_io
 
 __all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose", "AUTORIG_OT_refresh_poses",
+           "AUTORIG_OT_pose_correctives", "AUTORIG_OT_preview_correctives", "AUTORIG_OT_clear_correctives_preview",
            "addon_preferences", "sidecar_config", "fetch_poses"]
 
 TIMER_INTERVAL = 0.1
@@ -311,4 +313,163 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
         return request, check, apply_result
 
 
-classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin, AUTORIG_OT_refresh_poses, AUTORIG_OT_apply_latent_pose)
+def corrective_meshes(context):
+    """The active mesh's deforming armature and the meshes it deforms among the active and selected ones (active
+    first): (armature object, [mesh objects]), or (None, [])."""
+    armature = scene_io.deforming_armature(context.active_object)
+    if armature is None:
+        return None, []
+    return armature, [obj for obj in scene_io.selected_meshes(context)
+                      if scene_io.deforming_armature(obj) == armature]
+
+
+class _CorrectivesInputs:
+    """What both corrective requests send, read from the scene: the meshes' Basis in world space, the armature's
+    rest skeleton in world space and the meshes' bone weights (top 4, renormalised, indices into the skeleton)."""
+
+    def __init__(self, context):
+        self.armature, meshes = corrective_meshes(context)
+        if self.armature is None:
+            raise messages.AutoRigFailure(protocol.ERROR_BAD_REQUEST,
+                                          "the active mesh has no Armature modifier with deforming bones")
+        self.armature_name = self.armature.name
+        self.joints = scene_io.armature_joints(self.armature)
+        self.bone_names = [j["name"] for j in self.joints]
+        deforming = corrective_keys.deform_bone_names(self.armature)
+        self.objects, self.counts = scene_io.mesh_objects(meshes)
+        self.names = [obj.name for obj in meshes]
+        self.weights = []
+        for obj in meshes:
+            indices, weights = corrective_keys.mesh_bone_weights(obj, self.joints, deforming)
+            self.weights.append(messages.object_weights(obj.name, indices, weights, correctives.INFLUENCES))
+        # The offsets undo linear blend skinning; with Preserve Volume the modifier blends dual quaternions instead.
+        self.preserve_volume = [obj.name for obj in meshes if any(
+            m.type == 'ARMATURE' and m.object == self.armature and m.use_deform_preserve_volume for m in obj.modifiers)]
+
+    def found(self):
+        """The armature and meshes, checked to be unchanged (SceneChanged otherwise)."""
+        armature = corrective_keys.check_armature(self.armature_name, self.bone_names)
+        return armature, apply.find_meshes(self.names, self.counts)
+
+    def warning(self):
+        if not self.preserve_volume:
+            return ""
+        return "; turn off Preserve Volume on the Armature modifier of %s (the keys assume linear blending)" % (
+            ", ".join(self.preserve_volume[:3]))
+
+
+def _method_from_panel(operator, context):
+    settings = getattr(context.scene, "autorig_correctives", None)
+    if settings is not None and not operator.properties.is_property_set("method"):
+        operator.method = settings.method
+
+
+class AUTORIG_OT_pose_correctives(_SidecarJobOperator, bpy.types.Operator):
+    """Add corrective shape keys, driven by the bones' rotations, that turn the armature's linear blend skinning into
+    pose-dependent skinning at key poses (elbow and knee bends, shoulder raise and forward, hip flex, wrist bend,
+    spine twist); running it again replaces them"""
+
+    bl_idname = "autorig.pose_correctives"
+    bl_label = "Pose Correctives"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    method: bpy.props.EnumProperty(
+        name="Method", default=correctives.METHOD_ITEMS[0][0], items=correctives.METHOD_ITEMS,
+        description="The pose-dependent deformation the keys reproduce")
+    poses: bpy.props.StringProperty(
+        name="Poses", default="",
+        description="Key poses to bake, comma-separated (empty: every key pose the sidecar knows)")
+
+    @classmethod
+    def poll(cls, context):
+        return (context.mode == 'OBJECT' and scene_io.deforming_armature(context.active_object) is not None
+                and client.sidecar_reachable(sidecar_config(context)))
+
+    def prepare(self, context):
+        _method_from_panel(self, context)
+        inputs = _CorrectivesInputs(context)
+        wanted = [p.strip() for p in self.poses.split(",") if p.strip()]
+        request = messages.correctives_request(client.new_job_id("correctives"), inputs.objects, inputs.joints,
+                                               inputs.weights, method=correctives.method_value(self.method),
+                                               poses=wanted)
+
+        def check(payload):
+            return messages.check_correctives_result(payload, inputs.counts, inputs.bone_names)
+
+        def apply_result(context, result):
+            armature, found = inputs.found()
+            keys = result["keys"]
+            if not keys:
+                raise messages.AutoRigFailure(protocol.ERROR_BAD_REQUEST,
+                                              "the sidecar found no key pose for this skeleton; nothing was changed")
+            local = [corrective_keys.local_offsets_of(found, key["offsets"]) for key in keys]
+            channels = corrective_keys.bake_corrective_keys(found, keys, local, armature)
+            worst = max(channel.deviation for channel in channels)
+            return ("AutoRig: %d corrective keys on %d mesh(es), driven by %s (%s, %.1f s; key axes within %.0f deg "
+                    "of bone axes)%s" % (len(keys), len(found), armature.name, result["method"], result["seconds"],
+                                         worst * 57.29577951308232, inputs.warning()))
+
+        return request, check, apply_result
+
+
+class AUTORIG_OT_preview_correctives(_SidecarJobOperator, bpy.types.Operator):
+    """Show the pose-dependent correction of the armature's current pose as a temporary shape key (AUTORIG_preview,
+    replaced each time; Clear Preview removes it)"""
+
+    bl_idname = "autorig.preview_correctives"
+    bl_label = "Preview Correctives"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    method: bpy.props.EnumProperty(
+        name="Method", default=correctives.METHOD_ITEMS[0][0], items=correctives.METHOD_ITEMS,
+        description="The pose-dependent deformation shown")
+
+    @classmethod
+    def poll(cls, context):
+        return AUTORIG_OT_pose_correctives.poll(context)
+
+    def prepare(self, context):
+        _method_from_panel(self, context)
+        inputs = _CorrectivesInputs(context)
+        try:
+            rotations = corrective_keys.pose_rotations(inputs.armature, inputs.joints)
+        except ValueError as err:
+            raise messages.AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the pose cannot be read: %s" % err)
+        request = messages.correctives_preview_request(client.new_job_id("preview"), inputs.objects, inputs.joints,
+                                                       inputs.weights, rotations,
+                                                       method=correctives.method_value(self.method))
+
+        def check(payload):
+            return messages.check_correctives_preview_result(payload, inputs.counts)
+
+        def apply_result(context, result):
+            _armature, found = inputs.found()
+            local = corrective_keys.local_offsets_of(found, result["offsets"])
+            corrective_keys.show_preview(found, local)
+            return "AutoRig: shape key '%s' on %d mesh(es) shows %s at this pose (%.1f s); Clear Preview removes it%s" % (
+                correctives.PREVIEW_KEY, len(found), result["method"], result["seconds"], inputs.warning())
+
+        return request, check, apply_result
+
+
+class AUTORIG_OT_clear_correctives_preview(bpy.types.Operator):
+    """Remove the temporary preview shape key (AUTORIG_preview) from the selected meshes"""
+
+    bl_idname = "autorig.clear_correctives_preview"
+    bl_label = "Clear Preview"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return context.mode == 'OBJECT' and any(
+            obj.data.shape_keys is not None and obj.data.shape_keys.key_blocks.get(correctives.PREVIEW_KEY) is not None
+            for obj in scene_io.selected_meshes(context))
+
+    def execute(self, context):
+        removed = corrective_keys.remove_preview(scene_io.selected_meshes(context))
+        self.report({'INFO'}, "AutoRig: preview removed from %d mesh(es)" % removed)
+        return {'FINISHED'}
+
+
+classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin, AUTORIG_OT_refresh_poses, AUTORIG_OT_apply_latent_pose,
+           AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives, AUTORIG_OT_clear_correctives_preview)

@@ -63,15 +63,17 @@ ERROR_MODEL_FAILED = "MODEL_FAILED"
 ERROR_INTERNAL = "INTERNAL"
 
 # Message kinds.
-REQUEST_KINDS = ("hello", "rig", "skin", "cancel", "pose.list", "pose.apply")
+REQUEST_KINDS = ("hello", "rig", "skin", "cancel", "pose.list", "pose.apply", "correctives", "correctives.preview")
 EVENT_KINDS = ("progress", "result", "error")
-RESERVED_KINDS = ("correctives", "correctives.preview")
+RESERVED_KINDS = ()
 KIND_HELLO = "hello"
 KIND_RIG = "rig"
 KIND_SKIN = "skin"
 KIND_CANCEL = "cancel"
 KIND_POSE_LIST = "pose.list"
 KIND_POSE_APPLY = "pose.apply"
+KIND_CORRECTIVES = "correctives"
+KIND_CORRECTIVES_PREVIEW = "correctives.preview"
 KIND_PROGRESS = "progress"
 KIND_RESULT = "result"
 KIND_ERROR = "error"
@@ -123,6 +125,22 @@ TYPES = {
         "name": "str",
         "positions": "bin:f32:3",
     },
+    "CorrectiveOptions": {
+        "method?": "str",
+        "poses?": "list:str",
+    },
+    "ObjectOffsets": {
+        "name": "str",
+        "offsets": "bin:f32:3",
+    },
+    "CorrectiveKey": {
+        "name": "str",
+        "bone": "str",
+        "pose": "str",
+        "axis": "vec3",
+        "angle": "float",
+        "objects": "list:ObjectOffsets",
+    },
 }
 
 REQUESTS = {
@@ -155,6 +173,21 @@ REQUESTS = {
         "pose": "str",
         "strength?": "float",
         "strategy?": "str",
+    },
+    "correctives": {
+        "id": "str",
+        "objects": "list:MeshObject",
+        "skeleton": "Skeleton",
+        "weights": "list:ObjectWeights",
+        "options?": "CorrectiveOptions",
+    },
+    "correctives.preview": {
+        "id": "str",
+        "objects": "list:MeshObject",
+        "skeleton": "Skeleton",
+        "weights": "list:ObjectWeights",
+        "rotations": "bin:f32:9",
+        "options?": "CorrectiveOptions",
     },
 }
 
@@ -208,5 +241,15 @@ RESULTS = {
         "identity": "str|nil",
         "seconds": "float",
         "provider": "str",
+    },
+    "correctives": {
+        "keys": "list:CorrectiveKey",
+        "method": "str",
+        "seconds": "float",
+    },
+    "correctives.preview": {
+        "objects": "list:ObjectOffsets",
+        "method": "str",
+        "seconds": "float",
     },
 }

@@ -12,7 +12,7 @@ from . import messages
 from .weights import locked_weight_rows
 
 __all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "world_to_local", "bound_armature",
-           "armature_joints", "locked_groups"]
+           "deforming_armature", "armature_joints", "locked_groups"]
 
 
 def selected_meshes(context):
@@ -81,6 +81,18 @@ def bound_armature(obj):
             return modifier.object
     if obj.parent is not None and obj.parent.type == 'ARMATURE':
         return obj.parent
+    return None
+
+
+def deforming_armature(obj):
+    """The armature that deforms a mesh through an Armature modifier (the first one with an armature object that has
+    deforming bones), or None: what Pose Correctives needs (its drivers read that armature's bones)."""
+    if obj is None or obj.type != 'MESH':
+        return None
+    for modifier in obj.modifiers:
+        target = modifier.object if modifier.type == 'ARMATURE' else None
+        if target is not None and target.type == 'ARMATURE' and any(b.use_deform for b in target.data.bones):
+            return target
     return None
 
 

@@ -2,11 +2,13 @@
 
 import bpy
 
-from . import client, messages, poses, scene_io
+from . import client, correctives, messages, poses, scene_io
 
-__all__ = ["AUTORIG_PT_main", "AUTORIG_PG_latent_pose", "register_pose_settings", "unregister_pose_settings"]
+__all__ = ["AUTORIG_PT_main", "AUTORIG_PG_latent_pose", "AUTORIG_PG_correctives", "register_pose_settings",
+           "unregister_pose_settings"]
 
 _SETTINGS_PROPERTY = "autorig_pose"
+_CORRECTIVES_PROPERTY = "autorig_correctives"
 
 
 class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
@@ -24,11 +26,23 @@ class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
         description="Whose way of doing the pose the mesh gets")
 
 
+class AUTORIG_PG_correctives(bpy.types.PropertyGroup):
+    """The panel's Pose Correctives choice (kept with the scene)."""
+
+    method: bpy.props.EnumProperty(
+        name="Method", items=correctives.METHOD_ITEMS, default=correctives.METHOD_ITEMS[0][0],
+        description="The pose-dependent deformation the corrective keys reproduce")
+
+
 def register_pose_settings():
+    """The scene's panel settings: Latent Pose's and Pose Correctives'."""
     setattr(bpy.types.Scene, _SETTINGS_PROPERTY, bpy.props.PointerProperty(type=AUTORIG_PG_latent_pose))
+    setattr(bpy.types.Scene, _CORRECTIVES_PROPERTY, bpy.props.PointerProperty(type=AUTORIG_PG_correctives))
 
 
 def unregister_pose_settings():
+    if hasattr(bpy.types.Scene, _CORRECTIVES_PROPERTY):
+        delattr(bpy.types.Scene, _CORRECTIVES_PROPERTY)
     if hasattr(bpy.types.Scene, _SETTINGS_PROPERTY):
         delattr(bpy.types.Scene, _SETTINGS_PROPERTY)
 
@@ -54,6 +68,22 @@ def _draw_latent_pose(layout, context):
     op.strength = settings.strength
     op.strategy = settings.strategy
     box.label(text=poses.list_status())
+
+
+def _draw_correctives(layout, context):
+    """The Pose Correctives section: the method (only when there is a choice), bake, preview and clear."""
+    settings = getattr(context.scene, _CORRECTIVES_PROPERTY, None)
+    box = layout.box()
+    box.label(text="Pose Correctives", icon='MOD_ARMATURE')
+    method = settings.method if settings is not None else correctives.METHOD_ITEMS[0][0]
+    if settings is not None and len(correctives.METHOD_ITEMS) > 1:
+        box.prop(settings, "method", text="")
+    op = box.operator("autorig.pose_correctives", icon='SHAPEKEY_DATA')
+    op.method = method
+    row = box.row(align=True)
+    op = row.operator("autorig.preview_correctives", icon='HIDE_OFF')
+    op.method = method
+    row.operator("autorig.clear_correctives_preview", text="", icon='X')
 
 
 class AUTORIG_PT_main(bpy.types.Panel):
@@ -88,8 +118,9 @@ class AUTORIG_PT_main(bpy.types.Panel):
         box.operator("autorig.reskin", icon='MOD_VERTEX_WEIGHT')
 
         _draw_latent_pose(layout, context)
+        _draw_correctives(layout, context)
 
         layout.label(text=client.sidecar_status())
 
 
-classes = (AUTORIG_PG_latent_pose, AUTORIG_PT_main)
+classes = (AUTORIG_PG_latent_pose, AUTORIG_PG_correctives, AUTORIG_PT_main)

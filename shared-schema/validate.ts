@@ -13,14 +13,17 @@
  * worker without detaching the message buffer). Non-finite floats are BAD_NUMBER wherever they appear.
  *
  * On top of the type language, validateRequest checks what the types cannot say: triangle indices < #V (BAD_INDEX),
- * the limits (TOO_LARGE), the protocol version, the skeleton's parent order, the locked groups, and a pose.apply's
- * pose, strength and strategy (BAD_REQUEST before any job starts).
+ * the limits (TOO_LARGE), the protocol version, the skeleton's parent order, the locked groups, a pose.apply's
+ * pose, strength and strategy, and a correctives request's method, poses and weights (BAD_REQUEST, BAD_ARRAY, BAD_INDEX
+ * before any job starts; sidecar/correctives/bakeCorrectives.ts checkCorrectiveInput).
  */
 import protocol from './protocol.json' with { type: 'json' };
 import { AutoRigError } from '../sidecar/errors.js';
+import { checkCorrectiveInput, type CorrectiveOptions } from '../sidecar/correctives/bakeCorrectives.js';
+import { keyPoses } from '../sidecar/correctives/keyPoses.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../sidecar/pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH } from '../sidecar/pose/poseVocabulary.js';
-import type { LockedGroup, MeshPart, RigOptions, Skeleton } from '../sidecar/types.js';
+import type { LockedGroup, MeshPart, PartWeights, RigOptions, Skeleton } from '../sidecar/types.js';
 import { describeValue, isPlainMap } from './codec.js';
 
 export type Limits = typeof protocol.limits;
@@ -75,7 +78,28 @@ export interface PoseApplyRequest {
   strength: number;
   strategy: PoseStrategy;
 }
-export type ProtocolRequest = HelloRequest | RigRequest | SkinRequest | CancelRequest | PoseListRequest | PoseApplyRequest;
+/** correctives: the static weights per object (same order as objects) and the checked options. */
+export interface CorrectivesRequest {
+  kind: 'correctives';
+  id: string;
+  objects: MeshPart[];
+  skeleton: Skeleton;
+  weights: PartWeights[];
+  options: CorrectiveOptions;
+}
+/** correctives.preview: a correctives request plus the armature's current pose, rotations #J*9. */
+export interface CorrectivesPreviewRequest {
+  kind: 'correctives.preview';
+  id: string;
+  objects: MeshPart[];
+  skeleton: Skeleton;
+  weights: PartWeights[];
+  rotations: Float32Array;
+  options: CorrectiveOptions;
+}
+export type ProtocolRequest =
+  | HelloRequest | RigRequest | SkinRequest | CancelRequest | PoseListRequest | PoseApplyRequest
+  | CorrectivesRequest | CorrectivesPreviewRequest;
 
 /** How strictly `conform` reads: requests tolerate unknown fields (newer clients), the server's own output does not. */
 interface Reading {
@@ -125,6 +149,25 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
     case 'pose.apply': {
       const objects = checkMesh(fields.objects as MeshPart[], limits);
       return { kind, id: fields.id as string, objects, ...checkPoseChoice(fields) };
+    }
+    case 'correctives':
+    case 'correctives.preview': {
+      const objects = checkMesh(fields.objects as MeshPart[], limits);
+      const skeleton = checkSkeleton(fields.skeleton as Skeleton);
+      const weights = fields.weights as PartWeights[];
+      const options = (fields.options ?? {}) as CorrectiveOptions;
+      const { poses } = checkCorrectiveInput(objects, skeleton, weights, options);
+      const request = { id: fields.id as string, objects, skeleton, weights, options };
+      if (kind === 'correctives') {
+        // a skeleton without the template's joints or a frame has no key poses: BAD_SKELETON before a job starts
+        keyPoses(skeleton, poses);
+        return { kind, ...request };
+      }
+      const rotations = fields.rotations as Float32Array;
+      if (rotations.length !== skeleton.joints.length * 9) {
+        throw new AutoRigError('BAD_ARRAY', `rotations has ${rotations.length} numbers; ${skeleton.joints.length} joints need ${skeleton.joints.length * 9}`);
+      }
+      return { kind, ...request, rotations };
     }
     default:
       throw new AutoRigError('INTERNAL', `protocol.json names request '${kind}' but the sidecar does not handle it`);

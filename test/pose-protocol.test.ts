@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Unpackr } from 'msgpackr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
 import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { validateRequest, validateServerMessage } from '../shared-schema/validate.js';
@@ -26,6 +25,7 @@ import { MAX_POSE_STRENGTH, POSE_NAMES } from '../sidecar/pose/poseVocabulary.js
 import { serve, type RunningServer } from '../sidecar/server/serve.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
+import { ProtocolClient as Client } from './fixtures/protocolClient.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PYTHON = '/usr/bin/python3';
@@ -48,66 +48,6 @@ function codeOf(run: () => unknown): string {
     throw err;
   }
   return 'NO ERROR';
-}
-
-/** A client that keeps every message the server sends, each checked against protocol.json. */
-class Client {
-  readonly received: Message[] = [];
-  readonly violations: string[] = [];
-  private waiters: Array<() => void> = [];
-
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      try {
-        const message = decodeMessage(data);
-        validateServerMessage(message);
-        this.received.push(message);
-      } catch (err) {
-        this.violations.push((err as Error).message);
-      }
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  static open(port: number): Promise<Client> {
-    return new Promise((done, fail) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { headers: { Authorization: `Bearer ${TOKEN}` } });
-      const client = new Client(ws);
-      ws.once('open', () => done(client));
-      ws.once('error', fail);
-    });
-  }
-
-  send(message: Message): void {
-    this.ws.send(encodeMessage(message));
-  }
-
-  /** The result or error answering `id`, waiting up to `timeoutMs`. */
-  async answer(id: string, timeoutMs = 60_000): Promise<Message> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.find((m) => m.id === id && (m.kind === 'result' || m.kind === 'error'));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no answer to ${id}; got ${JSON.stringify(this.received.map((m) => `${m.kind}:${m.id}`))}`);
-      await new Promise<void>((wake) => {
-        const timer = setTimeout(wake, 200);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          wake();
-        });
-      });
-    }
-  }
-
-  /** A request and its answer. */
-  async ask(message: Message, timeoutMs?: number): Promise<Message> {
-    this.send(message);
-    return this.answer(message.id as string, timeoutMs);
-  }
-
-  close(): void {
-    this.ws.terminate();
-  }
 }
 
 const wire = (parts: MeshPart[]) => parts.map((p) => ({ name: p.name, positions: p.positions, triangles: p.triangles }));
@@ -215,7 +155,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   beforeAll(async () => {
     process.env.AUTORIG_MODELS = STUB;
     server = await serve({ port: 0, token: TOKEN, jobSlots: 2 });
-    client = await Client.open(server.port);
+    client = await Client.open(server.port, TOKEN);
   });
   afterEach(() => expect(client.violations, 'messages that break protocol.json').toEqual([]));
   afterAll(async () => {
@@ -383,7 +323,7 @@ describe('the trained latent pose models on a held-out dev character', { timeout
     const before = process.env.AUTORIG_MODELS;
     process.env.AUTORIG_MODELS = TRAINED;
     const server = await serve({ port: 0, token: TOKEN, jobSlots: 1 });
-    const client = await Client.open(server.port);
+    const client = await Client.open(server.port, TOKEN);
     try {
       const character = await loadCharacter(DEV_CHARACTER);
       for (const [pose, limb] of [['elbowBentLf', 'LeftHand'], ['kneeBentRt', 'RightFoot']] as const) {

@@ -252,7 +252,7 @@ describe('hello', () => {
     expect(reply).toMatchObject({
       sidecar: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
       templates: ['mixamo22'],
-      requests: ['hello', 'rig', 'skin', 'cancel', 'pose.list', 'pose.apply'],
+      requests: ['hello', 'rig', 'skin', 'cancel', 'pose.list', 'pose.apply', 'correctives', 'correctives.preview'],
       limits: protocol.limits,
     });
     expect(Array.isArray(reply.models)).toBe(true);
@@ -276,7 +276,7 @@ describe('bad messages: an error with a code, and the connection keeps serving',
     ['a text frame', '{"kind":"hello","id":"t","protocol":1}', 'BAD_MESSAGE', null],
     ['no kind', encodeMessage({ id: 'k1' }), 'BAD_REQUEST', 'k1'],
     ['unknown kind', encodeMessage({ kind: 'dance', id: 'u1' }), 'UNKNOWN_KIND', 'u1'],
-    ['a reserved kind', encodeMessage({ kind: 'correctives', id: 'u2' }), 'UNKNOWN_KIND', 'u2'],
+    ['a kind not in the protocol', encodeMessage({ kind: 'correctives.train', id: 'u2' }), 'UNKNOWN_KIND', 'u2'],
     ['an unreadable id', encodeMessage({ kind: 'hello', id: 42, protocol: 1 }), 'BAD_REQUEST', null],
     ['another protocol version', encodeMessage({ kind: 'hello', id: 'v1', protocol: 9 }), 'UNSUPPORTED_VERSION', 'v1'],
     ['objects of the wrong type', encodeMessage({ kind: 'rig', id: 'w1', objects: 'body' }), 'BAD_REQUEST', 'w1'],

@@ -9,6 +9,8 @@ import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
 import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { protocolLimits, readMessageId, validateRequest, validateServerMessage, type RigRequest, type SkinRequest } from '../shared-schema/validate.js';
 import { AutoRigError } from '../sidecar/errors.js';
+import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
+import type { Vec3 } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
 /** Bytes of a typed array as msgpack would carry them (a Buffer view, like msgpackr's decoded bin). */
@@ -44,6 +46,31 @@ function skinMessage(overrides: Record<string, unknown> = {}): Record<string, un
     skeleton: { joints: [joint('Hips', -1, 0), joint('Spine', 0, 0.1), joint('Head', 1, 0.2)] },
     ...overrides,
   };
+}
+
+/** Auto Rig's 23-joint skeleton on a 1.8-unit T-posed figure (Y up, facing +Z), as a correctives request carries it. */
+function tPoseSkeleton(): { joints: Record<string, unknown>[] } {
+  const heads: Record<MixamoJointName, Vec3> = {
+    Hips: [0, 1, 0], Spine: [0, 1.1, 0], Spine1: [0, 1.2, 0], Spine2: [0, 1.3, 0], Neck: [0, 1.5, 0], Head: [0, 1.6, 0],
+    HeadTop_End: [0, 1.8, 0],
+    LeftShoulder: [0.05, 1.45, 0], LeftArm: [0.2, 1.45, 0], LeftForeArm: [0.45, 1.45, 0], LeftHand: [0.7, 1.45, 0],
+    RightShoulder: [-0.05, 1.45, 0], RightArm: [-0.2, 1.45, 0], RightForeArm: [-0.45, 1.45, 0], RightHand: [-0.7, 1.45, 0],
+    LeftUpLeg: [0.1, 0.95, 0], LeftLeg: [0.1, 0.5, 0], LeftFoot: [0.1, 0.08, 0], LeftToeBase: [0.1, 0, 0.12],
+    RightUpLeg: [-0.1, 0.95, 0], RightLeg: [-0.1, 0.5, 0], RightFoot: [-0.1, 0.08, 0], RightToeBase: [-0.1, 0, 0.12],
+  };
+  const skeleton = buildMixamoSkeleton(heads, {}, { up: [0, 1, 0], forward: [0, 0, 1] }, true);
+  return { joints: skeleton.joints.map((joint) => ({ ...joint })) };
+}
+
+function identityRotations(joints: number): Float32Array {
+  const rotations = new Float32Array(joints * 9);
+  for (let j = 0; j < joints; j++) rotations[j * 9] = rotations[j * 9 + 4] = rotations[j * 9 + 8] = 1;
+  return rotations;
+}
+
+/** One influence per vertex of the quad, all on joint 0. */
+function quadWeights(): Record<string, unknown>[] {
+  return [{ name: 'Quad', influences: 1, indices: bin(new Uint16Array([0, 0, 0, 0])), weights: bin(new Float32Array([1, 1, 1, 1])) }];
 }
 
 /** The AutoRigError code validateRequest throws for a message. */
@@ -114,7 +141,7 @@ describe('validateRequest', () => {
     ['no kind', { id: 'x' }, 'BAD_REQUEST'],
     ['kind not a string', { kind: 3, id: 'x' }, 'BAD_REQUEST'],
     ['unknown kind', { kind: 'dance', id: 'x' }, 'UNKNOWN_KIND'],
-    ['reserved kind', { kind: 'correctives', id: 'x' }, 'UNKNOWN_KIND'],
+    ['a kind not in the protocol', { kind: 'correctives.train', id: 'x' }, 'UNKNOWN_KIND'],
     ['a server event sent by the client', { kind: 'result', id: 'x', request: 'rig' }, 'UNKNOWN_KIND'],
     ['hello of another protocol', { kind: 'hello', id: 'h', protocol: 2 }, 'UNSUPPORTED_VERSION'],
     ['hello protocol negative', { kind: 'hello', id: 'h', protocol: -1 }, 'BAD_REQUEST'],
@@ -265,6 +292,15 @@ describe('protocol coverage', () => {
       cancel: { kind: 'cancel', id: 'r1' },
       'pose.list': { kind: 'pose.list', id: 'pl' },
       'pose.apply': { kind: 'pose.apply', id: 'pa', objects: rigMessage().objects, pose: 'elbowBentLf', strength: 1, strategy: 'mean' },
+      correctives: { ...rigMessage(), kind: 'correctives', id: 'c', skeleton: tPoseSkeleton(), weights: quadWeights() },
+      'correctives.preview': {
+        ...rigMessage(),
+        kind: 'correctives.preview',
+        id: 'cp',
+        skeleton: tPoseSkeleton(),
+        weights: quadWeights(),
+        rotations: bin(identityRotations(MIXAMO_JOINTS.length)),
+      },
     };
     for (const kind of Object.keys(protocol.requests)) {
       expect(valid[kind], `no sample for request '${kind}'`).toBeDefined();

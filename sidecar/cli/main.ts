@@ -1,6 +1,6 @@
 /**
- * The `autorig` command line: rig or re-skin glTF/OBJ files, pose a character (Apply Latent Pose), run the demo, or
- * serve the Blender add-on.
+ * The `autorig` command line: rig or re-skin glTF/OBJ files, pose a character (Apply Latent Pose), bake pose
+ * correctives, run the demo, or serve the Blender add-on.
  * bin/autorig.js calls main(). Exit codes: 0 done, 2 the input cannot be rigged (AutoRigError, its code is printed),
  * 64 bad usage (with the help text), 1 an unexpected failure.
  */
@@ -22,8 +22,10 @@ import { formatBar } from '../eval/formatBar.js';
 import { runEval, type EvalOptions } from '../eval/runEval.js';
 import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
 import { poseEvalCommand } from '../eval/poses/poseEvalCommand.js';
+import { CORRECTIVES_EVAL_USAGE, correctivesEvalCommand } from '../eval/correctives/correctivesEvalCommand.js';
 import { DATASET_KINDS, makeDataset, type DatasetKind, type DatasetOptions } from '../data/makeDataset.js';
 import { parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
+import { CORRECTIVES_USAGE, CorrectivesUsageError, parseCorrectivesArguments, runCorrectivesCommand } from './correctivesCommand.js';
 import { writePreviewPng } from './preview.js';
 import { progressReporter, type TextSink } from './progress.js';
 
@@ -78,6 +80,11 @@ const commands: Record<string, Command> = {
     usage: POSE_USAGE,
     run: poseCommand,
   },
+  correctives: {
+    summary: 'bake pose corrective shape keys (glTF morph targets) for a rigged or unrigged character',
+    usage: CORRECTIVES_USAGE,
+    run: correctivesCommand,
+  },
   demo: {
     summary: "rig the project's demo character into out/demo/",
     usage: 'autorig demo [-o <folder>]   (default folder: out/demo)',
@@ -89,8 +96,9 @@ const commands: Record<string, Command> = {
       + '                    [--method NAME] [--only name1,name2] [--seed N] [--blender <path>]\n'
       + '  Strips the rig of every rigged .glb in the folder, rigs the bare mesh, and scores it against the artist.\n'
       + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.\n'
-      + '  Subcommands: autorig eval poses (Apply Latent Pose; see autorig eval poses --help).',
-    subcommandUsage: { poses: POSE_EVAL_USAGE },
+      + '  Subcommands: autorig eval poses (Apply Latent Pose; see autorig eval poses --help),\n'
+      + '  autorig eval correctives (pose correctives against exact posed surfaces; see autorig eval correctives --help).',
+    subcommandUsage: { poses: POSE_EVAL_USAGE, correctives: CORRECTIVES_EVAL_USAGE },
     run: evalCommand,
   },
   data: {
@@ -285,6 +293,7 @@ function checkMethodName(method: string, usage: string): string {
 
 async function evalCommand(args: string[], io: CliIo): Promise<number> {
   if (args[0] === 'poses') return poseEvalCommand(args.slice(1), io, packageVersion(), (m) => new UsageError(m, POSE_EVAL_USAGE));
+  if (args[0] === 'correctives') return correctivesEvalCommand(args.slice(1), io, (m) => new UsageError(m, CORRECTIVES_EVAL_USAGE));
   const usage = commands.eval.usage;
   const options: EvalOptions = {
     data: '', peer: null, remesh: null, method: DEFAULT_METHOD, poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
@@ -362,6 +371,17 @@ async function poseCommand(args: string[], io: CliIo): Promise<number> {
     throw err;
   }
   return runPoseCommand(parsed, io, `AutoRig ${packageVersion()}`);
+}
+
+async function correctivesCommand(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCorrectivesArguments(args);
+  } catch (err) {
+    if (err instanceof CorrectivesUsageError) throw new UsageError(err.message, commands.correctives.usage);
+    throw err;
+  }
+  return runCorrectivesCommand(parsed, io, `AutoRig ${packageVersion()}`);
 }
 
 async function demoCommand(args: string[], io: CliIo): Promise<number> {

@@ -19,6 +19,20 @@ export interface SkinnedGlbInput {
   weights: PartWeights[];
   /** asset.generator */
   generator?: string;
+  /** per part (same order), optional: its morph targets (corrective shape keys), in the order they are written */
+  morphTargets?: MorphTarget[][];
+}
+
+/**
+ * One morph target of a part: a displacement per vertex, added to the bind-pose positions at weight 1. Written as the
+ * primitive's target POSITION accessor; the name goes to mesh.extras.targetNames (the convention Blender's importer and
+ * three.js read) and `extras` to that accessor's extras (glTF targets themselves cannot carry extras).
+ */
+export interface MorphTarget {
+  name: string;
+  /** #V*3, the part's vertex count and order */
+  displacements: Float32Array;
+  extras?: Record<string, unknown>;
 }
 
 const FLOAT = 5126;
@@ -99,12 +113,23 @@ export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
   const inverseBindAccessor = bin.add(inverseBind, 'MAT4');
   const meshes: Record<string, unknown>[] = [];
   const meshNodes: number[] = [];
+  if (input.morphTargets && input.morphTargets.length !== parts.length) {
+    throw new AutoRigError('BAD_REQUEST', `morph targets for ${input.morphTargets.length} parts, but there are ${parts.length} parts`);
+  }
   parts.forEach((part, p) => {
     const attributes = partAttributes(bin, part, weights[p], joints.length);
     const vertexCount = part.positions.length / 3;
     const indices = vertexCount <= 0xffff ? Uint16Array.from(part.triangles) : Uint32Array.from(part.triangles);
     const indexAccessor = bin.add(indices, 'SCALAR', ELEMENT_ARRAY_BUFFER);
-    meshes.push({ name: part.name, primitives: [{ attributes, indices: indexAccessor, material: 0, mode: 4 }] });
+    const primitive: Record<string, unknown> = { attributes, indices: indexAccessor, material: 0, mode: 4 };
+    const mesh: Record<string, unknown> = { name: part.name, primitives: [primitive] };
+    const targets = input.morphTargets?.[p] ?? [];
+    if (targets.length > 0) {
+      primitive.targets = targets.map((target) => ({ POSITION: morphTargetAccessor(bin, target, vertexCount, part.name) }));
+      mesh.weights = targets.map(() => 0);
+      mesh.extras = { targetNames: targets.map((target) => target.name) };
+    }
+    meshes.push(mesh);
     nodes.push({ name: part.name, mesh: meshes.length - 1, skin: 0 });
     meshNodes.push(nodes.length - 1);
   });
@@ -146,6 +171,16 @@ function checkSkeleton(skeleton: Skeleton): void {
       throw new AutoRigError('BAD_NUMBER', `joint ${j} (${joint.name}) has a non-finite head or tail`);
     }
   });
+}
+
+/** A morph target's POSITION accessor, with the min/max glTF requires of it and the target's extras. */
+function morphTargetAccessor(bin: BinaryBuilder, target: MorphTarget, vertexCount: number, partName: string): number {
+  if (target.displacements.length !== vertexCount * 3) {
+    throw new AutoRigError('BAD_ARRAY', `morph target '${target.name}' of ${partName} has ${target.displacements.length} numbers; ${vertexCount} vertices need ${vertexCount * 3}`);
+  }
+  if (!target.displacements.every(Number.isFinite)) throw new AutoRigError('BAD_NUMBER', `morph target '${target.name}' of ${partName} is not finite`);
+  const { min, max } = bounds(target.displacements);
+  return bin.add(target.displacements, 'VEC3', ARRAY_BUFFER, { name: target.name, min, max, ...(target.extras ? { extras: target.extras } : {}) });
 }
 
 /** POSITION (with the min/max glTF requires), NORMAL and TEXCOORD_0 when given, JOINTS_0/WEIGHTS_0. */

@@ -1,4 +1,5 @@
 import { AutoRigError } from '../errors.js';
+import { axisAngleMatrix } from '../geometry/axisAngleMatrix.js';
 import { cross, dot, normalize, scale, sub } from '../geometry/vec3.js';
 import { MIXAMO_JOINTS, type MixamoJointName } from '../skeleton/mixamoTemplate.js';
 import type { Vec3 } from '../types.js';
@@ -200,15 +201,6 @@ function palmDirection(s: PoseSkeleton, side: Side, hand: Vec3): Vec3 {
   const n = Math.hypot(c[0], c[1], c[2]);
   if (n <= PARALLEL_SINE * Math.hypot(...hand)) return scale(s.up, -1);
   return scale(c, side / n);
-}
-
-/** Rodrigues: the rotation by `radians` about unit `axis`, written row-major into out at offset. */
-function axisAngleMatrix(axis: Vec3, radians: number, out: Float64Array, offset: number): void {
-  const [x, y, z] = axis;
-  const c = Math.cos(radians), s = Math.sin(radians), t = 1 - c;
-  out[offset] = c + t * x * x; out[offset + 1] = t * x * y - s * z; out[offset + 2] = t * x * z + s * y;
-  out[offset + 3] = t * x * y + s * z; out[offset + 4] = c + t * y * y; out[offset + 5] = t * y * z - s * x;
-  out[offset + 6] = t * x * z - s * y; out[offset + 7] = t * y * z + s * x; out[offset + 8] = c + t * z * z;
 }
 
 /** Whether a string names a pose of the vocabulary. */

@@ -1,5 +1,6 @@
 /**
- * One client connection: reads requests, answers hello and pose.list, runs rig/skin/pose.apply jobs, cancels them.
+ * One client connection: reads requests, answers hello and pose.list, runs rig/skin/pose.apply/correctives jobs,
+ * cancels them.
  * Every frame gets an answer or a job; a bad frame gets an error with a code and the connection keeps serving.
  * Jobs are keyed by id within this connection only, so clients never see each other's jobs; when the connection
  * closes, its jobs stop.
@@ -7,8 +8,10 @@
 import type { WebSocket, RawData } from 'ws';
 import { decodeMessage, encodeMessage } from '../../shared-schema/codec.js';
 import {
-  readMessageId, validateRequest, validateServerMessage, type Limits, type PoseApplyRequest, type RigRequest, type SkinRequest,
+  readMessageId, validateRequest, validateServerMessage, type CorrectivesPreviewRequest, type CorrectivesRequest, type Limits,
+  type PoseApplyRequest, type RigRequest, type SkinRequest,
 } from '../../shared-schema/validate.js';
+import type { CorrectivesPreviewResult, CorrectivesResult, ObjectOffsets } from '../correctives/bakeCorrectives.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
 import type { LatentPoseResult } from '../pose/applyLatentPose.js';
 import type { RigResult, SkinResult } from '../types.js';
@@ -17,6 +20,9 @@ import type { JobInput, JobResult } from './jobMessages.js';
 import type { JobQueue, RunningJob } from './jobs.js';
 
 export type Log = (line: string) => void;
+
+/** The requests that run as a job. */
+type JobRequest = RigRequest | SkinRequest | PoseApplyRequest | CorrectivesRequest | CorrectivesPreviewRequest;
 
 export interface Connection {
   /** Stop this connection's jobs (on close, or when the server shuts down). */
@@ -32,14 +38,14 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
   };
   const sendError = (id: string | null, code: ErrorCode, message: string) => send({ kind: 'error', id, code, message });
 
-  const runJob = (request: RigRequest | SkinRequest | PoseApplyRequest) => {
+  const runJob = (request: JobRequest) => {
     const { id } = request;
     if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
     const started = performance.now();
     const named = `${request.kind} '${printable(id)}'`;
     // A job that fails to start is answered before submit returns; it must not be left in `jobs` then.
     let ended = false;
-    // The mesh's arrays move to the worker; a pose answer is checked against the vertex counts sent.
+    // The mesh's arrays move to the worker; a pose or correctives answer is checked against the vertex counts sent.
     const sentLengths = request.objects.map((part) => part.positions.length);
     const input = jobInput(request);
     let running = false;
@@ -114,6 +120,8 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
       case 'rig':
       case 'skin':
       case 'pose.apply':
+      case 'correctives':
+      case 'correctives.preview':
         runJob(request);
         return;
       case 'pose.list':
@@ -154,7 +162,7 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
 }
 
 /** The worker's job for a request that runs as one. */
-function jobInput(request: RigRequest | SkinRequest | PoseApplyRequest): JobInput {
+function jobInput(request: JobRequest): JobInput {
   switch (request.kind) {
     case 'rig':
       return { request: 'rig', objects: request.objects, options: request.options };
@@ -162,6 +170,12 @@ function jobInput(request: RigRequest | SkinRequest | PoseApplyRequest): JobInpu
       return { request: 'skin', objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
     case 'pose.apply':
       return { request: 'pose', objects: request.objects, pose: request.pose, strength: request.strength, strategy: request.strategy };
+    case 'correctives':
+      return { request: 'correctives', objects: request.objects, skeleton: request.skeleton, weights: request.weights, options: request.options };
+    case 'correctives.preview': {
+      const { objects, skeleton, weights, rotations, options } = request;
+      return { request: 'correctives.preview', objects, skeleton, weights, rotations, options };
+    }
   }
 }
 
@@ -191,17 +205,30 @@ function toBuffer(data: RawData): Buffer {
  * checked against it: a malformed pipeline output becomes an INTERNAL error instead of a reply the client cannot read.
  */
 function resultMessage(
-  id: string, request: 'rig' | 'skin' | 'pose.apply', result: JobResult, limits: Limits, sentLengths: number[],
+  id: string, request: JobRequest['kind'], result: JobResult, limits: Limits, sentLengths: number[],
 ): Record<string, unknown> | AutoRigError {
   const message = request === 'pose.apply'
     ? poseResultFields(result as LatentPoseResult)
-    : rigResultFields(request, result as RigResult | SkinResult);
+    : request === 'correctives'
+      ? correctivesResultFields(result as CorrectivesResult)
+      : request === 'correctives.preview'
+        ? previewResultFields(result as CorrectivesPreviewResult)
+        : rigResultFields(request, result as RigResult | SkinResult);
   try {
     validateServerMessage({ kind: 'result', id, request, ...message }, limits);
     // The add-on writes a pose answer onto the vertices it sent: one position per vertex sent, object by object.
     const posed = request === 'pose.apply' ? (result as LatentPoseResult).objects : null;
     if (posed && (posed.length !== sentLengths.length || posed.some((part, k) => part.positions.length !== sentLengths[k]))) {
       throw new Error(`the posed vertices (${posed.map((p) => p.positions.length / 3).join(', ')}) do not match the vertices sent (${sentLengths.map((n) => n / 3).join(', ')})`);
+    }
+    // Offsets become shape keys of the objects sent: one offset per vertex sent, object by object, in every key.
+    const offsetSets = request === 'correctives'
+      ? (result as CorrectivesResult).keys.map((key) => key.objects)
+      : request === 'correctives.preview' ? [(result as CorrectivesPreviewResult).objects] : [];
+    for (const objects of offsetSets) {
+      if (objects.length !== sentLengths.length || objects.some((part, k) => part.offsets.length !== sentLengths[k])) {
+        throw new Error(`the offsets (${objects.map((p) => p.offsets.length / 3).join(', ')}) do not match the vertices sent (${sentLengths.map((n) => n / 3).join(', ')})`);
+      }
     }
     return { kind: 'result', id, request, ...message };
   } catch (err) {
@@ -221,6 +248,27 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
     seconds: result.seconds,
     provider: result.provider,
   };
+}
+
+/** ObjectOffsets of protocol.json. */
+function offsetFields(objects: ObjectOffsets[]): Record<string, unknown>[] {
+  return objects.map((part) => ({ name: part.name, offsets: part.offsets }));
+}
+
+/** results.correctives of protocol.json from bakeCorrectives' result. */
+function correctivesResultFields(result: CorrectivesResult): Record<string, unknown> {
+  return {
+    keys: result.keys.map((key) => ({
+      name: key.name, bone: key.bone, pose: key.pose, axis: [...key.axis], angle: key.angle, objects: offsetFields(key.objects),
+    })),
+    method: result.method,
+    seconds: result.seconds,
+  };
+}
+
+/** results['correctives.preview'] of protocol.json from previewCorrectives' result. */
+function previewResultFields(result: CorrectivesPreviewResult): Record<string, unknown> {
+  return { objects: offsetFields(result.objects), method: result.method, seconds: result.seconds };
 }
 
 /** results.rig / results.skin of protocol.json from the pipeline's result. */

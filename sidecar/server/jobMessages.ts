@@ -3,17 +3,27 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
+import type { CorrectiveOptions, CorrectivesPreviewResult, CorrectivesResult } from '../correctives/bakeCorrectives.js';
 import type { LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
-import type { LockedGroup, MeshPart, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
+import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
-/** The work of one rig, skin or pose.apply request, handed to the worker as workerData. */
+/** The work of one rig, skin, pose.apply, correctives or correctives.preview request, handed to the worker as workerData. */
 export type JobInput =
   | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
   | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions }
-  | { request: 'pose'; objects: MeshPart[]; pose: string; strength: number; strategy: PoseStrategy };
+  | { request: 'pose'; objects: MeshPart[]; pose: string; strength: number; strategy: PoseStrategy }
+  | { request: 'correctives'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[]; options: CorrectiveOptions }
+  | {
+    request: 'correctives.preview'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[];
+    /** rotations: Float32Array, #J*9 */
+    rotations: Float32Array; options: CorrectiveOptions;
+  };
 
-/** What a job answers: the pipeline's result for rig/skin, Apply Latent Pose's for pose. */
-export type JobResult = RigResult | SkinResult | LatentPoseResult;
+/**
+ * What a job answers: the pipeline's result for rig/skin, Apply Latent Pose's for pose, bakeCorrectives' and
+ * previewCorrectives' for the correctives requests.
+ */
+export type JobResult = RigResult | SkinResult | LatentPoseResult | CorrectivesResult | CorrectivesPreviewResult;
 
 /** workerData of a job's thread: the job, and for a job that runs a model, its port to the model host. */
 export type JobWorkerData = JobInput & { models?: MessagePort };

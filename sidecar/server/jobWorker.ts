@@ -1,9 +1,10 @@
 /**
- * Entry of the worker thread that runs one rig, skin or pose.apply job. The geometric pipeline is synchronous; running it here lets the
+ * Entry of the worker thread that runs one rig, skin, pose.apply or correctives job. The geometric pipeline is synchronous; running it here lets the
  * server stay responsive and stop a job at once (cancel terminates this thread).
  * The thread ends by itself after posting its one result or error.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { bakeCorrectives, previewCorrectives } from '../correctives/bakeCorrectives.js';
 import { AutoRigError } from '../errors.js';
 import { useModelHost } from '../learned/onnxSession.js';
 import { applyLatentPose } from '../pose/applyLatentPose.js';
@@ -14,6 +15,10 @@ import { transferables, type JobInput, type JobOutput, type JobResult, type JobW
 async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<JobResult> {
   const onProgress = (stage: string, fraction: number) => post({ type: 'progress', stage, fraction });
   if (input.request === 'rig') return rigCharacterAsync(input.objects, input.options, onProgress);
+  if (input.request === 'correctives') return bakeCorrectives(input.objects, input.skeleton, input.weights, input.options, onProgress);
+  if (input.request === 'correctives.preview') {
+    return previewCorrectives(input.objects, input.skeleton, input.weights, input.rotations, input.options, onProgress);
+  }
   if (input.request === 'pose') {
     const { pose, strength, strategy } = input;
     return applyLatentPose(input.objects, { pose, strength, strategy }, onProgress);
@@ -23,7 +28,8 @@ async function runJob(input: JobInput, post: (message: JobOutput) => void): Prom
 
 /** The typed arrays of a result, to transfer instead of copy. */
 function resultArrays(result: JobResult): ArrayBufferView[] {
-  const arrays = result.objects.flatMap((part) => ('positions' in part ? [part.positions] : [part.indices, part.weights]));
+  const objects = 'keys' in result ? result.keys.flatMap((key) => key.objects) : result.objects;
+  const arrays = objects.flatMap((part) => ('positions' in part ? [part.positions] : 'offsets' in part ? [part.offsets] : [part.indices, part.weights]));
   return arrays.filter((array) => ArrayBuffer.isView(array));
 }
 

@@ -1,5 +1,5 @@
 /**
- * One rig/skin/pose.apply job = one worker thread. Cancelling terminates the thread, which stops even a tight loop at once;
+ * One rig/skin/pose.apply/correctives job = one worker thread. Cancelling terminates the thread, which stops even a tight loop at once;
  * a finished thread exits by itself, so no pipeline state outlives its job.
  * Jobs wait in a JobQueue for one of a few thread slots: a client that sends hundreds of requests at once (or
  * cancels them as fast) gets them run a few at a time, instead of one thread each sharing the cores (every job
@@ -42,6 +42,8 @@ export function startJob(input: JobInput, listener: JobListener, onThreadExit: (
   const arrays = [
     ...input.objects.flatMap((part) => [part.positions, part.triangles]),
     ...(input.request === 'skin' ? input.locked.map((group) => group.weights) : []),
+    ...(input.request === 'correctives' || input.request === 'correctives.preview' ? input.weights.flatMap((entry) => [entry.indices, entry.weights]) : []),
+    ...(input.request === 'correctives.preview' ? [input.rotations] : []),
   ];
   const worker = new Worker(entry.url, {
     workerData: models ? { ...input, models } : input,
@@ -160,8 +162,9 @@ export class JobQueue {
   }
 }
 
-/** The models a job runs: those of its rig/skin method, or Apply Latent Pose's. */
+/** The models a job runs: those of its rig/skin method, or Apply Latent Pose's; the correctives' methods run none. */
 export function modelsOfJob(input: JobInput): ModelName[] {
+  if (input.request === 'correctives' || input.request === 'correctives.preview') return [];
   return input.request === 'pose' ? modelsRunByPose() : modelsRunBy(input.request, input.options.method);
 }
 

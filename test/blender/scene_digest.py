@@ -10,7 +10,8 @@
   - vertex groups (name, index, lock) and every weight of every vertex (a SHA-256 over the per-vertex
     (group, weight) lists, plus a count and sum per group so a difference says which group changed);
   - shape keys: the key's settings and each key block's name, value, range, mute, relative key, vertex group,
-    interpolation and a SHA-256 of its positions;
+    interpolation and a SHA-256 of its positions; the key's drivers (path, type, expression, variables and their
+    targets, keyframes, extrapolation, modifiers) and whether it has animation data at all;
   - armatures: display settings, each bone's name, parent, head, tail, roll, connect and deform flags, and each pose
     bone's transform;
   - optionally the selection, the active object and the mode.
@@ -126,7 +127,23 @@ def _shape_keys(mesh):
                        "vertex_group": block.vertex_group, "interpolation": block.interpolation,
                        "data_sha": _sha(data.tobytes())})
     return {"name": key.name, "use_relative": key.use_relative,
-            "reference_key": key.reference_key.name if key.reference_key else None, "key_blocks": blocks}
+            "reference_key": key.reference_key.name if key.reference_key else None, "key_blocks": blocks,
+            "animation_data": key.animation_data is not None,
+            "drivers": [_driver(f) for f in key.animation_data.drivers] if key.animation_data else []}
+
+
+def _driver(fcurve):
+    """A driver F-curve: what it drives, how it computes and maps its value."""
+    driver = fcurve.driver
+    variables = [{"name": v.name, "type": v.type,
+                  "targets": [{"id": t.id.name if t.id else None, "bone": t.bone_target, "data_path": t.data_path,
+                               "transform_type": t.transform_type, "transform_space": t.transform_space,
+                               "rotation_mode": t.rotation_mode} for t in v.targets]}
+                 for v in driver.variables]
+    return {"data_path": fcurve.data_path, "index": fcurve.array_index, "mute": fcurve.mute, "type": driver.type,
+            "expression": driver.expression, "use_self": driver.use_self, "variables": variables,
+            "keyframes": [_floats(p.co) + [p.interpolation] for p in fcurve.keyframe_points],
+            "extrapolation": fcurve.extrapolation, "modifiers": [m.type for m in fcurve.modifiers]}
 
 
 def _bone_roll(bone):

@@ -1,5 +1,5 @@
-"""The requests the add-on builds (hello, rig, skin with locked groups, cancel; pose.list and pose.apply apart), from
-the add-on's own builders.
+"""The requests the add-on builds (hello, rig, skin with locked groups, cancel; pose.list and pose.apply apart;
+correctives and correctives.preview apart), from the add-on's own builders.
 
 Run as a script it writes them, msgpack-packed, as one msgpack array to the path given: the vitest cross-check
 (test/addon-protocol.test.ts) feeds them to the sidecar's validator.
@@ -45,10 +45,64 @@ def pose_sample_requests():
     ]
 
 
+# Auto Rig's 23 template joints on a 1.8 m T-posed figure, Blender's conventions (z up, facing -y, its left on +x).
+MIXAMO_HEADS = [
+    ("Hips", None, (0, 0, 1.0)), ("Spine", "Hips", (0, 0, 1.1)), ("Spine1", "Spine", (0, 0, 1.2)),
+    ("Spine2", "Spine1", (0, 0, 1.3)), ("Neck", "Spine2", (0, 0, 1.5)), ("Head", "Neck", (0, 0, 1.6)),
+    ("HeadTop_End", "Head", (0, 0, 1.8)),
+    ("LeftShoulder", "Spine2", (0.05, 0, 1.45)), ("LeftArm", "LeftShoulder", (0.2, 0, 1.45)),
+    ("LeftForeArm", "LeftArm", (0.45, 0, 1.45)), ("LeftHand", "LeftForeArm", (0.7, 0, 1.45)),
+    ("RightShoulder", "Spine2", (-0.05, 0, 1.45)), ("RightArm", "RightShoulder", (-0.2, 0, 1.45)),
+    ("RightForeArm", "RightArm", (-0.45, 0, 1.45)), ("RightHand", "RightForeArm", (-0.7, 0, 1.45)),
+    ("LeftUpLeg", "Hips", (0.1, 0, 0.95)), ("LeftLeg", "LeftUpLeg", (0.1, 0, 0.5)), ("LeftFoot", "LeftLeg", (0.1, 0, 0.08)),
+    ("LeftToeBase", "LeftFoot", (0.1, -0.12, 0)),
+    ("RightUpLeg", "Hips", (-0.1, 0, 0.95)), ("RightLeg", "RightUpLeg", (-0.1, 0, 0.5)),
+    ("RightFoot", "RightLeg", (-0.1, 0, 0.08)), ("RightToeBase", "RightFoot", (-0.1, -0.12, 0)),
+]
+
+
+def mixamo_joints():
+    """The joints of an Auto Rig armature as the add-on sends them: tails at the first child, leaves extended."""
+    names = [name for name, _, _ in MIXAMO_HEADS]
+    joints = []
+    for name, parent, head in MIXAMO_HEADS:
+        child = next((h for n, p, h in MIXAMO_HEADS if p == name), None)
+        tail = child if child is not None else (head[0], head[1], head[2] + 0.05)
+        joints.append({"name": "mixamorig:" + name, "parent": names.index(parent) if parent else -1,
+                       "head": [float(v) for v in head], "tail": [float(v) for v in tail], "roll": 0.0})
+    return joints
+
+
+def correctives_sample_requests():
+    """Pose Correctives' requests: both objects weighted to the first two joints (top 4 per vertex, indices into the
+    skeleton), all poses or a few, the method given or left to the sidecar, and a preview with the Spine turned."""
+    objects = sample_objects()
+    joints = mixamo_joints()
+    weights = [
+        messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
+        messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
+    ]
+    identity = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+    quarter_turn = [0, -1, 0, 1, 0, 0, 0, 0, 1]
+    rotations = identity + quarter_turn + identity * (len(joints) - 2)
+    return [
+        messages.correctives_request(client.new_job_id("correctives"), objects, joints, weights),
+        messages.correctives_request(client.new_job_id("correctives"), objects[:1], joints, weights[:1],
+                                     method="dualQuaternion", poses=["elbowBend", "kneeBend"]),
+        messages.correctives_preview_request(client.new_job_id("preview"), objects, joints, weights,
+                                             array("f", rotations), method="dualQuaternion"),
+    ]
+
+
 if __name__ == "__main__":
     from blender_addon.msgpack import packb
 
-    # --pose: Apply Latent Pose's requests instead of the rig ones
-    chosen = pose_sample_requests() if "--pose" in sys.argv[2:] else sample_requests()
+    # --pose: Apply Latent Pose's requests instead of the rig ones; --correctives: Pose Correctives' requests
+    if "--pose" in sys.argv[2:]:
+        chosen = pose_sample_requests()
+    elif "--correctives" in sys.argv[2:]:
+        chosen = correctives_sample_requests()
+    else:
+        chosen = sample_requests()
     with open(sys.argv[1], "wb") as f:
         f.write(packb([packb(r) for r in chosen]))

@@ -9,7 +9,7 @@ import unittest
 import support
 from blender_addon import messages, protocol
 from blender_addon.msgpack import packb, unpackb
-from sample_requests import pose_sample_requests, sample_requests
+from sample_requests import correctives_sample_requests, pose_sample_requests, sample_requests
 
 SCHEMA = support.load_protocol_json()
 
@@ -40,11 +40,11 @@ class GeneratedConstants(unittest.TestCase):
 
 class Requests(unittest.TestCase):
     def test_every_request_kind_is_built(self):
-        kinds = {r["kind"] for r in sample_requests() + pose_sample_requests()}
+        kinds = {r["kind"] for r in sample_requests() + pose_sample_requests() + correctives_sample_requests()}
         self.assertEqual(kinds, set(SCHEMA["requests"]))
 
     def test_requests_follow_the_schema_strictly(self):
-        for request in sample_requests() + pose_sample_requests():
+        for request in sample_requests() + pose_sample_requests() + correctives_sample_requests():
             with self.subTest(kind=request["kind"]):
                 decoded = unpackb(packb(request))  # what goes over the wire
                 messages.check_message(decoded, strict=True)

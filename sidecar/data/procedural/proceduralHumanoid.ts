@@ -11,7 +11,7 @@ import { AutoRigError } from '../../errors.js';
 import { MIXAMO_JOINTS } from '../../skeleton/mixamoTemplate.js';
 import type { Vec3 } from '../../types.js';
 import type { RiggedCharacter } from '../trainingSample.js';
-import { poseArms } from './armPose.js';
+import { poseArms, type PosedArms } from './armPose.js';
 import { buildBodyCore, JOINT, type BodyCore } from './bodyCapsules.js';
 import { characterWeights } from './characterWeights.js';
 import { buildArmClothing, buildTrunkClothing, sleeveShapes, type ClothingItem } from './clothingParts.js';
@@ -50,8 +50,31 @@ export function generateProceduralHumanoid(seed: number, options: ProceduralOpti
   return buildProceduralHumanoid(sampleHumanoidParams(seed, target));
 }
 
-/** buildProceduralHumanoid: the character for a given set of parameters (see generateProceduralHumanoid). */
-export function buildProceduralHumanoid(params: HumanoidParams): RiggedCharacter {
+/**
+ * What a character is made of before any meshing: the body core, the joints, the posed arms, the clothing items and
+ * the surfaces to mesh (plans). Exposed so that the same shapes can be posed and re-meshed (posedHumanoidSurface).
+ */
+export interface ProceduralPlan {
+  params: HumanoidParams;
+  core: BodyCore;
+  /** joint heads, #23 Vec3, MIXAMO_JOINTS order */
+  joints: Vec3[];
+  arms: PosedArms;
+  /** the body's shapes (core and arms), each owned by a bone */
+  bodyShapes: Shape[];
+  items: ClothingItem[];
+  /** the surfaces to mesh: the body (fused: with every item) first, then one per separate item */
+  plans: PartPlan[];
+  /** fused: per shape of plans[0], the item it belongs to (-1: the body); separate: -1 per body shape */
+  itemOfShape: number[];
+  fusedBlend: number;
+  /** surface-nets vertices planned and the first guess of the cell (m) */
+  baseVertices: number;
+  cellGuess: number;
+}
+
+/** planProceduralHumanoid: params → ProceduralPlan (shapes and joints; nothing meshed yet). */
+export function planProceduralHumanoid(params: HumanoidParams): ProceduralPlan {
   const H = params.heightMetres;
   const core = buildBodyCore(params);
   const baseVertices = params.chaotic ? params.targetVertices / (1 + params.splitShare) : params.targetVertices;
@@ -85,6 +108,13 @@ export function buildProceduralHumanoid(params: HumanoidParams): RiggedCharacter
     plans.push({ name: 'body', shapes: bodyShapes, floor: true, rule: null, maxCell: bodyMaxCell });
     for (const item of items) plans.push({ name: item.name, shapes: item.shapes, floor: item.floor, rule: item.weights, maxCell: item.maxCell });
   }
+  return { params, core, joints, arms, bodyShapes, items, plans, itemOfShape, fusedBlend, baseVertices, cellGuess };
+}
+
+/** buildProceduralHumanoid: the character for a given set of parameters (see generateProceduralHumanoid). */
+export function buildProceduralHumanoid(params: HumanoidParams): RiggedCharacter {
+  const H = params.heightMetres;
+  const { core, joints, arms, bodyShapes, items, plans, itemOfShape, fusedBlend, baseVertices, cellGuess } = planProceduralHumanoid(params);
   const { parts, cell, cells } = meshPlannedParts(plans, {
     targetVertices: params.targetVertices, baseVertices, cellGuess, chaotic: params.chaotic, seed: params.seed,
   });

@@ -1,0 +1,89 @@
+/**
+ * `autorig eval correctives` as the CLI runs it: parse, measure, print the table (or the JSON) and write the report.
+ * sidecar/cli/main.ts hands it the arguments after `eval correctives`, its output streams and its UsageError.
+ */
+import { writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { AutoRigError } from '../../errors.js';
+import { METHODS } from '../../methods.js';
+import { correctivesMarkdown } from './correctivesReport.js';
+import { KEY_POSES } from './keyPoses.js';
+import { CORRECTIVES_SEED_BASE, runCorrectivesEval, type CorrectivesOptions } from './runCorrectivesEval.js';
+
+export const DEFAULT_CORRECTIVES_CHARACTERS = 4;
+
+export const CORRECTIVES_EVAL_USAGE = 'autorig eval correctives [--procedural N] [--seed S] [--json] [--report <out.md>]\n'
+  + '                    [--poses id,id] [--degrees 45,90] [--method geometric|learned]\n'
+  + '  Static LBS and dual-quaternion skinning with our weights (--method, default geometric, on the true skeleton)\n'
+  + '  against the exact posed surface of N procedural humanoids (default ' + DEFAULT_CORRECTIVES_CHARACTERS + ') from seeds S, S+1, ... (default\n'
+  + '  ' + CORRECTIVES_SEED_BASE + ': a plain run the training data never draws; its seeds are hashes over all 32-bit values),\n'
+  + '  at rest and at each key pose: ' + KEY_POSES.map((p) => p.id).join(', ') + ' (default all) and angle (default 45,90).\n'
+  + '  Prints the table (--json: the full results as JSON instead).';
+
+/** The parsed command line. */
+export interface CorrectivesEvalArguments extends Pick<CorrectivesOptions, 'procedural' | 'seed' | 'poses' | 'degrees' | 'skinMethod'> {
+  json: boolean;
+  report?: string;
+}
+
+/**
+ * parseCorrectivesEvalArguments: the arguments after `eval correctives` → CorrectivesEvalArguments; `fail` makes the error for
+ * a bad command line (default BAD_REQUEST).
+ */
+export function parseCorrectivesEvalArguments(args: string[], fail: (message: string) => Error = (m) => new AutoRigError('BAD_REQUEST', m)): CorrectivesEvalArguments {
+  const parsed: CorrectivesEvalArguments = { procedural: DEFAULT_CORRECTIVES_CHARACTERS, seed: CORRECTIVES_SEED_BASE, json: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v === '' || v.startsWith('--')) throw fail(`${arg} needs a value`);
+      return v;
+    };
+    const whole = (v: string, min: number) => {
+      if (!/^\d+$/.test(v) || Number(v) < min) throw fail(`${arg} wants a whole number ≥ ${min}, got '${v}'`);
+      return Number(v);
+    };
+    if (arg === '--procedural') parsed.procedural = whole(value(), 1);
+    else if (arg === '--seed') parsed.seed = whole(value(), 0);
+    else if (arg === '--json') parsed.json = true;
+    else if (arg === '--report') {
+      parsed.report = value();
+      if (extname(parsed.report).toLowerCase() !== '.md') throw fail(`the report must be a .md file, got '${parsed.report}'`);
+    } else if (arg === '--poses') {
+      const ids = value().split(',').map((s) => s.trim()).filter(Boolean);
+      const poses = ids.map((id) => KEY_POSES.find((p) => p.id === id));
+      const unknown = ids.filter((_, k) => !poses[k]);
+      if (unknown.length || !ids.length) throw fail(`--poses: ids among ${KEY_POSES.map((p) => p.id).join(', ')}, got '${unknown.join(',') || ids.join(',')}'`);
+      parsed.poses = poses.map((p) => p!);
+    } else if (arg === '--degrees') {
+      const list = value().split(',').map((s) => Number(s.trim()));
+      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--degrees: angles in (0, 180], got '${args[i]}'`);
+      parsed.degrees = list;
+    } else if (arg === '--method') {
+      const v = value();
+      if (v === 'hybrid' || !(METHODS as readonly string[]).includes(v)) throw fail(`--method: geometric or learned, got '${v}'`);
+      parsed.skinMethod = v;
+    } else throw fail(`unknown argument '${arg}'`);
+  }
+  return parsed;
+}
+
+interface Writer {
+  write(text: string): unknown;
+}
+
+/**
+ * correctivesEvalCommand: args (after `eval correctives`), io: stdout (table or JSON) and stderr (progress),
+ * usageError: the error for a bad command line → exit code 0. Throws the usage error or what runCorrectivesEval throws.
+ */
+export async function correctivesEvalCommand(args: string[], io: { stdout: Writer; stderr: Writer }, usageError: (message: string) => Error): Promise<number> {
+  const { json, report: reportPath, ...options } = parseCorrectivesEvalArguments(args, usageError);
+  const report = await runCorrectivesEval({ ...options, log: (line) => io.stderr.write(`${line}\n`) });
+  const markdown = correctivesMarkdown(report);
+  io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown);
+  if (reportPath) {
+    writeFileSync(reportPath, markdown);
+    if (!json) io.stdout.write(`report: ${reportPath}\n`);
+  }
+  return 0;
+}
