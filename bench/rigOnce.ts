@@ -4,12 +4,13 @@
  *   node dist/bench/rigOnce.js rig  <mesh.bin> [<result.bin>]              (the default method, DEFAULT_METHOD)
  *   node dist/bench/rigOnce.js rig-learned <mesh.bin> [<result.bin>]    (method learned: models/joints2d.onnx)
  *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
+ *   node dist/bench/rigOnce.js correctives <mesh.bin> <rig.bin>        (bake every key pose's corrective)
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
  * The models the job runs are loaded first, timed apart (sessionSeconds): the sidecar loads them once, at start-up
  * (sidecar/server/modelHost.ts), so no request pays for them.
- * `seconds` is the wall time of the rigCharacter / skinCharacter call only (reading the file is not counted), and
+ * `seconds` is the wall time of the rigCharacter / skinCharacter / bakeCorrectives call only (reading the file is not counted), and
  * cpuSeconds its CPU time (user + system, all threads): on a busy machine the wall time grows, the CPU time much less;
  * peakRssBytes is the process's high-water resident memory (VmHWM) right after the job, which includes Node itself and
  * the mesh as read.
@@ -18,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
 import { loadModel } from '../sidecar/learned/onnxSession.js';
 import { modelsRunBy } from '../sidecar/methods.js';
+import { bakeCorrectives } from '../sidecar/correctives/bakeCorrectives.js';
 import { rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
 import type { RigResult, SkinResult } from '../sidecar/types.js';
 import { readMeshBundle, readRigBundle, writeRigBundle } from './bundle.js';
@@ -37,16 +39,18 @@ export function peakRssBytes(): number {
 
 async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
-  if ((mode !== 'rig' && mode !== 'rig-learned' && mode !== 'skin') || !meshPath || (mode === 'skin' && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>]\n');
+  const needsRig = mode === 'skin' || mode === 'correctives';
+  if (!['rig', 'rig-learned', 'skin', 'correctives'].includes(mode) || !meshPath || (needsRig && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives <mesh.bin> <rig.bin>\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
-  const skeleton = mode === 'skin' ? readRigBundle(rest[0]).header.skeleton : undefined;
-  const outPath = mode === 'skin' ? rest[1] : rest[0];
+  const rig = needsRig ? readRigBundle(rest[0]) : undefined;
+  const skeleton = mode === 'skin' ? rig!.header.skeleton : undefined;
+  const outPath = mode === 'skin' ? rest[1] : mode === 'correctives' ? undefined : rest[0];
 
   const s0 = performance.now();
-  if (mode !== 'skin') {
+  if (!needsRig) {
     for (const name of modelsRunBy('rig', mode === 'rig-learned' ? 'learned' : undefined)) await loadModel(modelPath(name));
   }
   const sessionSeconds = (performance.now() - s0) / 1000;
@@ -54,16 +58,16 @@ async function main(argv: string[]): Promise<void> {
   const recorder = stageRecorder();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const result: RigResult | SkinResult = skeleton
-    ? skinCharacter(parts, skeleton, [], {}, recorder.onProgress)
-    : mode === 'rig-learned'
-      ? await rigCharacterAsync(parts, { method: 'learned' }, recorder.onProgress)
-      : await rigCharacterAsync(parts, {}, recorder.onProgress);
+  let result: RigResult | SkinResult | undefined;
+  let keys = 0;
+  if (mode === 'correctives') keys = bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, {}, recorder.onProgress).keys.length;
+  else if (skeleton) result = skinCharacter(parts, skeleton, [], {}, recorder.onProgress);
+  else result = await rigCharacterAsync(parts, mode === 'rig-learned' ? { method: 'learned' } : {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const stages = recorder.finish().seconds;
   const peak = peakRssBytes();
-  if (outPath) writeRigBundle(outPath, result);
+  if (outPath && result) writeRigBundle(outPath, result);
   const report = {
     mode,
     vertices: parts.reduce((s, p) => s + p.positions.length / 3, 0),
@@ -73,6 +77,7 @@ async function main(argv: string[]): Promise<void> {
     stages,
     sessionSeconds,
     peakRssBytes: peak,
+    ...(mode === 'correctives' ? { keys } : {}),
   };
   process.stdout.write(JSON.stringify(report) + '\n');
 }

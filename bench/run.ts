@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: how long rigging takes, how much memory it needs, and how it compares with Blender's own
+ * `npm run bench`: how long rigging (and baking pose correctives) takes, how much memory it needs, and how it compares with Blender's own
  * "With Automatic Weights", on dev characters subdivided to the sizes users send (30k, 100k, 300k, 1M vertices).
  *
  * Every pipeline job runs in a child process (bench/rigOnce.ts) so that its peak memory is its own; the Blender
@@ -225,6 +225,11 @@ async function main(): Promise<void> {
     say('rig ~30k');
     reports.rig30k = runChildMedian(['rig', meshes.k30.path, rigPath(meshes.k30)]);
     rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.k30, reports.rig30k, '≤ 1.5 s', (t) => t <= 1.5));
+    say('pose correctives ~30k (every key pose)');
+    reports.correctives30k = 'error' in reports.rig30k
+      ? { error: 'no rig: the rig of this mesh failed' }
+      : runChildMedian(['correctives', meshes.k30.path, rigPath(meshes.k30)]);
+    rows.push(childRow('bake pose correctives (13 keys, DQS)', meshes.k30, reports.correctives30k, '≤ 10 s', (t) => t <= 10));
     say('rig ~30k, method learned');
     reports.rigLearned30k = runChildMedian(['rig-learned', meshes.k30.path]);
     rows.push(childRow('rig --method learned', meshes.k30, reports.rigLearned30k, '(none)'));
