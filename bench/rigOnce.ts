@@ -60,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
   const t0 = performance.now();
   let result: RigResult | SkinResult | undefined;
   let keys = 0;
-  if (mode === 'correctives') keys = bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, {}, recorder.onProgress).keys.length;
+  if (mode === 'correctives') keys = (await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, {}, recorder.onProgress)).keys.length;
   else if (skeleton) result = skinCharacter(parts, skeleton, [], {}, recorder.onProgress);
   else result = await rigCharacterAsync(parts, mode === 'rig-learned' ? { method: 'learned' } : {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;

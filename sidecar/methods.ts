@@ -36,3 +36,8 @@ export function modelsRunBy(request: 'rig' | 'skin', method: string | undefined)
 export function modelsRunByPose(): ModelName[] {
   return ['latentPoseEncoder', 'latentPoseDecoder'];
 }
+
+/** The models a correctives or correctives.preview job with `method` loads: the learned field for 'poseDependent'. */
+export function modelsRunByCorrectives(method: string | undefined): ModelName[] {
+  return method === 'poseDependent' ? ['poseWeights'] : [];
+}

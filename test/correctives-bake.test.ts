@@ -30,6 +30,17 @@ function codeOf(run: () => unknown): string {
   return 'NO ERROR';
 }
 
+/** The code of the AutoRigError `run`'s promise rejects with (or it throws). */
+async function codeOfAsync(run: () => unknown): Promise<string> {
+  try {
+    await run();
+  } catch (err) {
+    if (err instanceof AutoRigError) return err.code;
+    throw err;
+  }
+  return 'NO ERROR';
+}
+
 /** Largest per-vertex distance between two #V*3 arrays. */
 function maxDistance(a: Float32Array, b: Float32Array): number {
   let worst = 0;
@@ -148,7 +159,7 @@ describe('on a dev character (mixamo_ely.glb, its own rig and weights)', { timeo
     character = await loadCharacter(DEV_CHARACTER);
     skeleton = skeletonFromRig(character.rig!);
     weights = rigWeights(character).map((w) => w!);
-    keys = bakeCorrectives(character.parts, skeleton, weights).keys;
+    keys = (await bakeCorrectives(character.parts, skeleton, weights)).keys;
   });
 
   const jointIndex = (name: string) => skeleton.joints.findIndex((j) => j.name === `mixamorig:${name}`);
@@ -216,38 +227,38 @@ describe('on a dev character (mixamo_ely.glb, its own rig and weights)', { timeo
     expect(nearElbow).toBeGreaterThan(1e-3 * height);
   });
 
-  it('previews the current pose: rest → no offsets; the elbow key pose → the elbow key\'s offsets', () => {
+  it('previews the current pose: rest → no offsets; the elbow key pose → the elbow key\'s offsets', async () => {
     const J = skeleton.joints.length;
     const identity = keyPoseRotations(keyPoses(skeleton, ['elbowBend'])[0], J, 0);
-    const atRest = previewCorrectives(character.parts, skeleton, weights, Float32Array.from(identity));
+    const atRest = await previewCorrectives(character.parts, skeleton, weights, Float32Array.from(identity));
     expect(Math.max(...atRest.objects[0].offsets.map(Math.abs))).toBeLessThan(1e-6);
-    const bent = previewCorrectives(character.parts, skeleton, weights, keyPoseRotations(keyPoses(skeleton, ['elbowBend'])[0], J));
+    const bent = await previewCorrectives(character.parts, skeleton, weights, keyPoseRotations(keyPoses(skeleton, ['elbowBend'])[0], J));
     const baked = keys.find((k) => k.name === 'mixamorig:LeftForeArm_elbowBend')!.objects[0].offsets;
     expect(maxDistance(bent.objects[0].offsets, baked)).toBeLessThan(1e-6);
     expect(bent.method).toBe('dualQuaternion');
   });
 
-  it('picks pose families with options.poses and refuses bad input with its code', () => {
-    const picked = bakeCorrectives(character.parts, skeleton, weights, { poses: ['kneeBend'] });
+  it('picks pose families with options.poses and refuses bad input with its code', async () => {
+    const picked = await bakeCorrectives(character.parts, skeleton, weights, { poses: ['kneeBend'] });
     expect(picked.keys.map((k) => k.name)).toEqual(['mixamorig:LeftLeg_kneeBend', 'mixamorig:RightLeg_kneeBend']);
     const bake = (s: Skeleton, w: PartWeights[], options = {}) => () => bakeCorrectives(character.parts, s, w, options);
-    expect(codeOf(bake(skeleton, weights, { poses: ['moonwalk'] }))).toBe('BAD_REQUEST');
-    expect(codeOf(bake(skeleton, weights, { poses: [] }))).toBe('BAD_REQUEST');
-    expect(codeOf(bake(skeleton, weights, { method: 'vinecs' }))).toBe('BAD_REQUEST');
-    expect(codeOf(bake(skeleton, []))).toBe('BAD_ARRAY');
-    expect(codeOf(bake(skeleton, [{ ...weights[0], weights: weights[0].weights.subarray(4) }]))).toBe('BAD_ARRAY');
-    expect(codeOf(bake(skeleton, [{ ...weights[0], name: 'Other' }]))).toBe('BAD_REQUEST');
+    expect(await codeOfAsync(bake(skeleton, weights, { poses: ['moonwalk'] }))).toBe('BAD_REQUEST');
+    expect(await codeOfAsync(bake(skeleton, weights, { poses: [] }))).toBe('BAD_REQUEST');
+    expect(await codeOfAsync(bake(skeleton, weights, { method: 'vinecs' }))).toBe('BAD_REQUEST');
+    expect(await codeOfAsync(bake(skeleton, []))).toBe('BAD_ARRAY');
+    expect(await codeOfAsync(bake(skeleton, [{ ...weights[0], weights: weights[0].weights.subarray(4) }]))).toBe('BAD_ARRAY');
+    expect(await codeOfAsync(bake(skeleton, [{ ...weights[0], name: 'Other' }]))).toBe('BAD_REQUEST');
     const outside = Uint16Array.from(weights[0].indices);
     outside[weights[0].weights.findIndex((x) => x > 0)] = skeleton.joints.length;
-    expect(codeOf(bake(skeleton, [{ ...weights[0], indices: outside }]))).toBe('BAD_INDEX');
+    expect(await codeOfAsync(bake(skeleton, [{ ...weights[0], indices: outside }]))).toBe('BAD_INDEX');
     const noElbows = { joints: skeleton.joints.map((j) => (j.name.endsWith('ForeArm') ? { ...j, name: `${j.name}_x` } : j)) };
-    expect(codeOf(bake(noElbows, weights))).toBe('BAD_SKELETON');
+    expect(await codeOfAsync(bake(noElbows, weights))).toBe('BAD_SKELETON');
     const loop = { joints: skeleton.joints.map((j, i) => (i === 0 ? { ...j, parent: 3 } : j)) };
-    expect(codeOf(bake(loop, weights))).toBe('BAD_SKELETON');
-    expect(codeOf(bake({ joints: [] }, weights))).toBe('BAD_SKELETON');
+    expect(await codeOfAsync(bake(loop, weights))).toBe('BAD_SKELETON');
+    expect(await codeOfAsync(bake({ joints: [] }, weights))).toBe('BAD_SKELETON');
     const J = skeleton.joints.length;
-    expect(codeOf(() => previewCorrectives(character.parts, skeleton, weights, new Float32Array(J * 9 - 9)))).toBe('BAD_ARRAY');
+    expect(await codeOfAsync(() => previewCorrectives(character.parts, skeleton, weights, new Float32Array(J * 9 - 9)))).toBe('BAD_ARRAY');
     const scaled = keyPoseRotations(keyPoses(skeleton, ['elbowBend'])[0], J, 0).map((x) => 2 * x);
-    expect(codeOf(() => previewCorrectives(character.parts, skeleton, weights, scaled))).toBe('BAD_REQUEST');
+    expect(await codeOfAsync(() => previewCorrectives(character.parts, skeleton, weights, scaled))).toBe('BAD_REQUEST');
   });
 });

@@ -102,7 +102,7 @@ export async function runCorrectivesCommand(parsed: CorrectivesArguments, io: { 
   const progress = progressReporter(io.stderr);
   let result;
   try {
-    result = bakeCorrectives(character.parts, skeleton, weights, { method: parsed.method, poses: parsed.poses }, progress.onProgress);
+    result = await bakeCorrectives(character.parts, skeleton, weights, { method: parsed.method, poses: parsed.poses }, progress.onProgress);
   } finally {
     progress.finish();
   }

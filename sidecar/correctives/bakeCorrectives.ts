@@ -3,17 +3,22 @@
  * pose-dependent deformation, for the add-on to bake as shape keys driven by the bone's rotation; and the same
  * offsets for whatever pose the armature is in now (the preview).
  * Methods (the pose-dependent deformation): 'dualQuaternion', dual-quaternion skinning with the same weights
- * (sidecar/deform/dualQuaternionSkinning.ts). The learned VINECS field will be another method.
+ * (sidecar/deform/dualQuaternionSkinning.ts); 'poseDependent', linear blend skinning with the learned field's weights
+ * at the pose (VINECS; poseDependentWeights.ts, models/pose_weights.onnx).
  */
 import { AutoRigError } from '../errors.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
 import { poseTransforms, restSkeleton } from '../deform/linearBlendSkinning.js';
+import { modelPath } from '../learned/modelFiles.js';
+import { loadModel, type ModelSession } from '../learned/onnxSession.js';
 import type { MeshPart, PartWeights, ProgressFn, Skeleton, Vec3 } from '../types.js';
 import { correctiveOffsets } from './correctiveOffsets.js';
 import { keyPoseRotations, keyPoses, KEY_POSE_NAMES, type KeyPoseName } from './keyPoses.js';
+import { poseDependentSkinning } from './poseDependentWeights.js';
+import { topFourSlots } from './poseFeatures.js';
 
 /** The pose-dependent deformations a request may name; the first is the default. */
-export const CORRECTIVE_METHODS = ['dualQuaternion'] as const;
+export const CORRECTIVE_METHODS = ['dualQuaternion', 'poseDependent'] as const;
 export type CorrectiveMethod = (typeof CORRECTIVE_METHODS)[number];
 
 /** options of a correctives request (protocol.json CorrectiveOptions). */
@@ -111,16 +116,38 @@ function checkWeightsFit(objects: MeshPart[], weights: PartWeights[], jointCount
 }
 
 /**
- * Per object, the offsets taking static LBS at the pose `transforms` to the method's pose-dependent deformation.
- * objects, weights (checked), transforms: Float64Array #J*12 (poseTransforms) → ObjectOffsets[] (objects' order)
+ * The pose-dependent deformation of every object at a pose: method, objects and weights (checked), skeleton, the
+ * pose's rotations #J*9 and transforms #J*12, field: the loaded field for 'poseDependent' → Float32Array #V*3 per
+ * object.
  */
-function offsetsAtPose(objects: MeshPart[], weights: PartWeights[], transforms: Float64Array, method: CorrectiveMethod): ObjectOffsets[] {
+async function targetsAtPose(
+  method: CorrectiveMethod, objects: MeshPart[], weights: PartWeights[], skeleton: Skeleton, rotations: Float64Array,
+  transforms: Float64Array, field: ModelSession | null,
+): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (const [p, part] of objects.entries()) {
+    const { indices, weights: values, influences } = weights[p];
+    if (method === 'poseDependent') {
+      out.push(await poseDependentSkinning(field!, part.positions, topFourSlots(indices, values, influences), skeleton, rotations, transforms));
+    } else out.push(dualQuaternionSkinning(part.positions, indices, values, influences, transforms));
+  }
+  return out;
+}
+
+/**
+ * Per object, the offsets taking static LBS at the pose `transforms` to the pose-dependent deformation `targets`.
+ * objects, weights (checked), transforms: Float64Array #J*12 (poseTransforms), targets (targetsAtPose) → ObjectOffsets[]
+ */
+function offsetsAtPose(objects: MeshPart[], weights: PartWeights[], transforms: Float64Array, targets: Float32Array[]): ObjectOffsets[] {
   return objects.map((part, p) => {
     const { indices, weights: values, influences } = weights[p];
-    // only one method so far: the switch is where the learned field will go
-    const better = method === 'dualQuaternion' ? dualQuaternionSkinning(part.positions, indices, values, influences, transforms) : part.positions;
-    return { name: part.name, offsets: correctiveOffsets(part.positions, indices, values, influences, transforms, better) };
+    return { name: part.name, offsets: correctiveOffsets(part.positions, indices, values, influences, transforms, targets[p]) };
   });
+}
+
+/** The field's session when the method needs it (MODEL_MISSING / MODEL_FAILED as loadModel), else null. */
+async function fieldFor(method: CorrectiveMethod): Promise<ModelSession | null> {
+  return method === 'poseDependent' ? loadModel(modelPath('poseWeights')) : null;
 }
 
 /**
@@ -131,20 +158,23 @@ function offsetsAtPose(objects: MeshPart[], weights: PartWeights[], transforms: 
  * object, same order, indices into skeleton.joints), options, onProgress → CorrectivesResult (keys in keyPoses order).
  * Throws as checkCorrectiveInput, and BAD_SKELETON for a skeleton without the Mixamo joints or a frame.
  */
-export function bakeCorrectives(
+export async function bakeCorrectives(
   objects: MeshPart[], skeleton: Skeleton, weights: PartWeights[], options: CorrectiveOptions = {}, onProgress: ProgressFn = () => {},
-): CorrectivesResult {
+): Promise<CorrectivesResult> {
   const started = performance.now();
   const { method, poses } = checkCorrectiveInput(objects, skeleton, weights, options);
   const keys = keyPoses(skeleton, poses);
   const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
+  const field = await fieldFor(method);
   const out: CorrectiveKey[] = [];
   onProgress('correctives', 0);
-  keys.forEach((key, n) => {
-    const transforms = poseTransforms(rest.heads, rest.parents, keyPoseRotations(key, skeleton.joints.length));
-    out.push({ name: key.name, bone: key.bone, pose: key.pose, axis: key.axis, angle: key.angle, objects: offsetsAtPose(objects, weights, transforms, method) });
+  for (const [n, key] of keys.entries()) {
+    const rotations = keyPoseRotations(key, skeleton.joints.length);
+    const transforms = poseTransforms(rest.heads, rest.parents, rotations);
+    const targets = await targetsAtPose(method, objects, weights, skeleton, rotations, transforms, field);
+    out.push({ name: key.name, bone: key.bone, pose: key.pose, axis: key.axis, angle: key.angle, objects: offsetsAtPose(objects, weights, transforms, targets) });
     onProgress('correctives', (n + 1) / keys.length);
-  });
+  }
   return { keys: out, method, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -152,18 +182,22 @@ export function bakeCorrectives(
  * previewCorrectives: the offsets for the armature's current pose. rotations: #J*9 (row-major 3x3 per skeleton joint,
  * world axes, relative to rest, about the joint's rest head: poseTransforms' convention), each a rotation.
  * → CorrectivesPreviewResult (objects in the order sent). Throws as checkCorrectiveInput (options.poses is checked
- * but unused), BAD_ARRAY for rotations of the wrong length, BAD_REQUEST for a matrix that is not a rotation.
+ * but unused), BAD_ARRAY for rotations of the wrong length, BAD_REQUEST for a matrix that is not a rotation, and
+ * MODEL_MISSING / MODEL_FAILED for 'poseDependent' without a working field.
  */
-export function previewCorrectives(
+export async function previewCorrectives(
   objects: MeshPart[], skeleton: Skeleton, weights: PartWeights[], rotations: ArrayLike<number>, options: CorrectiveOptions = {},
   onProgress: ProgressFn = () => {},
-): CorrectivesPreviewResult {
+): Promise<CorrectivesPreviewResult> {
   const started = performance.now();
   const { method } = checkCorrectiveInput(objects, skeleton, weights, options);
   const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
   const turns = checkRotations(rotations, skeleton.joints.length);
+  const field = await fieldFor(method);
   onProgress('correctives', 0);
-  const result = offsetsAtPose(objects, weights, poseTransforms(rest.heads, rest.parents, turns), method);
+  const transforms = poseTransforms(rest.heads, rest.parents, turns);
+  const targets = await targetsAtPose(method, objects, weights, skeleton, turns, transforms, field);
+  const result = offsetsAtPose(objects, weights, transforms, targets);
   onProgress('correctives', 1);
   return { objects: result, method, seconds: (performance.now() - started) / 1000 };
 }

@@ -3,7 +3,10 @@
  * pure function of (seed, i): the first `procedural` indices are procedural humanoids, the rest re-proportioned dev
  * characters (never the held-out ones) taken in turn. Work is split over child processes by index, so the output does
  * not depend on --jobs. `kind` says what is written for each character: `rig` a HumanRig training sample
- * (trainingSample.ts, *.sample), `pose` a latent-pose identity (poses/poseSample.ts, *.pose: neutral and every pose).
+ * (trainingSample.ts, *.sample), `pose` a latent-pose identity (poses/poseSample.ts, *.pose: neutral and every pose),
+ * `correctives` a pose-dependent skinning sample (correctives/correctivesSample.ts, *.corr: a bare procedural humanoid,
+ * its static weights and the exact posed surface at its key poses). A correctives dataset is procedural only: its
+ * ground truth needs the generator's shapes, so augmentedFraction is ignored for it (proceduralCount = count).
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -12,12 +15,14 @@ import { fileURLToPath } from 'node:url';
 import { augmentDevCharacter } from './augment/augmentDevCharacter.js';
 import { loadDevCharacter, type DevCharacter } from './augment/devCharacter.js';
 import { trainingDevCharacters } from './augment/heldOut.js';
+import { CORRECTIVES_TRAIN_VERTICES, makeCorrectivesSample, writeCorrectivesSample } from './correctives/correctivesSample.js';
 import { generateProceduralHumanoid } from './procedural/proceduralHumanoid.js';
 import { makePoseSample, writePoseSample } from './poses/poseSample.js';
 import { makeTrainingSample, writeTrainingSample, type RiggedCharacter } from './trainingSample.js';
 
-/** What the dataset is for: HumanRig's rigging networks, or the latent-pose model (issue 6). */
-export const DATASET_KINDS = ['rig', 'pose'] as const;
+/** What the dataset is for: HumanRig's rigging networks, the latent-pose model (issue 6), or the pose-dependent
+ * weight field of Pose Correctives (issue 7). */
+export const DATASET_KINDS = ['rig', 'pose', 'correctives'] as const;
 export type DatasetKind = (typeof DATASET_KINDS)[number];
 
 export interface DatasetOptions {
@@ -52,8 +57,9 @@ export function sampleSeed(seed: number, index: number): number {
   return (h ^ (h >>> 15)) >>> 0;
 }
 
-/** Number of procedural samples among `count`. */
-export function proceduralCount(options: Pick<DatasetOptions, 'count' | 'augmentedFraction'>): number {
+/** Number of procedural samples among `count`: all of them for a correctives dataset (augmentedFraction ignored). */
+export function proceduralCount(options: Pick<DatasetOptions, 'count' | 'augmentedFraction' | 'kind'>): number {
+  if (options.kind === 'correctives') return options.count;
   return options.count - Math.round(options.count * options.augmentedFraction);
 }
 
@@ -68,6 +74,16 @@ function logUniform(u: number, [lo, hi]: [number, number]): number {
  */
 export async function makeSample(index: number, options: DatasetOptions, cache: Map<string, DevCharacter>): Promise<string> {
   const seed = sampleSeed(options.seed, index);
+  if (options.kind === 'correctives') {
+    // the generator's vertex target (the --procedural-vertices range when given), not a RiggedCharacter: the sample
+    // needs the character's plan, which only the generator's own parameters give
+    const u = (seed % 1_000_003) / 1_000_003;
+    const targetVertices = options.proceduralVertices ? logUniform(u, options.proceduralVertices) : CORRECTIVES_TRAIN_VERTICES;
+    const name = `proc-${String(index).padStart(6, '0')}`;
+    const path = join(options.out, `${name}.corr`);
+    writeCorrectivesSample(path, await makeCorrectivesSample(seed, { targetVertices, name }));
+    return path;
+  }
   const { character, stem } = await datasetCharacter(index, seed, options, cache);
   if ((options.kind ?? 'rig') === 'pose') {
     const path = join(options.out, `${stem}.pose`);

@@ -15,6 +15,8 @@ export const MODEL_FILES = {
   latentPoseEncoder: 'latent_pose_encoder.onnx',
   /** LatentReRig's vertex decoder: anchors + μ + latent pose delta → posed anchors (models/latent_pose_decoder.md) */
   latentPoseDecoder: 'latent_pose_decoder.onnx',
+  /** VINECS's pose-dependent weight field: skeleton-relative features → weights over 4 slots (models/pose_weights.md) */
+  poseWeights: 'pose_weights.onnx',
 } as const;
 
 /** Data files the models need beside them, by name. */

@@ -10,7 +10,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
-import { modelsRunBy, modelsRunByPose } from '../methods.js';
+import { modelsRunBy, modelsRunByCorrectives, modelsRunByPose } from '../methods.js';
 import type { ModelName } from '../learned/modelFiles.js';
 import { transferables, type JobInput, type JobOutput, type JobResult } from './jobMessages.js';
 import type { ModelHost } from './modelHost.js';
@@ -162,9 +162,12 @@ export class JobQueue {
   }
 }
 
-/** The models a job runs: those of its rig/skin method, or Apply Latent Pose's; the correctives' methods run none. */
+/**
+ * The models a job runs: those of its rig/skin method, Apply Latent Pose's, or the pose-dependent weight field for
+ * correctives with method 'poseDependent' (dual-quaternion correctives run none).
+ */
 export function modelsOfJob(input: JobInput): ModelName[] {
-  if (input.request === 'correctives' || input.request === 'correctives.preview') return [];
+  if (input.request === 'correctives' || input.request === 'correctives.preview') return modelsRunByCorrectives(input.options.method);
   return input.request === 'pose' ? modelsRunByPose() : modelsRunBy(input.request, input.options.method);
 }
 

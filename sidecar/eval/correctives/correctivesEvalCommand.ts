@@ -6,23 +6,29 @@ import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { AutoRigError } from '../../errors.js';
 import { METHODS } from '../../methods.js';
+import { loadModel } from '../../learned/onnxSession.js';
+import { modelPath } from '../../learned/modelFiles.js';
 import { correctivesMarkdown } from './correctivesReport.js';
+import { BASELINE_METHODS, poseDependentDualQuaternionMethod, poseDependentMethod } from './deformationMethods.js';
 import { KEY_POSES } from './keyPoses.js';
 import { CORRECTIVES_SEED_BASE, runCorrectivesEval, type CorrectivesOptions } from './runCorrectivesEval.js';
 
 export const DEFAULT_CORRECTIVES_CHARACTERS = 4;
 
 export const CORRECTIVES_EVAL_USAGE = 'autorig eval correctives [--procedural N] [--seed S] [--json] [--report <out.md>]\n'
-  + '                    [--poses id,id] [--degrees 45,90] [--method geometric|learned]\n'
+  + '                    [--poses id,id] [--degrees 45,90] [--method geometric|learned] [--field]\n'
   + '  Static LBS and dual-quaternion skinning with our weights (--method, default geometric, on the true skeleton)\n'
   + '  against the exact posed surface of N procedural humanoids (default ' + DEFAULT_CORRECTIVES_CHARACTERS + ') from seeds S, S+1, ... (default\n'
   + '  ' + CORRECTIVES_SEED_BASE + ': a plain run the training data never draws; its seeds are hashes over all 32-bit values),\n'
   + '  at rest and at each key pose: ' + KEY_POSES.map((p) => p.id).join(', ') + ' (default all) and angle (default 45,90).\n'
+  + '  --field: also the learned pose-dependent weight field (models/pose_weights.onnx; AUTORIG_MODELS picks another folder).\n'
   + '  Prints the table (--json: the full results as JSON instead).';
 
 /** The parsed command line. */
 export interface CorrectivesEvalArguments extends Pick<CorrectivesOptions, 'procedural' | 'seed' | 'poses' | 'degrees' | 'skinMethod'> {
   json: boolean;
+  /** also measure the learned pose-dependent field (models/pose_weights.onnx, or AUTORIG_MODELS's) */
+  field?: boolean;
   report?: string;
 }
 
@@ -59,7 +65,8 @@ export function parseCorrectivesEvalArguments(args: string[], fail: (message: st
       const list = value().split(',').map((s) => Number(s.trim()));
       if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--degrees: angles in (0, 180], got '${args[i]}'`);
       parsed.degrees = list;
-    } else if (arg === '--method') {
+    } else if (arg === '--field') parsed.field = true;
+    else if (arg === '--method') {
       const v = value();
       if (v === 'hybrid' || !(METHODS as readonly string[]).includes(v)) throw fail(`--method: geometric or learned, got '${v}'`);
       parsed.skinMethod = v;
@@ -77,8 +84,10 @@ interface Writer {
  * usageError: the error for a bad command line → exit code 0. Throws the usage error or what runCorrectivesEval throws.
  */
 export async function correctivesEvalCommand(args: string[], io: { stdout: Writer; stderr: Writer }, usageError: (message: string) => Error): Promise<number> {
-  const { json, report: reportPath, ...options } = parseCorrectivesEvalArguments(args, usageError);
-  const report = await runCorrectivesEval({ ...options, log: (line) => io.stderr.write(`${line}\n`) });
+  const { json, report: reportPath, field, ...options } = parseCorrectivesEvalArguments(args, usageError);
+  const session = field ? await loadModel(modelPath('poseWeights')) : null;
+  const methods = session ? [...BASELINE_METHODS, poseDependentMethod(session), poseDependentDualQuaternionMethod(session)] : BASELINE_METHODS;
+  const report = await runCorrectivesEval({ ...options, methods, log: (line) => io.stderr.write(`${line}\n`) });
   const markdown = correctivesMarkdown(report);
   io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown);
   if (reportPath) {

@@ -1,10 +1,14 @@
 /**
  * The deformations the correctives eval compares against the exact posed surface, behind one interface so that the
- * pose-dependent skinning (issue 7's VINECS field) is added as one more DeformationMethod: (i) static linear blend
- * skinning with our weights, (ii) dual-quaternion skinning with the same weights.
+ * pose-dependent skinning is one more DeformationMethod: (i) static linear blend skinning with our weights, (ii)
+ * dual-quaternion skinning with the same weights, (iii) the learned pose-dependent weight field (issue 7's VINECS).
  */
+import { poseDependentDualQuaternion, poseDependentSkinning } from '../../correctives/poseDependentWeights.js';
+import { topFourSlots } from '../../correctives/poseFeatures.js';
 import { dualQuaternionSkinning } from '../../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning } from '../../deform/linearBlendSkinning.js';
+import type { ModelSession } from '../../learned/onnxSession.js';
+import type { Skeleton } from '../../types.js';
 import type { KeyPose } from './keyPoses.js';
 
 /** Everything a method may use to pose one character (the whole character merged into one mesh). */
@@ -17,6 +21,8 @@ export interface PoseQuery {
   indices: Uint16Array;
   weights: Float32Array;
   influences: number;
+  /** the character's true skeleton (23 joints, MIXAMO_JOINTS order: heads, tails, rolls) */
+  skeleton: Skeleton;
   /** rest joint heads, Float64Array #23*3, and parents, Int32Array #23 */
   heads: Float64Array;
   parents: Int32Array;
@@ -51,5 +57,32 @@ export const DUAL_QUATERNION: DeformationMethod = {
   deform: (q) => dualQuaternionSkinning(q.rest, q.indices, q.weights, q.influences, q.transforms),
 };
 
-/** The methods measured by default; the pose-dependent method joins this list when it exists. */
+/**
+ * (iii) the learned pose-dependent weight field (models/pose_weights.onnx): LBS with the field's weights at the pose,
+ * over each vertex's top-4 static influences. session: the loaded model.
+ */
+export function poseDependentMethod(session: ModelSession): DeformationMethod {
+  return {
+    id: 'field',
+    label: 'pose-dependent',
+    deform: (q) => {
+      const slots = topFourSlots(q.indices, q.weights, q.influences);
+      return poseDependentSkinning(session, q.rest, slots, q.skeleton, q.rotations, q.transforms);
+    },
+  };
+}
+
+/** (iv) dual-quaternion skinning with the field's weights at the pose. session: the loaded model. */
+export function poseDependentDualQuaternionMethod(session: ModelSession): DeformationMethod {
+  return {
+    id: 'fieldDqs',
+    label: 'pose-dependent + DQS',
+    deform: (q) => {
+      const slots = topFourSlots(q.indices, q.weights, q.influences);
+      return poseDependentDualQuaternion(session, q.rest, slots, q.skeleton, q.rotations, q.transforms);
+    },
+  };
+}
+
+/** The methods measured by default (the pose-dependent field is added by `--field`). */
 export const BASELINE_METHODS: readonly DeformationMethod[] = [STATIC_LBS, DUAL_QUATERNION];

@@ -8,12 +8,12 @@
 import { bareHumanoidParams, MIXAMO_PARENT_INDICES, posedPlanSurface } from '../../data/procedural/posedHumanoidSurface.js';
 import { sampleHumanoidParams } from '../../data/procedural/humanoidParams.js';
 import { buildProceduralHumanoid, planProceduralHumanoid, type ProceduralPlan } from '../../data/procedural/proceduralHumanoid.js';
+import { trueSkeleton } from '../../data/procedural/trueSkeleton.js';
 import { poseTransforms } from '../../deform/linearBlendSkinning.js';
 import { mergeParts } from '../../mesh/mergeParts.js';
 import { skinCharacterAsync } from '../../pipeline.js';
-import { GENERATOR_FRAME } from '../../pose/poseVocabulary.js';
-import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../../skeleton/mixamoTemplate.js';
-import type { Vec3 } from '../../types.js';
+import { MIXAMO_JOINTS, type MixamoJointName } from '../../skeleton/mixamoTemplate.js';
+import type { Skeleton, Vec3 } from '../../types.js';
 import { crossSectionArea } from './crossSection.js';
 import { BASELINE_METHODS, type DeformationMethod, type PoseQuery } from './deformationMethods.js';
 import { KEY_POSE_DEGREES, KEY_POSES, keyPoseRotations, type KeyPose } from './keyPoses.js';
@@ -109,6 +109,8 @@ interface PreparedCharacter {
   plan: ProceduralPlan;
   rest: TriangleMesh;
   heads: Float64Array;
+  /** the true skeleton (heads, tails, rolls) */
+  skeleton: Skeleton;
   weights: { indices: Uint16Array; weights: Float32Array; influences: number };
   restVolume: number;
   truthRestVolume: number;
@@ -196,22 +198,11 @@ async function prepareCharacter(seed: number, targetVertices: number, skinMethod
       vertices: mesh.positions.length / 3, groundTruthCell: cell,
       seconds: { build, skin: skinSeconds, groundTruth: truthSeconds, measure: 0 },
     },
-    plan, rest, heads, weights: { indices, weights, influences },
+    plan, rest, heads, skeleton, weights: { indices, weights, influences },
     restVolume: signedVolume(rest.positions, rest.triangles),
     truthRestVolume: signedVolume(truthRest.positions, truthRest.triangles),
     ball,
   };
-}
-
-/** The character's construction skeleton as our Skeleton (hand and toe tips from the construction, Mixamo rolls). */
-function trueSkeleton(plan: ProceduralPlan) {
-  const heads = Object.fromEntries(MIXAMO_JOINTS.map((n, i) => [n, plan.joints[i]])) as Record<MixamoJointName, Vec3>;
-  const ends: Partial<Record<MixamoJointName, Vec3>> = {};
-  plan.arms.frames.forEach((f, side) => {
-    ends[side === 0 ? 'LeftHand' : 'RightHand'] = [0, 1, 2].map((a) => f.wrist[a] + f.handDir[a] * f.handLength) as Vec3;
-  });
-  plan.core.legs.forEach((leg, side) => { ends[side === 0 ? 'LeftToeBase' : 'RightToeBase'] = leg.toeTip; });
-  return buildMixamoSkeleton(heads, ends, GENERATOR_FRAME, true);
 }
 
 function identityRotations(): Float64Array {
@@ -264,7 +255,7 @@ async function measurePose(c: PreparedCharacter, pose: KeyPose | null, degrees: 
   const key = { character: c.info.name, pose: pose ? pose.name : 'rest', degrees };
   const out: CorrectivesResult[] = [];
   const query: PoseQuery = {
-    rest: c.rest.positions, triangles: c.rest.triangles, ...c.weights, heads: c.heads, parents: MIXAMO_PARENT_INDICES,
+    rest: c.rest.positions, triangles: c.rest.triangles, ...c.weights, skeleton: c.skeleton, heads: c.heads, parents: MIXAMO_PARENT_INDICES,
     rotations, transforms, pose, degrees,
   };
   for (const method of methods) {

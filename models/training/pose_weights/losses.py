@@ -1,0 +1,133 @@
+"""Losses of the pose-dependent weight field for one (character, pose). Shapes: N vertices (a subsample of the rest
+mesh), M ground-truth samples of the exactly posed surface, J joints (23). Distances are divided by the character's
+height (through `scale`: train_pose_weights.py passes height / 100, percent of the height) so that every character
+weighs the same."""
+import torch
+
+from .model import reweight
+
+# A vertex whose largest static weight is at least this is rigid: one bone carries it, the field must leave it alone.
+RIGID_WEIGHT = 0.999
+# Rows of the first point set per torch.cdist call (bounds the distance matrix to CHUNK × M floats).
+CHUNK = 1024
+
+
+def slot_positions(rest, indices, transforms):
+    """Each vertex moved rigidly by each of its slot joints: rest (N, 3), indices (N, 4) int64, transforms (J, 12)
+    row-major 3x4 [r | t] per joint → (N, 4, 3), R_jk p + t_jk."""
+    m = transforms.reshape(-1, 3, 4)[indices]  # (N, 4, 3, 4)
+    return torch.einsum("nkab,nb->nka", m[..., :3], rest) + m[..., 3]
+
+
+def skin(rest, indices, weights, transforms):
+    """Linear blend skinning: rest (N, 3), indices (N, 4) int64, weights (N, 4), transforms (J, 12) → posed (N, 3)
+    = Σ_k w_k (R_jk p + t_jk)."""
+    return (weights[..., None] * slot_positions(rest, indices, transforms)).sum(dim=1)
+
+
+@torch.no_grad()
+def nearest(queries, points):
+    """Index of the nearest of points (M, 3) for each of queries (N, 3) → (N,) int64 (cdist in chunks)."""
+    out = []
+    for start in range(0, queries.shape[0], CHUNK):
+        out.append(torch.cdist(queries[start:start + CHUNK], points).argmin(dim=1))
+    return torch.cat(out)
+
+
+def surface_terms(posed, surface, normals, scale):
+    """The data terms against the posed ground truth, each a mean and divided by scale:
+    posed (N, 3), surface (M, 3), normals (M, 3) unit → dict
+      point_to_plane: |n_q · (x − q)| for the nearest sample q of each x,
+      point_to_point: ‖x − q‖ for the same pairs,
+      gt_to_pred:     ‖q − x‖ for the nearest x of each sample q (the other direction of a Chamfer distance).
+    Differentiable in posed (the nearest pairs are fixed for the step)."""
+    q_of_x = nearest(posed, surface)
+    offset = posed - surface[q_of_x]
+    x_of_q = nearest(surface, posed)
+    return {
+        "point_to_plane": (offset * normals[q_of_x]).sum(-1).abs().mean() / scale,
+        "point_to_point": offset.norm(dim=-1).mean() / scale,
+        "gt_to_pred": (surface - posed[x_of_q]).norm(dim=-1).mean() / scale,
+    }
+
+
+def chamfer(posed, surface, scale):
+    """Symmetric Chamfer distance, share of scale: ½ (mean nearest ‖x − q‖ over x + mean nearest over q), posed
+    (N, 3), surface (M, 3) → scalar tensor."""
+    a = (posed - surface[nearest(posed, surface)]).norm(dim=-1).mean()
+    b = (surface - posed[nearest(surface, posed)]).norm(dim=-1).mean()
+    return 0.5 * (a + b) / scale
+
+
+@torch.no_grad()
+def knn_graph(rest, k=8):
+    """Each rest vertex's k nearest other vertices: rest (N, 3) → (N, k) int64, nearest first (itself excluded)."""
+    out = []
+    for start in range(0, rest.shape[0], CHUNK):
+        d = torch.cdist(rest[start:start + CHUNK], rest)
+        rows = torch.arange(start, start + d.shape[0])
+        d[torch.arange(d.shape[0]), rows] = float("inf")
+        out.append(d.topk(k, dim=1, largest=False).indices)
+    return torch.cat(out)
+
+
+def dense_weights(indices, weights, joints):
+    """Slot weights → per-joint weights: indices (N, 4) int64, weights (N, 4) → (N, J); slots of one joint add up."""
+    dense = torch.zeros(weights.shape[0], joints, dtype=weights.dtype, device=weights.device)
+    return dense.scatter_add(1, indices, weights)
+
+
+def laplacian_smoothness(change, neighbours):
+    """Mean squared umbrella Laplacian of a per-joint field: change (N, J), neighbours (N, k) → scalar
+    mean_v ‖c_v − mean_u c_u‖². Applied to the pose-dependent change of the weights (w − w_static, per joint), so
+    that a pose may move weights only as a smooth field; the static weights' own shape is not penalised."""
+    return (change - change[neighbours].mean(dim=1)).pow(2).sum(-1).mean()
+
+
+def rigid_term(weights, static):
+    """Rigid vertices (static max weight ≥ RIGID_WEIGHT) keep their static weights: weights, static (N, 4) → mean
+    over those vertices of ‖w − w_static‖² (0 when there are none)."""
+    rigid = static.max(dim=1).values >= RIGID_WEIGHT
+    if not bool(rigid.any()):
+        return weights.sum() * 0.0
+    return (weights[rigid] - static[rigid]).pow(2).sum(-1).mean()
+
+
+def pose_losses(field, sample, terms_weights):
+    """Every term for one (character, pose). sample: dict of tensors rest (N, 3), indices (N, 4) int64, weights (N, 4),
+    neighbours (N, k), features (N, 28), transforms (J, 12), surface (M, 3), normals (M, 3), scale (what distances
+    are divided by); terms_weights: dict term → factor. → (loss, dict term → float)."""
+    offsets = field.offsets(sample["features"])
+    static = sample["weights"]
+    weights = reweight(static, offsets)
+    posed = skin(sample["rest"], sample["indices"], weights, sample["transforms"])
+    terms = surface_terms(posed, sample["surface"], sample["normals"], sample["scale"])
+    joints = sample["transforms"].shape[0]
+    change = dense_weights(sample["indices"], weights - static, joints)
+    terms["smooth"] = laplacian_smoothness(change, sample["neighbours"])
+    terms["rigid"] = rigid_term(weights, static)
+    terms["delta"] = offsets.pow(2).sum(-1).mean()
+    loss = sum(terms_weights[k] * v for k, v in terms.items())
+    return loss, {"loss": loss.item(), **{k: v.item() for k, v in terms.items()}}
+
+
+@torch.no_grad()
+def blend_region(rest, indices, static, transforms, threshold):
+    """Where the weights matter in a pose: vertices whose real slots' rigidly moved positions spread more than
+    threshold from their static LBS position (a vertex carried by joints that move together is not in it).
+    rest (N, 3), indices (N, 4), static (N, 4), transforms (J, 12) → (N,) bool."""
+    moved = slot_positions(rest, indices, transforms)
+    blended = (static[..., None] * moved).sum(dim=1, keepdim=True)
+    spread = (moved - blended).norm(dim=-1) * (static > 0)
+    return spread.max(dim=1).values > threshold
+
+
+@torch.no_grad()
+def region_plane_distance(posed, surface, normals, region, scale):
+    """Mean point-to-plane distance |n_q · (x − q)| to the nearest sample q over the region's vertices, share of scale:
+    posed (N, 3), surface, normals (M, 3), region (N,) bool → float (nan for an empty region)."""
+    if not bool(region.any()):
+        return float("nan")
+    x = posed[region]
+    q = nearest(x, surface)
+    return float(((x - surface[q]) * normals[q]).sum(-1).abs().mean() / scale)
