@@ -4,7 +4,8 @@
  *   node dist/bench/rigOnce.js rig  <mesh.bin> [<result.bin>]              (the default method, DEFAULT_METHOD)
  *   node dist/bench/rigOnce.js rig-learned <mesh.bin> [<result.bin>]    (method learned: models/joints2d.onnx)
  *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
- *   node dist/bench/rigOnce.js correctives <mesh.bin> <rig.bin>        (bake every key pose's corrective)
+ *   node dist/bench/rigOnce.js correctives <mesh.bin> <rig.bin> [<method>]   (bake every key pose's corrective;
+ *                                                                        method: default the sidecar's)
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
@@ -18,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
 import { loadModel } from '../sidecar/learned/onnxSession.js';
-import { modelsRunBy } from '../sidecar/methods.js';
+import { modelsRunBy, modelsRunByCorrectives } from '../sidecar/methods.js';
 import { bakeCorrectives } from '../sidecar/correctives/bakeCorrectives.js';
 import { rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
 import type { RigResult, SkinResult } from '../sidecar/types.js';
@@ -41,7 +42,7 @@ async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
   const needsRig = mode === 'skin' || mode === 'correctives';
   if (!['rig', 'rig-learned', 'skin', 'correctives'].includes(mode) || !meshPath || (needsRig && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives <mesh.bin> <rig.bin>\n');
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives <mesh.bin> <rig.bin> [<method>]\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
@@ -50,8 +51,11 @@ async function main(argv: string[]): Promise<void> {
   const outPath = mode === 'skin' ? rest[1] : mode === 'correctives' ? undefined : rest[0];
 
   const s0 = performance.now();
+  const correctiveMethod = mode === 'correctives' ? rest[1] : undefined;
   if (!needsRig) {
     for (const name of modelsRunBy('rig', mode === 'rig-learned' ? 'learned' : undefined)) await loadModel(modelPath(name));
+  } else if (mode === 'correctives') {
+    for (const name of modelsRunByCorrectives(correctiveMethod)) await loadModel(modelPath(name));
   }
   const sessionSeconds = (performance.now() - s0) / 1000;
 
@@ -60,7 +64,7 @@ async function main(argv: string[]): Promise<void> {
   const t0 = performance.now();
   let result: RigResult | SkinResult | undefined;
   let keys = 0;
-  if (mode === 'correctives') keys = (await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, {}, recorder.onProgress)).keys.length;
+  if (mode === 'correctives') keys = (await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, correctiveMethod ? { method: correctiveMethod } : {}, recorder.onProgress)).keys.length;
   else if (skeleton) result = skinCharacter(parts, skeleton, [], {}, recorder.onProgress);
   else result = await rigCharacterAsync(parts, mode === 'rig-learned' ? { method: 'learned' } : {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;

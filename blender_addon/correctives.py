@@ -19,10 +19,15 @@ __all__ = ["METHOD_ITEMS", "method_value", "PREVIEW_KEY", "INFLUENCES", "top_wei
 
 # The methods the sidecar offers (messages.CORRECTIVE_METHODS), as enum items: identifier, label, description.
 METHOD_ITEMS = (
+    ('POSE_DEPENDENT_DUAL_QUATERNION', "Learned + dual quaternion",
+     "The learned pose-dependent weights, blended as dual quaternions: the closest to real posed bodies we measured"),
+    ('POSE_DEPENDENT', "Learned",
+     "The learned pose-dependent weights, blended linearly (VINECS)"),
     ('DUAL_QUATERNION', "Dual quaternion",
-     "Dual-quaternion skinning with the same weights: keeps volume at bends and twists (no candy wrapper)"),
+     "Dual-quaternion skinning with the same weights: keeps volume at bends and twists (no candy wrapper); no model"),
 )
-_METHOD_VALUES = {'DUAL_QUATERNION': "dualQuaternion"}
+_METHOD_VALUES = {'POSE_DEPENDENT_DUAL_QUATERNION': "poseDependentDualQuaternion", 'POSE_DEPENDENT': "poseDependent",
+                  'DUAL_QUATERNION': "dualQuaternion"}
 
 # The temporary shape key Preview Correctives shows.
 PREVIEW_KEY = "AUTORIG_preview"

@@ -28,9 +28,9 @@ __all__ = [
 POSE_STRATEGIES = ("mean", "nearest")
 MAX_POSE_STRENGTH = 1.5
 
-# Pose Correctives' pose-dependent deformations the sidecar offers (protocol.json notes.correctives: options.method);
-# the learned field joins this list when it ships, never before.
-CORRECTIVE_METHODS = ("dualQuaternion",)
+# Pose Correctives' pose-dependent deformations the sidecar offers (protocol.json notes.correctives: options.method),
+# the sidecar's default first.
+CORRECTIVE_METHODS = ("poseDependentDualQuaternion", "poseDependent", "dualQuaternion")
 
 _BIN_ITEM_SIZE = {"f32": 4, "u32": 4, "u16": 2}
 _ARRAY_CODE = {"f32": "f", "u32": "I", "u16": "H"}

@@ -37,7 +37,10 @@ export function modelsRunByPose(): ModelName[] {
   return ['latentPoseEncoder', 'latentPoseDecoder'];
 }
 
-/** The models a correctives or correctives.preview job with `method` loads: the learned field for 'poseDependent'. */
+/**
+ * The models a correctives or correctives.preview job with `method` (undefined: the default,
+ * 'poseDependentDualQuaternion') loads: the learned weight field, except for plain 'dualQuaternion'.
+ */
 export function modelsRunByCorrectives(method: string | undefined): ModelName[] {
-  return method === 'poseDependent' ? ['poseWeights'] : [];
+  return method === 'dualQuaternion' ? [] : ['poseWeights'];
 }

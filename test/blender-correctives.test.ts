@@ -101,11 +101,11 @@ describe('Pose Correctives in Blender', () => {
     expect(r.regions.elbow).toBeGreaterThan(20);
     expect(r.regions.far).toBeGreaterThan(20);
 
-    // the panel: the section with its three buttons; no method menu while there is one method
+    // the panel: the section with its method menu and three buttons; the learned field is the default method
     expect(r.panel.labels).toContain('Pose Correctives');
     expect(r.panel.operators).toEqual(expect.arrayContaining(['autorig.pose_correctives', 'autorig.preview_correctives', 'autorig.clear_correctives_preview']));
-    expect(r.panel.props).not.toContain('AUTORIG_PG_correctives.method');
-    expect(r.panel.corrective_buttons['autorig.pose_correctives']).toEqual({ method: 'DUAL_QUATERNION' });
+    expect(r.panel.props).toContain('AUTORIG_PG_correctives.method');
+    expect(r.panel.corrective_buttons['autorig.pose_correctives']).toEqual({ method: 'POSE_DEPENDENT_DUAL_QUATERNION' });
 
     // preview at a 60° elbow bend: the key, at value 1, brings LBS to Blender's own dual-quaternion skinning
     const p = r.preview;
@@ -164,7 +164,7 @@ describe('Pose Correctives in Blender', () => {
     expect(d.corrected_vs_dqs_elbow.max).toBeLessThan(0.1 * d.lbs_vs_dqs_elbow.max);
     expect(d.rest_unchanged).toBeLessThan(1e-5); // at rest the keys add nothing
 
-    // again: the same keys replaced, not duplicated
+    // again, with the default method (the learned field): the same keys replaced, not duplicated
     expect(r.again.finished, r.again.error ?? '').toBe(true);
     expect(r.again.keys).toHaveLength(r.again.count_before);
     expect(Object.keys(r.again.drivers)).toHaveLength(EXPECTED_KEYS.length);

@@ -2,8 +2,9 @@
  * Pose Correctives over the protocol (issue 7): the add-on's correctives and correctives.preview requests pass the
  * sidecar's validator, and a real server answers them for a dev character: one key per key pose with rest-space
  * offsets for every object, in the order and count sent, that turn linear blend skinning at the key pose into
- * dual-quaternion skinning; a preview of the armature's pose that equals the key's offsets at that pose; bad input
- * answered with its code while the sidecar keeps serving.
+ * dual-quaternion skinning (method dualQuaternion) or the learned field's dual-quaternion skinning (the default,
+ * models/pose_weights.onnx); a preview of the armature's pose that equals the key's offsets at that pose; bad input
+ * answered with its code while the sidecar keeps serving; the add-on's method list is the sidecar's.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,7 +14,12 @@ import { Unpackr } from 'msgpackr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMessage } from '../shared-schema/codec.js';
 import { validateRequest } from '../shared-schema/validate.js';
+import { CORRECTIVE_METHODS } from '../sidecar/correctives/bakeCorrectives.js';
 import { keyPoseRotations, keyPoses, KEY_POSE_NAMES } from '../sidecar/correctives/keyPoses.js';
+import { poseDependentDualQuaternion } from '../sidecar/correctives/poseDependentWeights.js';
+import { topFourSlots } from '../sidecar/correctives/poseFeatures.js';
+import { modelPath } from '../sidecar/learned/modelFiles.js';
+import { loadModel } from '../sidecar/learned/onnxSession.js';
 import { dualQuaternionSkinning } from '../sidecar/deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, restSkeleton } from '../sidecar/deform/linearBlendSkinning.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
@@ -51,6 +57,8 @@ describe('correctives requests from the add-on', () => {
       expect(requests.map((r) => r.kind)).toEqual(['correctives', 'correctives', 'correctives.preview']);
       expect(requests[1].options).toEqual({ method: 'dualQuaternion', poses: ['elbowBend', 'kneeBend'] });
       expect((requests[2].rotations as Float32Array).length).toBe(23 * 9);
+      const methods = JSON.parse(execFileSync(PYTHON, ['-c', 'import json, sys; sys.path.insert(0, "."); from blender_addon import messages; print(json.dumps(list(messages.CORRECTIVE_METHODS)))'], { cwd: ROOT, encoding: 'utf8' }));
+      expect(methods).toEqual([...CORRECTIVE_METHODS]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
@@ -84,7 +92,7 @@ describe('a sidecar answering correctives and correctives.preview', { timeout: 1
   });
 
   it('bakes every key pose: offsets per object in the order and count sent that make LBS land on DQS', async () => {
-    const reply = await client.ask({ kind: 'correctives', id: 'bake-1', ...request });
+    const reply = await client.ask({ kind: 'correctives', id: 'bake-1', ...request, options: { method: 'dualQuaternion' } });
     expect(reply, JSON.stringify(reply).slice(0, 300)).toMatchObject({ kind: 'result', request: 'correctives', method: 'dualQuaternion' });
     expect(client.received.some((m) => m.kind === 'progress' && m.id === 'bake-1')).toBe(true);
     const keys = reply.keys as { name: string; bone: string; pose: string; angle: number; objects: { name: string; offsets: Uint8Array }[] }[];
@@ -109,15 +117,36 @@ describe('a sidecar answering correctives and correctives.preview', { timeout: 1
 
   it('previews the armature\'s pose: the elbow bent to its key pose gives the elbow key\'s offsets', async () => {
     const elbow = keyPoses(skeleton, ['elbowBend'])[0];
-    const bake = await client.ask({ kind: 'correctives', id: 'bake-elbow', ...request, options: { poses: ['elbowBend'] } });
+    const bake = await client.ask({ kind: 'correctives', id: 'bake-elbow', ...request, options: { poses: ['elbowBend'], method: 'dualQuaternion' } });
     const baked = floats((bake.keys as { objects: { offsets: Uint8Array }[] }[])[0].objects[0].offsets);
     const reply = await client.ask({
       kind: 'correctives.preview', id: 'preview-1', ...request, rotations: Float32Array.from(keyPoseRotations(elbow, skeleton.joints.length)),
+      options: { method: 'dualQuaternion' },
     });
     expect(reply).toMatchObject({ kind: 'result', request: 'correctives.preview', method: 'dualQuaternion' });
     const preview = floats((reply.objects as { offsets: Uint8Array }[])[0].offsets);
     expect(maxDistance(preview, baked)).toBeLessThan(1e-4);
     expect(maxDistance(preview, new Float32Array(preview.length))).toBeGreaterThan(0.01);
+  });
+
+  it('bakes with the learned field by default: offsets make LBS land on the field\'s dual-quaternion skinning', async () => {
+    const reply = await client.ask({ kind: 'correctives', id: 'bake-field', ...request, options: { poses: ['shoulderRaise'] } });
+    expect(reply, JSON.stringify(reply).slice(0, 300)).toMatchObject({ kind: 'result', request: 'correctives', method: 'poseDependentDualQuaternion' });
+    const key = (reply.keys as { name: string; objects: { offsets: Uint8Array }[] }[]).find((k) => k.name === 'mixamorig:LeftArm_shoulderRaise')!;
+    const pose = keyPoses(skeleton, ['shoulderRaise'])[0];
+    const rotations = keyPoseRotations(pose, skeleton.joints.length);
+    const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
+    const transforms = poseTransforms(rest.heads, rest.parents, rotations);
+    const field = await loadModel(modelPath('poseWeights'));
+    const part = character.parts[0];
+    const w = weights[0];
+    const target = await poseDependentDualQuaternion(field, part.positions, topFourSlots(w.indices, w.weights, w.influences), skeleton, rotations, transforms);
+    const offsets = floats(key.objects[0].offsets);
+    const corrected = linearBlendSkinning(part.positions.map((x, i) => x + offsets[i]), w.indices, w.weights, w.influences, transforms);
+    expect(maxDistance(corrected, target)).toBeLessThan(1e-3);
+    // the field moves the shoulder differently from plain DQS: the keys differ where the arm meets the torso
+    const dqs = dualQuaternionSkinning(part.positions, w.indices, w.weights, w.influences, transforms);
+    expect(maxDistance(target, dqs)).toBeGreaterThan(0.005);
   });
 
   it('answers bad input with its code and keeps serving', async () => {

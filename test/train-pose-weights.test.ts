@@ -10,12 +10,13 @@
  * and FAILS under CI=true.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readBundle, writeBundle } from '../sidecar/io/binaryBundle.js';
 import { SeededRandom } from '../sidecar/data/seededRandom.js';
+import { dualQuaternionSkinning } from '../sidecar/deform/dualQuaternionSkinning.js';
 import { loadModel, runModel } from '../sidecar/learned/onnxSession.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -112,6 +113,61 @@ function writeSyntheticLimb(path: string, seed: number, angles: number[], n = 40
     format: 'autorig-correctives/1', name, seed, heightMetres: length, vertexCount: n, surfaceCount: m,
     poses: angles.map((a) => ({ keys: ['LeftForeArm_elbowBend'], fractions: [a / (Math.PI / 2)] })),
   }, [rest.points, rest.normals, indices, weights, ...blobs]);
+}
+
+/** Row-major 3x4 [R | t] of a turn by angle about the unit axis (Rodrigues), scaled by scale (1: rigid). */
+function axisAngleTransform(axis: number[], angle: number, t: number[], scale = 1): number[] {
+  const [x, y, z] = axis;
+  const c = Math.cos(angle);
+  const s = Math.sin(angle);
+  const k = 1 - c;
+  const r = [
+    [c + x * x * k, x * y * k - z * s, x * z * k + y * s],
+    [y * x * k + z * s, c + y * y * k, y * z * k - x * s],
+    [z * x * k - y * s, z * y * k + x * s, c + z * z * k],
+  ];
+  return r.flatMap((row, i) => [...row.map((v) => scale * v), t[i]]);
+}
+
+/**
+ * A fixed dual-quaternion skinning case for the Python replay (pose_weights/check_dqs.py): joints that turn by half
+ * turns about x, y and z (Shepperd's other branches), by large random turns (antipodal quaternions, so the flip and its
+ * pivot matter) and one scaled, non-rigid joint; rows with 1–4 real slots in shuffled order (the heaviest often not
+ * first), some with tied weights, padded slots (joint 0, weight 0) and one unweighted row.
+ */
+function dualQuaternionCase(seed: number, vertexCount = 300, jointCount = 10): Record<string, number[]> {
+  const rng = new SeededRandom(seed);
+  const translation = () => [rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)];
+  const transforms: number[] = [...axisAngleTransform([1, 0, 0], 0, [0, 0, 0])];
+  for (const axis of [[1, 0, 0], [0, 1, 0], [0, 0, 1]]) transforms.push(...axisAngleTransform(axis, Math.PI, translation()));
+  while (transforms.length < (jointCount - 1) * 12) {
+    const a = [rng.normal(), rng.normal(), rng.normal()];
+    const n = Math.hypot(a[0], a[1], a[2]);
+    transforms.push(...axisAngleTransform(a.map((v) => v / n), rng.range(0.5, 3.1), translation()));
+  }
+  transforms.push(...axisAngleTransform([0, 0.6, 0.8], 1.2, translation(), 1.2));
+  const rest: number[] = [];
+  const indices: number[] = [];
+  const weights: number[] = [];
+  for (let v = 0; v < vertexCount; v++) {
+    rest.push(rng.range(-1, 1), rng.range(-1, 1), rng.range(-1, 1));
+    const count = v === 0 ? 0 : rng.int(1, SLOTS);
+    const joints: number[] = [];
+    while (joints.length < count) {
+      const j = rng.int(0, jointCount - 1);
+      if (!joints.includes(j)) joints.push(j);
+    }
+    const tied = rng.chance(0.2);
+    const raw = joints.map(() => (tied ? 1 : rng.range(0.05, 1)));
+    const sum = raw.reduce((a, b) => a + b, 0);
+    for (let k = 0; k < SLOTS; k++) {
+      indices.push(k < count ? joints[k] : 0);
+      weights.push(k < count ? raw[k] / sum : 0);
+    }
+  }
+  const posed = dualQuaternionSkinning(Float32Array.from(rest), Uint16Array.from(indices), Float32Array.from(weights), SLOTS, Float64Array.from(transforms));
+  // the Python side reads the float32 values the sidecar used
+  return { rest: Array.from(Float32Array.from(rest)), indices, weights: Array.from(Float32Array.from(weights)), transforms, posed: Array.from(posed) };
 }
 
 /** Rows of a curve file with the given split → the values of one column. */
@@ -211,6 +267,46 @@ describe('pose-dependent weight field training (models/training/train_pose_weigh
     writeSyntheticLimb(probe, 99, [1.8], 333, 10);
     await restAndPartition(model, readBundle(probe).blobs[4] as Float32Array);
   }, 60_000);
+
+  it.skipIf(!torchReady && !ON_CI)('--skinning dqs trains with dual quaternions and reports static DQS and static LBS apart', () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx (apt-get install python3-torch python3-onnx)`).toBe(true);
+    const data = join(tmp, 'data-dqs');
+    mkdirSync(data, { recursive: true });
+    for (let i = 0; i < 2; i++) writeSyntheticLimb(join(data, `limb-${i}.corr`), 21 + i, angles);
+    const models = join(tmp, 'models-dqs');
+    const run = spawnSync(PYTHON, [
+      'models/training/train_pose_weights.py', '--data', data, '--tiny', '--steps', '10', '--skinning', 'dqs',
+      '--models', models, '--work', join(tmp, 'work-dqs'),
+    ], { cwd: ROOT, encoding: 'utf8', timeout: 40_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
+    expect(run.status, run.stderr + run.stdout).toBe(0);
+    const curve = join(models, 'pose_weights.curve.csv');
+    expect(column(curve, 'train', 'loss').every(Number.isFinite)).toBe(true);
+    // the static weights posed both ways: dual quaternions keep the bent elbow round where LBS pinches it, so the
+    // metrics of the two skinnings differ (both are measured, neither stands in for the other)
+    const [staticDqs] = column(curve, 'val', 'chamfer_static');
+    const [staticLbs] = column(curve, 'val', 'chamfer_static_lbs');
+    expect(Number.isFinite(staticDqs) && Number.isFinite(staticLbs)).toBe(true);
+    expect(Math.abs(staticDqs - staticLbs)).toBeGreaterThan(1e-3);
+    const card = readFileSync(join(models, 'pose_weights.md'), 'utf8');
+    expect(card).toContain('dual-quaternion skinning (DQS) (`--skinning dqs`)');
+    expect(card).toMatch(/\| poses \| count \| Chamfer static DQS \| Chamfer field \+ DQS \|.*\| Chamfer static LBS \|/);
+  }, 45_000);
+
+  it.skipIf(!torchReady && !ON_CI)('the training\'s dual-quaternion skinning (losses.skin_dual_quaternion) equals the sidecar\'s within 1e-5', () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx (apt-get install python3-torch python3-onnx)`).toBe(true);
+    const casePath = join(tmp, 'dqs-case.json');
+    writeFileSync(casePath, JSON.stringify(dualQuaternionCase(7)));
+    const run = spawnSync(PYTHON, ['models/training/pose_weights/check_dqs.py', casePath], {
+      cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
+    });
+    expect(run.status, run.stderr + run.stdout).toBe(0);
+    const result = JSON.parse(run.stdout.trim().split('\n').pop() as string) as { vertices: number; difference: number; difference32: number; lbsDifference: number };
+    expect(result.vertices).toBe(300);
+    expect(result.difference).toBeLessThan(1e-5);
+    expect(result.difference32).toBeLessThan(1e-5);
+    // the case tells the two skinnings apart: LBS of the same rows lands far from the sidecar's DQS
+    expect(result.lbsDifference).toBeGreaterThan(0.1);
+  }, 30_000);
 
   it.skipIf(!committedPresent)('the committed models/pose_weights.onnx reproduces its check file, sums to one and is static at rest', async () => {
     expect(statSync(COMMITTED).size).toBeLessThanOrEqual(5 * 2 ** 20);

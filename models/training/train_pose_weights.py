@@ -5,11 +5,13 @@ transforms and samples of the exactly posed surface) and export what the sidecar
 
   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 models/training/train_pose_weights.py --data DIR --steps 6000
   ... --tiny   (CI: 30 steps, a small network)
+  ... --skinning dqs   (the field's weights pose the vertices by dual-quaternion skinning, as the sidecar's
+                        poseDependentDualQuaternion does; default lbs: linear blend skinning)
 
 → models/pose_weights.{onnx,check.json,curve.csv,md} (--models), checkpoint --work/pose_weights.pt.
 
-Each step: one (character, pose) (--batch of them), the vertices skinned with the field's weights and the pose's
-transforms, compared with the posed surface (no vertex correspondence: nearest samples both ways). Validation
+Each step: one (character, pose) (--batch of them), the vertices skinned (--skinning) with the field's weights and the
+pose's transforms, compared with the posed surface (no vertex correspondence: nearest samples both ways). Validation
 characters: every 10th file by sorted name, the first included. Runs are reproducible for a given seed (one thread).
 """
 import os
@@ -34,12 +36,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from latent_pose.card import table, write_card  # noqa: E402
 from pose_weights.corr_io import list_corr_files, read_corr_sample  # noqa: E402
 from pose_weights.export import export_field, write_check  # noqa: E402
-from pose_weights.losses import (blend_region, chamfer, knn_graph, pose_losses, region_plane_distance,  # noqa: E402
-                                 skin)
+from pose_weights.losses import (SKINNINGS, blend_region, chamfer, knn_graph, pose_losses,  # noqa: E402
+                                 region_plane_distance, skin)
 from pose_weights.model import PoseWeightField, parameter_count, rest_features  # noqa: E402
 
 TERMS = ["point_to_plane", "point_to_point", "gt_to_pred", "smooth", "rigid", "delta"]
-CURVE = ["step", "seconds", "lr", "split", "loss", *TERMS, "chamfer_static", "chamfer_predicted"]
+CURVE = ["step", "seconds", "lr", "split", "loss", *TERMS, "chamfer_static", "chamfer_predicted", "chamfer_static_lbs"]
+# How each --skinning is named in logs and the card.
+SKINNING_NAMES = {"lbs": "linear blend skinning (LBS)", "dqs": "dual-quaternion skinning (DQS)"}
+SKINNING_SHORT = {"lbs": "LBS", "dqs": "DQS"}
 # Distances enter the losses in percent of the character's height (the data terms are then ~0.1–1, and the small
 # regularisers below stay regularisers).
 PERCENT = 100.0
@@ -54,6 +59,9 @@ def parse_args(argv):
     p.add_argument("--work", default="out/pose_weights", help="folder of the checkpoint (pose_weights.pt)")
     p.add_argument("--steps", type=int, default=8000, help="optimizer steps")
     p.add_argument("--batch", type=int, default=1, help="(character, pose) pairs per step")
+    p.add_argument("--skinning", choices=sorted(SKINNINGS), default="lbs",
+                   help="how the weights pose the vertices in the loss and the metrics: lbs (linear blend) or dqs "
+                        "(dual quaternions, sidecar/deform/dualQuaternionSkinning.ts)")
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (Adam, cosine decay)")
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--layers", type=int, default=3)
@@ -149,37 +157,44 @@ class Curve:
 
 
 @torch.no_grad()
-def evaluate(field, characters):
-    """Per (character, pose): symmetric Chamfer (percent of the height) of static LBS and of the field's weights, the
-    point-to-plane distance of both over the pose's joint region (losses.blend_region: the vertices whose slot joints
-    disagree by more than REGION_SPREAD of the height), the pose's family and largest key fraction; and the largest
-    |field − static| at rest over all vertices.
+def evaluate(field, characters, skinning="lbs"):
+    """Per (character, pose), with the --skinning (SKINNINGS key): symmetric Chamfer (percent of the height) of the
+    static weights and of the field's weights, the point-to-plane distance of both over the pose's joint region
+    (losses.blend_region: the vertices whose slot joints disagree by more than REGION_SPREAD of the height), the pose's
+    family and largest key fraction; for another skinning than LBS also static LBS's Chamfer and region distance (the
+    issue's baseline); and the largest |field − static| at rest over all vertices.
     → (list of dicts, rest error)."""
+    posing = SKINNINGS[skinning]
     field.eval()
     rows, rest_error = [], 0.0
     for c in characters:
         rest_weights = field(rest_features(c.features[0]))
         rest_error = max(rest_error, float((rest_weights - c.weights).abs().max()))
-        for p, pose in enumerate(c.poses):
+        for p, keys in enumerate(c.poses):
             scale = c.height / PERCENT
-            static = skin(c.rest, c.indices, c.weights, c.transforms[p])
-            predicted = skin(c.rest, c.indices, field(c.features[p]), c.transforms[p])
+            static = posing(c.rest, c.indices, c.weights, c.transforms[p])
+            predicted = posing(c.rest, c.indices, field(c.features[p]), c.transforms[p])
             region = blend_region(c.rest, c.indices, c.weights, c.transforms[p], REGION_SPREAD * c.height)
             plane = lambda x: region_plane_distance(x, c.surface[p], c.normals[p], region, scale)  # noqa: E731
-            rows.append({"character": c.name, "family": pose_family(pose["keys"]),
-                         "fraction": max(pose["fractions"]),
+            rows.append({"character": c.name, "family": pose_family(keys["keys"]),
+                         "fraction": max(keys["fractions"]),
                          "static": float(chamfer(static, c.surface[p], scale)),
                          "predicted": float(chamfer(predicted, c.surface[p], scale)),
                          "region": int(region.sum()), "region_static": plane(static),
                          "region_predicted": plane(predicted)})
+            if skinning != "lbs":
+                static_lbs = skin(c.rest, c.indices, c.weights, c.transforms[p])
+                rows[-1].update({"static_lbs": float(chamfer(static_lbs, c.surface[p], scale)),
+                                 "region_static_lbs": plane(static_lbs)})
     field.train()
     return rows, rest_error
 
 
 def summarise(rows):
     """Evaluation rows → table rows [group, poses, Chamfer static, predicted, improvement %, joint region vertices,
-    region point-to-plane static, predicted, improvement %]: all, strong bends (largest key fraction ≥ 0.9), then each
-    family. Region means skip poses without a region."""
+    region point-to-plane static, predicted, improvement %], followed, when the rows have static LBS (another
+    skinning than LBS), by [Chamfer static LBS, improvement over it %, region static LBS, region improvement over it
+    %]: all, strong bends (largest key fraction ≥ 0.9), then each family. Region means skip poses without a region."""
     groups = [("all", rows), ("fraction ≥ 0.9", [r for r in rows if r["fraction"] >= 0.9])]
     for family in sorted({r["family"] for r in rows}):
         groups.append((family, [r for r in rows if r["family"] == family]))
@@ -192,10 +207,18 @@ def summarise(rows):
         regional = [r for r in members if r["region"] > 0]
         rs = float(np.mean([r["region_static"] for r in regional])) if regional else float("nan")
         rq = float(np.mean([r["region_predicted"] for r in regional])) if regional else float("nan")
-        out.append([name, len(members), s, q, 100.0 * (s - q) / s if s > 0 else 0.0,
-                    float(np.mean([r["region"] for r in members])), rs, rq,
-                    100.0 * (rs - rq) / rs if regional and rs > 0 else float("nan")])
+        out.append([name, len(members), s, q, improvement(s, q), float(np.mean([r["region"] for r in members])), rs, rq,
+                    improvement(rs, rq) if regional else float("nan")])
+        if "static_lbs" in members[0]:
+            ls = float(np.mean([r["static_lbs"] for r in members]))
+            lr = float(np.mean([r["region_static_lbs"] for r in regional])) if regional else float("nan")
+            out[-1] += [ls, improvement(ls, q), lr, improvement(lr, rq) if regional else float("nan")]
     return out
+
+
+def improvement(before, after):
+    """How much smaller after is than before, percent of before (0 when before is not positive)."""
+    return 100.0 * (before - after) / before if before > 0 else 0.0
 
 
 def check_input(characters, seed, count=256):
@@ -248,7 +271,9 @@ def main(argv=None):
     optimizer = torch.optim.Adam(field.parameters(), lr=args.lr)
     factors = {"point_to_plane": args.w_plane, "point_to_point": args.w_point, "gt_to_pred": args.w_gt,
                "smooth": args.w_smooth, "rigid": args.w_rigid, "delta": args.w_delta}
-    say(f"field: {parameter_count(field):,} parameters, config {field.config}; loss factors {factors}")
+    say(f"field: {parameter_count(field):,} parameters, config {field.config}; loss factors {factors}; skinning "
+        f"{SKINNING_NAMES[args.skinning]}")
+    skinning, short = SKINNINGS[args.skinning], SKINNING_SHORT[args.skinning]
     curve = Curve(f"{args.models}/pose_weights.curve.csv")
     rng = np.random.default_rng(args.seed)
     pairs = [(i, p) for i, c in enumerate(train) for p in range(len(c.poses))]
@@ -261,7 +286,7 @@ def main(argv=None):
         loss, metrics = 0.0, {}
         for k in picks:
             i, p = pairs[k]
-            one, m = pose_losses(field, train[i].sample(p), factors)
+            one, m = pose_losses(field, train[i].sample(p), factors, skinning)
             loss = loss + one / len(picks)
             for name, v in m.items():
                 metrics[name] = metrics.get(name, 0.0) + v / len(picks)
@@ -276,30 +301,35 @@ def main(argv=None):
                 + f" lr {lr:.2g} {(time.time() - t0) / step:.3f} s/step")
             window = []
         if val and step % args.val_every == 0 and step < args.steps:
-            rows, _ = evaluate(field, val)
+            rows, _ = evaluate(field, val, args.skinning)
             s, q = np.mean([r["static"] for r in rows]), np.mean([r["predicted"] for r in rows])
+            lbs = float(np.mean([r["static_lbs"] for r in rows])) if "static_lbs" in rows[0] else ""
             curve.row(step=step, seconds=round(time.time() - t0, 1), lr=lr, split="val", chamfer_static=float(s),
-                      chamfer_predicted=float(q))
-            say(f"  validation Chamfer (% of height): static {s:.4f}, predicted {q:.4f}")
+                      chamfer_predicted=float(q), chamfer_static_lbs=lbs)
+            say(f"  validation Chamfer (% of height): static {short} {s:.4f}, field + {short} {q:.4f}"
+                + (f" (static LBS {lbs:.4f})" if lbs != "" else ""))
     seconds = time.time() - t0
 
     torch.save({"config": field.config, "model": field.state_dict(), "step": args.steps, "seed": args.seed},
                f"{args.work}/pose_weights.pt")
     metric_set, metric_name = (val, "validation") if val else (train, "training (no validation characters)")
-    rows, rest_error = evaluate(field, metric_set)
+    rows, rest_error = evaluate(field, metric_set, args.skinning)
     summary = summarise(rows)
     curve.row(step=args.steps, seconds=round(seconds, 1), lr="", split="val", chamfer_static=summary[0][2],
-              chamfer_predicted=summary[0][3])
+              chamfer_predicted=summary[0][3], chamfer_static_lbs=summary[0][9] if len(summary[0]) > 9 else "")
     curve.close()
     for r in summary:
-        say(f"final {metric_name} {r[0]} ({r[1]} poses): Chamfer static {r[2]:.4f}, predicted {r[3]:.4f} "
-            f"({r[4]:+.1f} %); joint region ({r[5]:.0f} vertices) point-to-plane static {r[6]:.4f}, predicted "
-            f"{r[7]:.4f} ({r[8]:+.1f} %) (% of height)")
+        say(f"final {metric_name} {r[0]} ({r[1]} poses): Chamfer static {short} {r[2]:.4f}, field + {short} "
+            f"{r[3]:.4f} ({r[4]:+.1f} %); joint region ({r[5]:.0f} vertices) point-to-plane static {short} "
+            f"{r[6]:.4f}, field + {short} {r[7]:.4f} ({r[8]:+.1f} %) (% of height)"
+            + (f"; static LBS Chamfer {r[9]:.4f} ({r[10]:+.1f} %), region {r[11]:.4f} ({r[12]:+.1f} %)"
+               if len(r) > 9 else ""))
     say(f"rest pose: largest |field − static| {rest_error:.2e}")
 
     field.eval()
     onnx_path = f"{args.models}/pose_weights.onnx"
-    size = export_field(field, onnx_path, {"autorig.seed": args.seed, "autorig.steps": args.steps})
+    size = export_field(field, onnx_path, {"autorig.seed": args.seed, "autorig.steps": args.steps,
+                                           "autorig.skinning": args.skinning})
     ort = write_check(field, onnx_path, f"{args.models}/pose_weights.check.json", check_input(metric_set, args.seed))
     ms = milliseconds_per_vertices(field, metric_set[0].features[0])
     say(f"wrote {onnx_path} ({size / 2**20:.3f} MiB) and its check file (onnxruntime: "
@@ -314,6 +344,8 @@ def main(argv=None):
                 "weights; padded slots never gain weight.",
         facts={"File": f"`{onnx_path}` ({size / 2**20:.3f} MiB, ONNX opset 17); input features f32 (N, 28), output "
                        "weights f32 (N, 4), N dynamic",
+               "Skinning": f"{SKINNING_NAMES[args.skinning]} (`--skinning {args.skinning}`): how the weights pose "
+                           "the vertices in the training loss and in the metrics below",
                "Parameters": f"{parameter_count(field):,}", "Config": f"`{field.config}`", "Seed": args.seed,
                "Command": f"`{command}`",
                "Speed": f"{ms:.0f} ms per 30k vertices (PyTorch, CPU, {args.threads} thread)",
@@ -327,22 +359,27 @@ def main(argv=None):
         training={"steps": args.steps, "minutes": round(seconds / 60, 1),
                   "seconds per step": round(seconds / args.steps, 3), "(character, pose) per step": args.batch,
                   "optimizer": f"Adam, lr {args.lr} with cosine decay to 5 %",
-                  "loss": f"{args.w_plane}·point-to-plane + {args.w_point}·point-to-point (skinned vertex → nearest "
-                          f"posed-surface sample) + {args.w_gt}·(sample → nearest skinned vertex), in % of the "
+                  "skinning": SKINNING_NAMES[args.skinning],
+                  "loss": f"{args.w_plane}·point-to-plane + {args.w_point}·point-to-point ({short}-skinned vertex → "
+                          f"nearest posed-surface sample) + {args.w_gt}·(sample → nearest skinned vertex), in % of the "
                           f"height; {args.w_smooth}·Laplacian² of the weight change over a {args.knn}-NN graph of "
                           f"the rest vertices; {args.w_rigid}·‖w − w_static‖² on rigid vertices (static max ≥ "
                           f"0.999); {args.w_delta}·‖Δ − Δ_rest‖²"},
         sections=[(f"Metrics on the {metric_name} characters", [
             "Symmetric Chamfer distance (mean of both nearest-neighbour directions) between the skinned vertices "
             "and the exactly posed surface, percent of the character's height, mean over characters and poses; "
-            "static: LBS with the static weights; predicted: LBS with the field's weights. 'fraction ≥ 0.9': poses "
+            f"static {short}: {short} with the static weights; field + {short}: {short} with the field's weights"
+            + ("; static LBS: linear blend skinning with the static weights (the issue's baseline), and the field + "
+               f"{short}'s improvement over it" if args.skinning != "lbs" else "") + ". 'fraction ≥ 0.9': poses "
             "whose key angle is at least 0.9 of the key's (90° bends...). Families: the key pose of single-key "
             "poses; 'pair': two keys of different joints. Joint region: the vertices whose slot joints' rigid "
             f"positions spread more than {REGION_SPREAD:g} of the height in the pose (where weights matter; mean "
             "count per pose), scored by the point-to-plane distance to the nearest posed-surface sample (free of "
             "the sampling floor that dominates the whole-body Chamfer).", "",
-            *table(["poses", "count", "Chamfer static", "Chamfer predicted", "improvement %", "region vertices",
-                    "region static", "region predicted", "region improvement %"], summary), "",
+            *table(["poses", "count", f"Chamfer static {short}", f"Chamfer field + {short}", "improvement %",
+                    "region vertices", f"region static {short}", f"region field + {short}", "region improvement %"]
+                   + (["Chamfer static LBS", "improvement over LBS %", "region static LBS",
+                       "region improvement over LBS %"] if args.skinning != "lbs" else []), summary), "",
             f"Rest pose: largest |field − static weight| {rest_error:.1e}."])])
     say(f"wrote {args.models}/pose_weights.md; {args.steps} steps in {seconds / 60:.1f} min")
 

@@ -22,11 +22,13 @@ import type { PartWeights, Skeleton } from '../types.js';
 import { progressReporter, type TextSink } from './progress.js';
 
 export const CORRECTIVES_USAGE =
-  'autorig correctives <in.glb|in.gltf|in.obj> -o <out.glb> [--poses elbowBend,kneeBend,...] [--method dualQuaternion]\n'
+  `autorig correctives <in.glb|in.gltf|in.obj> -o <out.glb> [--poses elbowBend,kneeBend,...] [--method ${CORRECTIVE_METHODS.join('|')}]\n`
   + '                    [--rig-method geometric|learned|hybrid]\n'
   + '  Bakes pose correctives: for each key pose (per side: elbow and knee bend 90°, shoulder raise and forward 60°,\n'
-  + '  hip flex 90°, wrist bend 60°; spine twist 45°) the difference between the pose-dependent deformation (--method,\n'
-  + '  default dualQuaternion) and linear blend skinning, taken back to the rest pose, written as glTF morph targets\n'
+  + '  hip flex 90°, wrist bend 60°; spine twist 45°) the difference between the pose-dependent deformation and linear\n'
+  + '  blend skinning, taken back to the rest pose, written as glTF morph targets. --method: poseDependentDualQuaternion\n'
+  + '  (default: the learned weight field models/pose_weights.onnx with dual-quaternion blending), poseDependent (the\n'
+  + '  field with linear blending), dualQuaternion (static weights, dual-quaternion blending, no model). Targets are\n'
   + '  named <bone>_<pose> with the key pose in the target accessor\'s extras. A file with its own Mixamo-named rig keeps\n'
   + '  its skeleton and weights; a file without a rig is auto-rigged first (--rig-method, default as autorig rig).\n'
   + `  Poses: ${KEY_POSE_NAMES.join(', ')}`;
@@ -49,7 +51,7 @@ export class CorrectivesUsageError extends Error {}
  */
 export function parseCorrectivesArguments(args: string[]): CorrectivesArguments {
   const positional: string[] = [];
-  const parsed: CorrectivesArguments = { input: '', output: '', poses: [...KEY_POSE_NAMES], method: 'dualQuaternion' };
+  const parsed: CorrectivesArguments = { input: '', output: '', poses: [...KEY_POSE_NAMES], method: CORRECTIVE_METHODS[0] };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {

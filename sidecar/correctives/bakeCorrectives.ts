@@ -2,9 +2,10 @@
  * Pose Correctives (issue 7): per key pose, the rest-space offsets that turn static linear blend skinning into the
  * pose-dependent deformation, for the add-on to bake as shape keys driven by the bone's rotation; and the same
  * offsets for whatever pose the armature is in now (the preview).
- * Methods (the pose-dependent deformation): 'dualQuaternion', dual-quaternion skinning with the same weights
- * (sidecar/deform/dualQuaternionSkinning.ts); 'poseDependent', linear blend skinning with the learned field's weights
- * at the pose (VINECS; poseDependentWeights.ts, models/pose_weights.onnx).
+ * Methods (the pose-dependent deformation): 'poseDependentDualQuaternion' (the default: dual-quaternion skinning with
+ * the learned field's weights at the pose; poseDependentWeights.ts, models/pose_weights.onnx), 'poseDependent' (linear
+ * blend skinning with the field's weights, VINECS's own), 'dualQuaternion' (dual-quaternion skinning with the static
+ * weights, no model). docs/EVAL.md has the measurements that chose the default.
  */
 import { AutoRigError } from '../errors.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
@@ -14,16 +15,16 @@ import { loadModel, type ModelSession } from '../learned/onnxSession.js';
 import type { MeshPart, PartWeights, ProgressFn, Skeleton, Vec3 } from '../types.js';
 import { correctiveOffsets } from './correctiveOffsets.js';
 import { keyPoseRotations, keyPoses, KEY_POSE_NAMES, type KeyPoseName } from './keyPoses.js';
-import { poseDependentSkinning } from './poseDependentWeights.js';
+import { poseDependentDualQuaternion, poseDependentSkinning } from './poseDependentWeights.js';
 import { topFourSlots } from './poseFeatures.js';
 
 /** The pose-dependent deformations a request may name; the first is the default. */
-export const CORRECTIVE_METHODS = ['dualQuaternion', 'poseDependent'] as const;
+export const CORRECTIVE_METHODS = ['poseDependentDualQuaternion', 'poseDependent', 'dualQuaternion'] as const;
 export type CorrectiveMethod = (typeof CORRECTIVE_METHODS)[number];
 
 /** options of a correctives request (protocol.json CorrectiveOptions). */
 export interface CorrectiveOptions {
-  /** the pose-dependent deformation (default 'dualQuaternion') */
+  /** the pose-dependent deformation (CORRECTIVE_METHODS; default the first, 'poseDependentDualQuaternion') */
   method?: string;
   /** key pose names to bake (default all: KEY_POSE_NAMES) */
   poses?: string[];
@@ -127,9 +128,14 @@ async function targetsAtPose(
   const out: Float32Array[] = [];
   for (const [p, part] of objects.entries()) {
     const { indices, weights: values, influences } = weights[p];
-    if (method === 'poseDependent') {
-      out.push(await poseDependentSkinning(field!, part.positions, topFourSlots(indices, values, influences), skeleton, rotations, transforms));
-    } else out.push(dualQuaternionSkinning(part.positions, indices, values, influences, transforms));
+    if (method === 'dualQuaternion') {
+      out.push(dualQuaternionSkinning(part.positions, indices, values, influences, transforms));
+      continue;
+    }
+    const slots = topFourSlots(indices, values, influences);
+    out.push(method === 'poseDependent'
+      ? await poseDependentSkinning(field!, part.positions, slots, skeleton, rotations, transforms)
+      : await poseDependentDualQuaternion(field!, part.positions, slots, skeleton, rotations, transforms));
   }
   return out;
 }
@@ -147,7 +153,7 @@ function offsetsAtPose(objects: MeshPart[], weights: PartWeights[], transforms: 
 
 /** The field's session when the method needs it (MODEL_MISSING / MODEL_FAILED as loadModel), else null. */
 async function fieldFor(method: CorrectiveMethod): Promise<ModelSession | null> {
-  return method === 'poseDependent' ? loadModel(modelPath('poseWeights')) : null;
+  return method === 'dualQuaternion' ? null : loadModel(modelPath('poseWeights'));
 }
 
 /**

@@ -259,7 +259,7 @@ def main():
     dqs = evaluated_positions(mesh)
     set_preserve_volume(mesh, False)
     bpy.ops.ed.undo_push(message="posed")
-    finished, error, seconds = run_operator(bpy.ops.autorig.preview_correctives)
+    finished, error, seconds = run_operator(bpy.ops.autorig.preview_correctives, method='DUAL_QUATERNION')
     mesh = bpy.data.objects[mesh_name]
     preview = {"finished": finished, "error": error, "seconds": seconds}
     keys = mesh.data.shape_keys
@@ -272,7 +272,7 @@ def main():
                         "preview_to_dqs": stats(distances(shown, dqs, elbow)),
                         "preview_far_moved": stats(distances(shown, lbs, far))})
     step("preview again")
-    finished, error, _ = run_operator(bpy.ops.autorig.preview_correctives)
+    finished, error, _ = run_operator(bpy.ops.autorig.preview_correctives, method='DUAL_QUATERNION')
     keys = bpy.data.objects[mesh_name].data.shape_keys
     preview["again"] = {"finished": finished, "error": error, "keys": [b.name for b in keys.key_blocks] if keys else []}
     step("clear preview")
@@ -293,7 +293,7 @@ def main():
     bpy.ops.ed.undo_push(message="before bake")
     captured = capture_checked_results()
     before = scene_digest()
-    finished, error, seconds = run_operator(bpy.ops.autorig.pose_correctives)
+    finished, error, seconds = run_operator(bpy.ops.autorig.pose_correctives, method='DUAL_QUATERNION')
     after = scene_digest()
     mesh = bpy.data.objects[mesh_name]
     arm = bpy.data.objects[arm_name]
@@ -349,7 +349,7 @@ def main():
     drive["rest_unchanged"] = max(distances(evaluated_positions(mesh), rest, range(len(rest))))
     results["drive"] = drive
 
-    # --- again: the same keys replaced, not duplicated ---
+    # --- again, with the default method (the learned field + dual quaternions): the same keys replaced, not duplicated ---
     step("again")
     mesh = bpy.data.objects[mesh_name]
     select_only(mesh)

@@ -25,6 +25,77 @@ def skin(rest, indices, weights, transforms):
     return (weights[..., None] * slot_positions(rest, indices, transforms)).sum(dim=1)
 
 
+# A row whose weights sum below this has no weight and stays where it is (sidecar/deform/linearBlendSkinning.ts
+# UNWEIGHTED_SUM, which dual-quaternion skinning shares).
+UNWEIGHTED_SUM = 1e-6
+
+
+def rotation_quaternions(matrices):
+    """Unit quaternions of rotation matrices, as sidecar/deform/dualQuaternionSkinning.ts rotationQuaternion: Shepperd's
+    method (the branch of the largest of trace, m00, m11, m22, ties to the earlier), then divided by its norm (a nearly
+    orthonormal or scaled matrix still gives a unit quaternion). matrices (J, 3, 3) → (J, 4) [w, x, y, z]."""
+    m = matrices
+    m00, m01, m02 = m[:, 0, 0], m[:, 0, 1], m[:, 0, 2]
+    m10, m11, m12 = m[:, 1, 0], m[:, 1, 1], m[:, 1, 2]
+    m20, m21, m22 = m[:, 2, 0], m[:, 2, 1], m[:, 2, 2]
+    trace = m00 + m11 + m22
+    root = lambda a: 2 * torch.sqrt(torch.clamp(1 + a, min=0))  # noqa: E731
+    s0, s1, s2, s3 = root(trace), root(m00 - m11 - m22), root(m11 - m00 - m22), root(m22 - m00 - m11)
+    cases = [
+        torch.stack([s0 / 4, (m21 - m12) / s0, (m02 - m20) / s0, (m10 - m01) / s0], -1),
+        torch.stack([(m21 - m12) / s1, s1 / 4, (m01 + m10) / s1, (m02 + m20) / s1], -1),
+        torch.stack([(m02 - m20) / s2, (m01 + m10) / s2, s2 / 4, (m12 + m21) / s2], -1),
+        torch.stack([(m10 - m01) / s3, (m02 + m20) / s3, (m12 + m21) / s3, s3 / 4], -1),
+    ]
+    first = (trace >= m00) & (trace >= m11) & (trace >= m22)
+    second = ~first & (m00 >= m11) & (m00 >= m22)
+    third = ~first & ~second & (m11 >= m22)
+    q = torch.where(first[:, None], cases[0],
+                    torch.where(second[:, None], cases[1], torch.where(third[:, None], cases[2], cases[3])))
+    n = q.norm(dim=-1, keepdim=True)
+    return q / torch.where(n > 0, n, torch.ones_like(n))
+
+
+def joint_dual_quaternions(transforms):
+    """Every joint's transform as a unit dual quaternion, as dualQuaternionSkinning.ts jointDualQuaternions: the 3x3
+    part read as a rotation (a scale or shear is lost), the dual part d = ½ (0, t) r.
+    transforms (J, 12) row-major 3x4 → (J, 8) [rw rx ry rz dw dx dy dz]."""
+    m = transforms.reshape(-1, 3, 4)
+    r = rotation_quaternions(m[..., :3])
+    t = m[..., 3]
+    w, v = r[:, :1], r[:, 1:]
+    dual_w = -0.5 * (t * v).sum(-1, keepdim=True)
+    dual_v = 0.5 * (w * t + torch.cross(t, v, dim=-1))
+    return torch.cat([r, dual_w, dual_v], dim=-1)
+
+
+def skin_dual_quaternion(rest, indices, weights, transforms):
+    """Dual-quaternion skinning, differentiable in the weights, as sidecar/deform/dualQuaternionSkinning.ts
+    dualQuaternionSkinning: per vertex every slot's dual quaternion is flipped to the hemisphere of the row's
+    strongest slot (largest weight, the first of equal ones), blended with the weights (not renormalised: the division
+    by the blend's rotation norm makes the scale irrelevant) and divided by that norm; a row whose weights sum below
+    UNWEIGHTED_SUM, or with no positive weight, stays at rest. rest (N, 3), indices (N, 4) int64, weights (N, 4),
+    transforms (J, 12) → posed (N, 3). The flips are fixed for the step (piecewise constant in the weights)."""
+    dq = joint_dual_quaternions(transforms).to(weights.dtype)[indices]  # (N, 4, 8)
+    strongest = weights.argmax(dim=1)
+    pivot = dq[torch.arange(dq.shape[0], device=dq.device), strongest, :4]
+    same_side = (dq[..., :4] * pivot[:, None, :]).sum(-1) >= 0
+    signed = torch.where(same_side, weights, -weights)
+    blend = (signed[..., None] * dq).sum(dim=1)  # (N, 8)
+    # every flipped rotation is within 90° of the strongest, so a weighted row's norm is at least its largest weight;
+    # the floor only keeps unweighted rows (replaced below) from dividing by zero
+    norm = blend[:, :4].norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    blend = blend / norm
+    r_w, r_v, d_w, d_v = blend[:, :1], blend[:, 1:4], blend[:, 4:5], blend[:, 5:8]
+    rotated = rest + 2 * torch.cross(r_v, torch.cross(r_v, rest, dim=-1) + r_w * rest, dim=-1)
+    translation = 2 * (r_w * d_v - d_w * r_v + torch.cross(r_v, d_v, dim=-1))
+    weighted = (weights.sum(dim=1) >= UNWEIGHTED_SUM) & (weights.max(dim=1).values > 0)
+    return torch.where(weighted[:, None], rotated + translation, rest)
+
+
+SKINNINGS = {"lbs": skin, "dqs": skin_dual_quaternion}
+
+
 @torch.no_grad()
 def nearest(queries, points):
     """Index of the nearest of points (M, 3) for each of queries (N, 3) → (N,) int64 (cdist in chunks)."""
@@ -93,14 +164,15 @@ def rigid_term(weights, static):
     return (weights[rigid] - static[rigid]).pow(2).sum(-1).mean()
 
 
-def pose_losses(field, sample, terms_weights):
+def pose_losses(field, sample, terms_weights, skinning=skin):
     """Every term for one (character, pose). sample: dict of tensors rest (N, 3), indices (N, 4) int64, weights (N, 4),
     neighbours (N, k), features (N, 28), transforms (J, 12), surface (M, 3), normals (M, 3), scale (what distances
-    are divided by); terms_weights: dict term → factor. → (loss, dict term → float)."""
+    are divided by); terms_weights: dict term → factor; skinning: how the field's weights pose the vertices (skin or
+    skin_dual_quaternion, SKINNINGS). → (loss, dict term → float)."""
     offsets = field.offsets(sample["features"])
     static = sample["weights"]
     weights = reweight(static, offsets)
-    posed = skin(sample["rest"], sample["indices"], weights, sample["transforms"])
+    posed = skinning(sample["rest"], sample["indices"], weights, sample["transforms"])
     terms = surface_terms(posed, sample["surface"], sample["normals"], sample["scale"])
     joints = sample["transforms"].shape[0]
     change = dense_weights(sample["indices"], weights - static, joints)
