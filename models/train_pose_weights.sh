@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 DATA=${AUTORIG_CORRECTIVES_DATA:-../data/correctives}
 JOBS=${AUTORIG_TRAIN_JOBS:-2}
 STEPS=${AUTORIG_POSE_WEIGHTS_STEPS:-8000}
-SKINNING=${AUTORIG_POSE_WEIGHTS_SKINNING:-lbs}
+SKINNING=${AUTORIG_POSE_WEIGHTS_SKINNING:-dqs}
 
 npm run build >/dev/null
 # 96 characters in two runs of 48 (seeds 7 and 8: the committed model was trained on exactly these)
