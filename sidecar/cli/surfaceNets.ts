@@ -4,6 +4,7 @@
  * gradient), one quad per grid edge the surface crosses (joining the four cells around that edge). Unlike marching
  * cubes it needs no case tables. Negative values are inside; the outward side of every triangle is where f grows.
  */
+import { projectOntoField } from '../geometry/projectOntoField.js';
 import type { Vec3 } from '../types.js';
 
 export type DistanceField = (x: number, y: number, z: number) => number;
@@ -55,7 +56,7 @@ export function surfaceNets(f: DistanceField, grid: SurfaceNetsGrid): { position
           sz += corners[a][2] + t * (corners[b][2] - corners[a][2]);
           n++;
         }
-        const p = projectOntoSurface(f, [min[0] + (i + sx / n) * cell, min[1] + (j + sy / n) * cell, min[2] + (k + sz / n) * cell], cell);
+        const p = projectOntoField(f, [min[0] + (i + sx / n) * cell, min[1] + (j + sy / n) * cell, min[2] + (k + sz / n) * cell], cell);
         vertexOfCell[cellIndex(i, j, k)] = positions.length / 3;
         positions.push(...p);
       }
@@ -92,27 +93,6 @@ export function surfaceNets(f: DistanceField, grid: SurfaceNetsGrid): { position
     }
   }
   return { positions: Float32Array.from(positions), triangles: Uint32Array.from(triangles) };
-}
-
-/** Two Newton steps along the numerical gradient, each clamped to a third of a cell so a vertex stays near its cell. */
-function projectOntoSurface(f: DistanceField, p: Vec3, cell: number): Vec3 {
-  const h = cell * 0.05;
-  let [x, y, z] = p;
-  for (let step = 0; step < 2; step++) {
-    const d = f(x, y, z);
-    const gx = (f(x + h, y, z) - f(x - h, y, z)) / (2 * h);
-    const gy = (f(x, y + h, z) - f(x, y - h, z)) / (2 * h);
-    const gz = (f(x, y, z + h) - f(x, y, z - h)) / (2 * h);
-    const g2 = gx * gx + gy * gy + gz * gz;
-    if (g2 < 1e-12) break;
-    let s = d / g2;
-    const move = Math.abs(s) * Math.sqrt(g2);
-    if (move > cell / 3) s *= cell / 3 / move;
-    x -= s * gx;
-    y -= s * gy;
-    z -= s * gz;
-  }
-  return [x, y, z];
 }
 
 function distance2(positions: number[], a: number, b: number): number {

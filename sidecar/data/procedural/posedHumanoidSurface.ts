@@ -12,6 +12,7 @@
  */
 import { poseTransforms } from '../../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../../errors.js';
+import { projectOntoField } from '../../geometry/projectOntoField.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../../skeleton/mixamoTemplate.js';
 import type { MeshPart } from '../../types.js';
 import type { HumanoidParams } from './humanoidParams.js';
@@ -181,7 +182,9 @@ export function meshPosedShapes(shapes: PosedShape[], band: number, floor: boole
     }
   }
   const mesh = surfaceNetsOnGrid(values, n, origin, cell);
-  projectOntoField(mesh.positions, (x, y, z) => posedFieldValue(shapes, band, floor, x, y, z), cell);
+  const field = (x: number, y: number, z: number) => posedFieldValue(shapes, band, floor, x, y, z);
+  const p = mesh.positions;
+  for (let v = 0; v < p.length; v += 3) p.set(projectOntoField(field, [p[v], p[v + 1], p[v + 2]], cell), v);
   return mesh;
 }
 
@@ -285,25 +288,4 @@ function surfaceNetsOnGrid(values: Float32Array, n: number[], origin: number[], 
     }
   }
   return { positions: Float32Array.from(positions), triangles: Uint32Array.from(triangles) };
-}
-
-/** Two Newton steps onto the zero set of f (central differences), each clamped to a third of a cell, in place. */
-function projectOntoField(positions: Float32Array, f: (x: number, y: number, z: number) => number, cell: number): void {
-  const h = cell * 0.05;
-  for (let v = 0; v < positions.length; v += 3) {
-    let x = positions[v], y = positions[v + 1], z = positions[v + 2];
-    for (let step = 0; step < 2; step++) {
-      const d = f(x, y, z);
-      const gx = (f(x + h, y, z) - f(x - h, y, z)) / (2 * h);
-      const gy = (f(x, y + h, z) - f(x, y - h, z)) / (2 * h);
-      const gz = (f(x, y, z + h) - f(x, y, z - h)) / (2 * h);
-      const g2 = gx * gx + gy * gy + gz * gz;
-      if (g2 < 1e-12) break;
-      let s = d / g2;
-      const move = Math.abs(s) * Math.sqrt(g2);
-      if (move > cell / 3) s *= cell / 3 / move;
-      x -= s * gx; y -= s * gy; z -= s * gz;
-    }
-    positions[v] = x; positions[v + 1] = y; positions[v + 2] = z;
-  }
 }
