@@ -16,7 +16,7 @@ import { decodeMessage } from '../shared-schema/codec.js';
 import { validateRequest } from '../shared-schema/validate.js';
 import { CORRECTIVE_METHODS } from '../sidecar/correctives/bakeCorrectives.js';
 import { keyPoseRotations, keyPoses, KEY_POSE_NAMES } from '../sidecar/correctives/keyPoses.js';
-import { poseDependentDualQuaternion } from '../sidecar/correctives/poseDependentWeights.js';
+import { poseDependentDeformation } from '../sidecar/correctives/poseDependentWeights.js';
 import { topFourSlots } from '../sidecar/correctives/poseFeatures.js';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
 import { loadModel } from '../sidecar/learned/onnxSession.js';
@@ -140,7 +140,7 @@ describe('a sidecar answering correctives and correctives.preview', { timeout: 1
     const field = await loadModel(modelPath('poseWeights'));
     const part = character.parts[0];
     const w = weights[0];
-    const target = await poseDependentDualQuaternion(field, part.positions, topFourSlots(w.indices, w.weights, w.influences), skeleton, rotations, transforms);
+    const target = await poseDependentDeformation(field, part.positions, topFourSlots(w.indices, w.weights, w.influences), skeleton, rotations, transforms, 'dualQuaternion');
     const offsets = floats(key.objects[0].offsets);
     const corrected = linearBlendSkinning(part.positions.map((x, i) => x + offsets[i]), w.indices, w.weights, w.influences, transforms);
     expect(maxDistance(corrected, target)).toBeLessThan(1e-3);

@@ -15,7 +15,7 @@ import { loadModel, type ModelSession } from '../learned/onnxSession.js';
 import type { MeshPart, PartWeights, ProgressFn, Skeleton, Vec3 } from '../types.js';
 import { correctiveOffsets } from './correctiveOffsets.js';
 import { keyPoseRotations, keyPoses, KEY_POSE_NAMES, type KeyPoseName } from './keyPoses.js';
-import { poseDependentDualQuaternion, poseDependentSkinning } from './poseDependentWeights.js';
+import { poseDependentDeformation, type FieldBlend, type StaticSlots } from './poseDependentWeights.js';
 import { topFourSlots } from './poseFeatures.js';
 
 /** The pose-dependent deformations a request may name; the first is the default. */
@@ -117,25 +117,20 @@ function checkWeightsFit(objects: MeshPart[], weights: PartWeights[], jointCount
 }
 
 /**
- * The pose-dependent deformation of every object at a pose: method, objects and weights (checked), skeleton, the
- * pose's rotations #J*9 and transforms #J*12, field: the loaded field for 'poseDependent' → Float32Array #V*3 per
- * object.
+ * The pose-dependent deformation of every object at a pose: objects and weights (checked), skeleton, the pose's
+ * rotations #J*9 and transforms #J*12, field: the learned field prepared by fieldFor, or null for plain dual-quaternion
+ * skinning of the static weights → Float32Array #V*3 per object.
  */
 async function targetsAtPose(
-  method: CorrectiveMethod, objects: MeshPart[], weights: PartWeights[], skeleton: Skeleton, rotations: Float64Array,
-  transforms: Float64Array, field: ModelSession | null,
+  objects: MeshPart[], weights: PartWeights[], skeleton: Skeleton, rotations: Float64Array, transforms: Float64Array,
+  field: PreparedField | null,
 ): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (const [p, part] of objects.entries()) {
     const { indices, weights: values, influences } = weights[p];
-    if (method === 'dualQuaternion') {
-      out.push(dualQuaternionSkinning(part.positions, indices, values, influences, transforms));
-      continue;
-    }
-    const slots = topFourSlots(indices, values, influences);
-    out.push(method === 'poseDependent'
-      ? await poseDependentSkinning(field!, part.positions, slots, skeleton, rotations, transforms)
-      : await poseDependentDualQuaternion(field!, part.positions, slots, skeleton, rotations, transforms));
+    out.push(field
+      ? await poseDependentDeformation(field.session, part.positions, field.slots[p], skeleton, rotations, transforms, field.blend)
+      : dualQuaternionSkinning(part.positions, indices, values, influences, transforms));
   }
   return out;
 }
@@ -151,9 +146,25 @@ function offsetsAtPose(objects: MeshPart[], weights: PartWeights[], transforms: 
   });
 }
 
-/** The field's session when the method needs it (MODEL_MISSING / MODEL_FAILED as loadModel), else null. */
-async function fieldFor(method: CorrectiveMethod): Promise<ModelSession | null> {
-  return method === 'dualQuaternion' ? null : loadModel(modelPath('poseWeights'));
+/** The learned field as a request uses it at every pose: the model, each object's top-4 slots, the blend. */
+interface PreparedField {
+  session: ModelSession;
+  /** per object (objects' order) */
+  slots: StaticSlots[];
+  blend: FieldBlend;
+}
+
+/**
+ * The field a method needs, prepared once per request (the slots do not change from pose to pose), or null for
+ * 'dualQuaternion'. method, weights (checked) → PreparedField | null. Throws MODEL_MISSING / MODEL_FAILED as loadModel.
+ */
+async function fieldFor(method: CorrectiveMethod, weights: PartWeights[]): Promise<PreparedField | null> {
+  if (method === 'dualQuaternion') return null;
+  return {
+    session: await loadModel(modelPath('poseWeights')),
+    slots: weights.map((w) => topFourSlots(w.indices, w.weights, w.influences)),
+    blend: method === 'poseDependent' ? 'linear' : 'dualQuaternion',
+  };
 }
 
 /**
@@ -171,13 +182,13 @@ export async function bakeCorrectives(
   const { method, poses } = checkCorrectiveInput(objects, skeleton, weights, options);
   const keys = keyPoses(skeleton, poses);
   const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
-  const field = await fieldFor(method);
+  const field = await fieldFor(method, weights);
   const out: CorrectiveKey[] = [];
   onProgress('correctives', 0);
   for (const [n, key] of keys.entries()) {
     const rotations = keyPoseRotations(key, skeleton.joints.length);
     const transforms = poseTransforms(rest.heads, rest.parents, rotations);
-    const targets = await targetsAtPose(method, objects, weights, skeleton, rotations, transforms, field);
+    const targets = await targetsAtPose(objects, weights, skeleton, rotations, transforms, field);
     out.push({ name: key.name, bone: key.bone, pose: key.pose, axis: key.axis, angle: key.angle, objects: offsetsAtPose(objects, weights, transforms, targets) });
     onProgress('correctives', (n + 1) / keys.length);
   }
@@ -199,10 +210,10 @@ export async function previewCorrectives(
   const { method } = checkCorrectiveInput(objects, skeleton, weights, options);
   const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
   const turns = checkRotations(rotations, skeleton.joints.length);
-  const field = await fieldFor(method);
+  const field = await fieldFor(method, weights);
   onProgress('correctives', 0);
   const transforms = poseTransforms(rest.heads, rest.parents, turns);
-  const targets = await targetsAtPose(method, objects, weights, skeleton, turns, transforms, field);
+  const targets = await targetsAtPose(objects, weights, skeleton, turns, transforms, field);
   const result = offsetsAtPose(objects, weights, transforms, targets);
   onProgress('correctives', 1);
   return { objects: result, method, seconds: (performance.now() - started) / 1000 };

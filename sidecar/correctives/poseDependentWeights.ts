@@ -41,26 +41,20 @@ export async function poseDependentWeights(
   return values;
 }
 
-/**
- * poseDependentSkinning: linear blend skinning with the field's weights at the pose (the pose-dependent deformation).
- * session, rest, slots, skeleton, rotations as poseDependentWeights; transforms: Float64Array #23*12 of the same pose
- * (poseTransforms) → posed positions Float32Array #V*3.
- */
-export async function poseDependentSkinning(
-  session: ModelSession, rest: Float32Array, slots: StaticSlots, skeleton: Skeleton, rotations: Float64Array, transforms: Float64Array,
-): Promise<Float32Array> {
-  const weights = await poseDependentWeights(session, rest, slots, skeleton, rotations);
-  return linearBlendSkinning(rest, slots.indices, weights, SLOTS, transforms);
-}
+/** How the field's weights pose the vertices: linear blend skinning (VINECS) or dual-quaternion skinning. */
+export type FieldBlend = 'linear' | 'dualQuaternion';
 
 /**
- * poseDependentDualQuaternion: dual-quaternion skinning with the field's weights at the pose (the field moves weight
- * where the ball joints need it, the dual quaternions keep hinges and twists from collapsing).
- * Same inputs and output as poseDependentSkinning.
+ * poseDependentDeformation: the field's weights at the pose, blended as `blend` says (the pose-dependent
+ * deformation). session, rest, slots, skeleton, rotations as poseDependentWeights; transforms: Float64Array #23*12 of
+ * the same pose (poseTransforms), blend → posed positions Float32Array #V*3. Dual quaternions keep hinges and twists
+ * from collapsing while the field moves weight where the ball joints need it.
  */
-export async function poseDependentDualQuaternion(
+export async function poseDependentDeformation(
   session: ModelSession, rest: Float32Array, slots: StaticSlots, skeleton: Skeleton, rotations: Float64Array, transforms: Float64Array,
+  blend: FieldBlend,
 ): Promise<Float32Array> {
   const weights = await poseDependentWeights(session, rest, slots, skeleton, rotations);
-  return dualQuaternionSkinning(rest, slots.indices, weights, SLOTS, transforms);
+  const skin = blend === 'linear' ? linearBlendSkinning : dualQuaternionSkinning;
+  return skin(rest, slots.indices, weights, SLOTS, transforms);
 }

@@ -9,7 +9,7 @@ import { METHODS } from '../../methods.js';
 import { loadModel } from '../../learned/onnxSession.js';
 import { modelPath } from '../../learned/modelFiles.js';
 import { correctivesMarkdown } from './correctivesReport.js';
-import { BASELINE_METHODS, poseDependentDualQuaternionMethod, poseDependentMethod } from './deformationMethods.js';
+import { BASELINE_METHODS, fieldMethod } from './deformationMethods.js';
 import { KEY_POSES } from './keyPoses.js';
 import { CORRECTIVES_SEED_BASE, runCorrectivesEval, type CorrectivesOptions } from './runCorrectivesEval.js';
 
@@ -86,7 +86,7 @@ interface Writer {
 export async function correctivesEvalCommand(args: string[], io: { stdout: Writer; stderr: Writer }, usageError: (message: string) => Error): Promise<number> {
   const { json, report: reportPath, field, ...options } = parseCorrectivesEvalArguments(args, usageError);
   const session = field ? await loadModel(modelPath('poseWeights')) : null;
-  const methods = session ? [...BASELINE_METHODS, poseDependentMethod(session), poseDependentDualQuaternionMethod(session)] : BASELINE_METHODS;
+  const methods = session ? [...BASELINE_METHODS, fieldMethod(session, 'linear'), fieldMethod(session, 'dualQuaternion')] : BASELINE_METHODS;
   const report = await runCorrectivesEval({ ...options, methods, log: (line) => io.stderr.write(`${line}\n`) });
   const markdown = correctivesMarkdown(report);
   io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown);

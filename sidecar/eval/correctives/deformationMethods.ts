@@ -3,7 +3,7 @@
  * pose-dependent skinning is one more DeformationMethod: (i) static linear blend skinning with our weights, (ii)
  * dual-quaternion skinning with the same weights, (iii) the learned pose-dependent weight field (issue 7's VINECS).
  */
-import { poseDependentDualQuaternion, poseDependentSkinning } from '../../correctives/poseDependentWeights.js';
+import { poseDependentDeformation, type FieldBlend } from '../../correctives/poseDependentWeights.js';
 import { topFourSlots } from '../../correctives/poseFeatures.js';
 import { dualQuaternionSkinning } from '../../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning } from '../../deform/linearBlendSkinning.js';
@@ -58,28 +58,17 @@ export const DUAL_QUATERNION: DeformationMethod = {
 };
 
 /**
- * (iii) the learned pose-dependent weight field (models/pose_weights.onnx): LBS with the field's weights at the pose,
- * over each vertex's top-4 static influences. session: the loaded model.
+ * (iii) and (iv): the learned pose-dependent weight field (models/pose_weights.onnx) over each vertex's top-4 static
+ * influences, blended linearly ('field', VINECS) or as dual quaternions ('fieldDqs', Pose Correctives' default).
+ * session: the loaded model, blend → DeformationMethod
  */
-export function poseDependentMethod(session: ModelSession): DeformationMethod {
+export function fieldMethod(session: ModelSession, blend: FieldBlend): DeformationMethod {
   return {
-    id: 'field',
-    label: 'pose-dependent',
+    id: blend === 'linear' ? 'field' : 'fieldDqs',
+    label: blend === 'linear' ? 'pose-dependent' : 'pose-dependent + DQS',
     deform: (q) => {
       const slots = topFourSlots(q.indices, q.weights, q.influences);
-      return poseDependentSkinning(session, q.rest, slots, q.skeleton, q.rotations, q.transforms);
-    },
-  };
-}
-
-/** (iv) dual-quaternion skinning with the field's weights at the pose. session: the loaded model. */
-export function poseDependentDualQuaternionMethod(session: ModelSession): DeformationMethod {
-  return {
-    id: 'fieldDqs',
-    label: 'pose-dependent + DQS',
-    deform: (q) => {
-      const slots = topFourSlots(q.indices, q.weights, q.influences);
-      return poseDependentDualQuaternion(session, q.rest, slots, q.skeleton, q.rotations, q.transforms);
+      return poseDependentDeformation(session, q.rest, slots, q.skeleton, q.rotations, q.transforms, blend);
     },
   };
 }
