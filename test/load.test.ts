@@ -12,13 +12,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
-import { validateServerMessage } from '../shared-schema/validate.js';
 import { SeededRandom } from '../fuzz/random.js';
 import { SidecarProcess } from '../fuzz/sidecarProcess.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
+import { ProtocolClient } from './fixtures/protocolClient.js';
 
 const TOKEN = 'load-test-token-0123456789abcdef';
 const JOBS_IN_A_ROW = Number(process.env.AUTORIG_LOAD_JOBS ?? 100);
@@ -28,63 +26,6 @@ const BASELINE_JOB = Math.min(100, Math.floor(JOBS_IN_A_ROW / 2));
 const LEAK_BOUND_MIB = 50;
 
 type Message = Record<string, unknown>;
-
-/** A client that keeps every message, checked against protocol.json, and wakes waiters as they arrive. */
-class LoadClient {
-  readonly received: Message[] = [];
-  readonly violations: string[] = [];
-  private wake: Array<() => void> = [];
-
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      try {
-        const message = decodeMessage(data);
-        validateServerMessage(message);
-        this.received.push(message);
-      } catch (err) {
-        this.violations.push((err as Error).message);
-      }
-      for (const wake of this.wake.splice(0)) wake();
-    });
-  }
-
-  static open(port: number): Promise<LoadClient> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/`, { headers: { Authorization: `Bearer ${TOKEN}` } });
-      ws.once('open', () => resolve(new LoadClient(ws)));
-      ws.once('error', reject);
-    });
-  }
-
-  send(message: Message): void {
-    this.ws.send(encodeMessage(message));
-  }
-
-  /** Wait until `done()` holds (re-checked on every message), at most `timeoutMs`. */
-  async until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 1000));
-        this.wake.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  /** Final messages (result or error) received for `id`. */
-  finals(id: string): Message[] {
-    return this.received.filter((m) => m.id === id && (m.kind === 'result' || m.kind === 'error'));
-  }
-
-  close(): void {
-    this.ws.terminate();
-  }
-}
 
 /** A part as the wire carries it (a fresh copy each time: nothing is shared between requests). */
 function wire(parts: MeshPart[]): Message[] {
@@ -135,10 +76,10 @@ describe('the sidecar under load', () => {
 
   it('survives a cancel storm: one final reply per request, no cross-talk, then serves a normal rig', { timeout: 180_000 }, async () => {
     const rng = new SeededRandom(4);
-    const clients = [await LoadClient.open(sidecar.port), await LoadClient.open(sidecar.port)];
+    const clients = [await ProtocolClient.open(sidecar.port, TOKEN), await ProtocolClient.open(sidecar.port, TOKEN)];
     const REQUESTS = 100; // per client, with the same ids on both
     type Policy = 'same-write' | 'soon' | 'random' | 'after-final' | 'never';
-    const plan: Array<{ client: LoadClient; id: string; policy: Policy }> = [];
+    const plan: Array<{ client: ProtocolClient; id: string; policy: Policy }> = [];
     const started = performance.now();
     for (let i = 0; i < REQUESTS; i++) {
       for (const client of clients) {
@@ -184,7 +125,7 @@ describe('the sidecar under load', () => {
     for (const client of clients) expect(client.violations).toEqual([]);
 
     // A normal rig afterwards, on a fresh connection.
-    const fresh = await LoadClient.open(sidecar.port);
+    const fresh = await ProtocolClient.open(sidecar.port, TOKEN);
     fresh.send({ kind: 'rig', id: 'after-storm', objects: wire(humanoid) });
     await fresh.until(() => fresh.finals('after-storm').length > 0, 60_000, 'the rig after the storm');
     expectGoodRig(fresh.finals('after-storm')[0], humanoid);
@@ -198,7 +139,7 @@ describe('the sidecar under load', () => {
   });
 
   it(`runs ${JOBS_IN_A_ROW} rig jobs in a row with flat memory and no thread left behind`, { timeout: Math.max(240_000, JOBS_IN_A_ROW * 3000) }, async () => {
-    const client = await LoadClient.open(sidecar.port);
+    const client = await ProtocolClient.open(sidecar.port, TOKEN);
     const atStart = sidecar.memory()!;
     let atBaseline = atStart;
     const started = performance.now();
