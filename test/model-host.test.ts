@@ -117,7 +117,7 @@ it('closes without harm while a model is still loading (onnxruntime aborts the p
   await again.close();
 });
 
-describe('the server runs every job through one model host', () => {
+describe('the server runs every job through one model host', { timeout: 60_000 }, () => {
   let server: RunningServer;
   afterAll(async () => {
     await server?.close();
