@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makePoseRig, readPoseRig, topWeights, writePoseRig } from '../sidecar/data/poses/poseRig.js';
 import { areaWeightedVertices, makePoseSample, POSE_VARIANTS, readPoseSample, writePoseSample } from '../sidecar/data/poses/poseSample.js';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
@@ -82,6 +83,43 @@ describe('a latent-pose identity', () => {
     expect(sample.stateSdf.length).toBe(poses.length * 3 * N);
   });
 
+  it('its rig: the joints in the same canonical frame as the anchors, and each anchor\'s own weights', () => {
+    const rig = makePoseRig(character, sample.header, sample.anchorIndices, sample.anchorPositions);
+    expect(rig.header.joints).toEqual([...MIXAMO_JOINTS]);
+    const joints = toCanonical(character.joints, frameOf(sample));
+    for (let i = 0; i < joints.length; i++) expect(rig.joints[i]).toBeCloseTo(joints[i], 4);
+    // the left hand is on the character's left (+x) and above the left foot
+    const at = (name: string) => Array.from(rig.joints.slice(3 * MIXAMO_JOINTS.indexOf(name as never), 3 * MIXAMO_JOINTS.indexOf(name as never) + 3));
+    expect(at('LeftHand')[0]).toBeGreaterThan(0.1);
+    expect(at('LeftHand')[1]).toBeGreaterThan(at('LeftFoot')[1] + 0.3);
+    const mesh = mergeParts(character.parts);
+    for (let a = 0; a < A; a += 61) {
+      let sum = 0;
+      for (let s = 0; s < 4; s++) sum += rig.weights[4 * a + s];
+      expect(sum).toBeCloseTo(1, 5);
+      // the anchor's largest weight is the character's own largest weight for that vertex
+      const v = sample.anchorIndices[a];
+      let p = 0;
+      while (mesh.partOffsets[p + 1] <= v) p++;
+      const table = character.weights[p];
+      const k = table.indices.length / (character.parts[p].positions.length / 3);
+      const row = Array.from({ length: k }, (_, s) => ({ j: table.indices[(v - mesh.partOffsets[p]) * k + s], w: table.weights[(v - mesh.partOffsets[p]) * k + s] }));
+      row.sort((x, y) => y.w - x.w);
+      expect(rig.weightIndices[4 * a]).toBe(row[0].j);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'autorig-poserig-'));
+    dirs.push(dir);
+    writePoseRig(join(dir, 'x.poserig'), rig);
+    const back = readPoseRig(join(dir, 'x.poserig'));
+    expect(Array.from(back.weights)).toEqual(Array.from(rig.weights));
+    expect(Array.from(back.weightIndices)).toEqual(Array.from(rig.weightIndices));
+  });
+
+  it('refuses a character that is not the one its sample was made from', () => {
+    const other = generateProceduralHumanoid(12, { targetVertices: 15_000 });
+    expect(() => makePoseRig(other, sample.header, sample.anchorIndices, sample.anchorPositions)).toThrow(/vertices|anchors differ/);
+  });
+
   it('reads back exactly what was written', () => {
     const dir = mkdtempSync(join(tmpdir(), 'autorig-pose-'));
     dirs.push(dir);
@@ -91,6 +129,14 @@ describe('a latent-pose identity', () => {
     expect(Array.from(back.stateAnchors)).toEqual(Array.from(sample.stateAnchors));
     expect(Array.from(back.neutralSdf)).toEqual(Array.from(sample.neutralSdf));
   });
+});
+
+it('topWeights: the k largest weights of each row, renormalised; zero rows stay zero', () => {
+  const top = topWeights([3, 5, 7, 9, 1, 2, 3, 4], [0.1, 0.5, 0.3, 0.1, 0, 0, 0, 0], 4, 2);
+  expect(Array.from(top.indices)).toEqual([5, 7, 0, 0]);
+  expect(top.weights[0]).toBeCloseTo(0.625, 6);
+  expect(top.weights[1]).toBeCloseTo(0.375, 6);
+  expect(Array.from(top.weights.slice(2))).toEqual([0, 0]);
 });
 
 it('areaWeightedVertices: distinct vertices, denser where the triangles are bigger', () => {
@@ -132,6 +178,17 @@ it('`autorig data --kind pose` writes one .pose per identity, the same bytes wit
   const files = readdirSync(runs[0]).filter((f) => f.endsWith('.pose')).sort();
   expect(files).toEqual(['proc-000000.pose', 'proc-000001.pose']);
   for (const f of files) expect(readFileSync(join(runs[1], f)).equals(readFileSync(join(runs[0], f)))).toBe(true);
+  // each identity has its rig beside it; --kind pose-rig makes the same side file again from (seed, i)
+  const rigs = readdirSync(runs[0]).filter((f) => f.endsWith('.poserig')).sort();
+  expect(rigs).toEqual(['proc-000000.poserig', 'proc-000001.poserig']);
+  const first = readFileSync(join(runs[0], rigs[0]));
+  rmSync(join(runs[0], rigs[0]));
+  const again = spawnSync(process.execPath, [
+    'bin/autorig.js', 'data', '--kind', 'pose-rig', '--out', runs[0], '--count', '2', '--seed', '5', '--augmented-fraction', '0',
+    '--procedural-vertices', '12000,14000',
+  ], { encoding: 'utf8', timeout: 100_000 });
+  expect(again.status, again.stderr + again.stdout).toBe(0);
+  expect(readFileSync(join(runs[0], rigs[0])).equals(first)).toBe(true);
   const header = readPoseSample(join(runs[0], files[0])).header;
   expect(header.poses.length).toBe(34);
 });

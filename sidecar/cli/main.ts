@@ -103,10 +103,11 @@ const commands: Record<string, Command> = {
   },
   data: {
     summary: 'make training samples for the learned models (procedural humanoids + re-proportioned dev characters)',
-    usage: 'autorig data --out <folder> --count N [--kind rig|pose|correctives] [--seed S] [--augmented-fraction F] [--characters <folder>]\n'
+    usage: 'autorig data --out <folder> --count N [--kind rig|pose|pose-rig|correctives] [--seed S] [--augmented-fraction F] [--characters <folder>]\n'
       + '                    [--jobs N] [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0]\n'
       + '  Sample i is a pure function of (seed, i). The held-out dev characters never enter the data.\n'
-      + '  --kind rig: HumanRig samples (*.sample); pose: latent-pose identities, neutral and every pose (*.pose);\n'
+      + '  --kind rig: HumanRig samples (*.sample); pose: latent-pose identities, neutral and every pose (*.pose, with\n'
+      + '         their rigs, *.poserig); pose-rig: only the *.poserig of a folder of *.pose files made with the same options;\n'
       + '         correctives: pose-dependent skinning samples (*.corr; procedural only, --augmented-fraction ignored).\n'
       + '  Defaults: seed 1, augmented fraction 0.3, characters ../shared/data/characters, jobs 1.',
     run: dataCommand,

@@ -7,6 +7,9 @@
  * `correctives` a pose-dependent skinning sample (correctives/correctivesSample.ts, *.corr: a bare procedural humanoid,
  * its static weights and the exact posed surface at its key poses). A correctives dataset is procedural only: its
  * ground truth needs the generator's shapes, so augmentedFraction is ignored for it (proceduralCount = count).
+ * A `pose` identity also gets its rig (poses/poseRig.ts, *.poserig); `pose-rig` writes only that side file, for a
+ * folder of *.pose files made before it existed (the character is made again from (seed, i) and checked against the
+ * *.pose file, which must be there).
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,12 +20,13 @@ import { loadDevCharacter, type DevCharacter } from './augment/devCharacter.js';
 import { trainingDevCharacters } from './augment/heldOut.js';
 import { CORRECTIVES_TRAIN_VERTICES, makeCorrectivesSample, writeCorrectivesSample } from './correctives/correctivesSample.js';
 import { generateProceduralHumanoid } from './procedural/proceduralHumanoid.js';
-import { makePoseSample, writePoseSample } from './poses/poseSample.js';
+import { makePoseRig, poseRigPath, writePoseRig } from './poses/poseRig.js';
+import { makePoseSample, readPoseSample, writePoseSample } from './poses/poseSample.js';
 import { makeTrainingSample, writeTrainingSample, type RiggedCharacter } from './trainingSample.js';
 
 /** What the dataset is for: HumanRig's rigging networks, the latent-pose model (issue 6), or the pose-dependent
  * weight field of Pose Correctives (issue 7). */
-export const DATASET_KINDS = ['rig', 'pose', 'correctives'] as const;
+export const DATASET_KINDS = ['rig', 'pose', 'pose-rig', 'correctives'] as const;
 export type DatasetKind = (typeof DATASET_KINDS)[number];
 
 export interface DatasetOptions {
@@ -85,9 +89,19 @@ export async function makeSample(index: number, options: DatasetOptions, cache: 
     return path;
   }
   const { character, stem } = await datasetCharacter(index, seed, options, cache);
-  if ((options.kind ?? 'rig') === 'pose') {
+  if (options.kind === 'pose') {
     const path = join(options.out, `${stem}.pose`);
-    writePoseSample(path, makePoseSample(character, seed));
+    const sample = makePoseSample(character, seed);
+    writePoseSample(path, sample);
+    writePoseRig(poseRigPath(path), makePoseRig(character, sample.header, sample.anchorIndices, sample.anchorPositions));
+    return path;
+  }
+  if (options.kind === 'pose-rig') {
+    const posePath = join(options.out, `${stem}.pose`);
+    if (!existsSync(posePath)) throw new Error(`${stem}: no ${posePath} to add a rig to`);
+    const sample = readPoseSample(posePath);
+    const path = poseRigPath(posePath);
+    writePoseRig(path, makePoseRig(character, sample.header, sample.anchorIndices, sample.anchorPositions));
     return path;
   }
   const path = join(options.out, `${stem}.sample`);
@@ -151,7 +165,8 @@ export async function makeDataset(options: DatasetOptions): Promise<DatasetSumma
     failed: results.flatMap((r) => r.failed).sort((a, b) => a.index - b.index),
     seconds: (performance.now() - t0) / 1000,
   };
-  writeFileSync(join(options.out, 'dataset.json'), JSON.stringify({ ...withoutLog(options), ...summary }, null, 2));
+  // a side-file run must not overwrite the summary of the data it adds to
+  writeFileSync(join(options.out, options.kind === 'pose-rig' ? 'dataset-pose-rig.json' : 'dataset.json'), JSON.stringify({ ...withoutLog(options), ...summary }, null, 2));
   return summary;
 }
 
