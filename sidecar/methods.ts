@@ -31,10 +31,11 @@ export function modelsRunBy(request: 'rig' | 'skin', method: string | undefined)
 
 /**
  * The models a pose.apply job loads (Apply Latent Pose, sidecar/pose/applyLatentPose.ts), in order: the SDF encoder,
- * then the vertex decoder (loaded for every pose and strength: a missing model is MODEL_MISSING even at strength 0).
+ * the rig decoder, then those of the auto-rig it poses through (a rig request with the default method). All are loaded
+ * for every pose and strength: a missing one is MODEL_MISSING even at strength 0.
  */
 export function modelsRunByPose(): ModelName[] {
-  return ['latentPoseEncoder', 'latentPoseDecoder'];
+  return ['latentPoseEncoder', 'latentPoseDecoder', ...modelsRunBy('rig', undefined)];
 }
 
 /**

@@ -3,20 +3,21 @@
  * character turned, moved and scaled as an object, the pose menu filled from the real sidecar, then the operator:
  * a shape key named after the pose, relative to a new Basis, at value 1, moving the requested limb, one undo step;
  * a second pose on the same mesh; a bad pose and a failure injected while applying leave the scene exactly as it was.
- * The sidecar runs with AUTORIG_MODELS at test/fixtures/latent_pose_stub (whose poses move exactly their own limb):
- * what is tested here is the add-on and the path to it, not the models' quality.
+ * The sidecar runs with AUTORIG_MODELS at the repository's models/ with test/fixtures/latent_pose_stub laid over them
+ * (fixtures/latentPoseStubModels.ts: its poses turn exactly their own limb's joint, through the real auto-rig): what is
+ * tested here is the add-on and the path to it, not the models' quality.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAddonZip } from '../sidecar/cli/addonZip.js';
+import { makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
-const STUB = join(ROOT, 'test', 'fixtures', 'latent_pose_stub');
 const BLENDER = findBlender();
 const ON_CI = process.env.CI === 'true';
 
@@ -51,8 +52,17 @@ interface PoseRun {
 const othersMax = (motion: Motion, limb: keyof Motion) => Math.max(...Object.entries(motion).filter(([k]) => k !== limb).map(([, m]) => m));
 
 describe('Apply Latent Pose in Blender', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'autorig-blender-pose-'));
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  // made in beforeAll, not while collecting: a skipped test runs neither hook, and nothing is left behind
+  let tmp: string;
+  let stub: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'autorig-blender-pose-'));
+    stub = makeLatentPoseStubModels();
+  });
+  afterAll(() => {
+    rmSync(tmp, { recursive: true, force: true });
+    removeLatentPoseStubModels(stub);
+  });
 
   it.skipIf(!BLENDER && !ON_CI)('adds the pose as a shape key in one undo step, and fails without touching the scene', () => {
     expect(BLENDER, 'blender must be on PATH on CI').not.toBeNull();
@@ -69,7 +79,7 @@ describe('Apply Latent Pose in Blender', () => {
       encoding: 'utf8',
       timeout: 150_000,
       env: {
-        ...process.env, AUTORIG_MODELS: STUB,
+        ...process.env, AUTORIG_MODELS: stub,
         BLENDER_USER_SCRIPTS: join(tmp, 'scripts'), BLENDER_USER_CONFIG: join(tmp, 'config'),
       },
     });
@@ -112,7 +122,7 @@ describe('Apply Latent Pose in Blender', () => {
     expect(a.active).toBe('elbowBentLf');
     expect(a.use_relative).toBe(true);
     expect(a.basis_max_offset).toBe(0);
-    // it moves the requested limb (the character's left forearm and hand), the rest stays
+    // it moves the requested limb (the character's left forearm and hand: the stub bends the elbow 45°), the rest stays
     expect(a.motion.left_forearm, JSON.stringify(a.motion)).toBeGreaterThan(0.05);
     expect(a.motion.left_forearm).toBeGreaterThan(10 * othersMax(a.motion, 'left_forearm'));
     // one undo step: Ctrl+Z gives back the scene without shape keys exactly, Ctrl+Shift+Z the key
@@ -124,7 +134,9 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.second.finished, r.second.error ?? '').toBe(true);
     expect(r.second.keys).toEqual(['Basis', 'elbowBentLf', 'kneeBentRt']);
     expect(r.second.value).toBe(1);
-    expect(r.second.motion.right_leg, JSON.stringify(r.second.motion)).toBeGreaterThan(10 * othersMax(r.second.motion, 'right_leg'));
+    // kneeBentRt at strength 1.5 with the nearest identity's delta: the stub bends the right knee 135°
+    expect(r.second.motion.right_leg, JSON.stringify(r.second.motion)).toBeGreaterThan(0.05);
+    expect(r.second.motion.right_leg).toBeGreaterThan(10 * othersMax(r.second.motion, 'right_leg'));
 
     // failures: the sidecar's code is reported, nothing in the scene changes
     expect(r.unknown_pose.finished).toBe(false);

@@ -1,7 +1,8 @@
 /**
  * `autorig pose` (Apply Latent Pose from the command line): .obj and .glb in, .obj and .glb out, the input's vertices
  * in count and order, the requested limb moved; usage errors exit 64, model errors exit 2 with their code.
- * Models: test/fixtures/latent_pose_stub (AUTORIG_MODELS), whose poses move exactly their own limb region, so the
+ * Models (AUTORIG_MODELS): the repository's models/ with test/fixtures/latent_pose_stub laid over them
+ * (fixtures/latentPoseStubModels.ts), whose poses turn exactly their own limb's joint through the real auto-rig, so the
  * file handling is tested whatever the trained models are (pose-protocol.test.ts tests the trained ones).
  */
 import { spawnSync } from 'node:child_process';
@@ -14,21 +15,24 @@ import { loadCharacter } from '../sidecar/io/character.js';
 import { readGlb } from '../sidecar/io/glbContainer.js';
 import { parseObj } from '../sidecar/io/obj.js';
 import { POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
+import { LATENT_POSE_STUB_ANGLE, makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const STUB = join(ROOT, 'test', 'fixtures', 'latent_pose_stub');
+let STUB: string;
 const DEMO_OBJ = join(ROOT, 'assets', 'demo', 'demo_character.obj');
 const DEV_GLB = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 const scratch = mkdtempSync(join(tmpdir(), 'autorig-cli-pose-'));
 const before = process.env.AUTORIG_MODELS;
 
 beforeAll(() => {
+  STUB = makeLatentPoseStubModels();
   process.env.AUTORIG_MODELS = STUB;
 });
 afterAll(() => {
   if (before === undefined) delete process.env.AUTORIG_MODELS;
   else process.env.AUTORIG_MODELS = before;
   rmSync(scratch, { recursive: true, force: true });
+  if (STUB) removeLatentPoseStubModels(STUB);
 });
 
 function capture(): CliIo & { out: () => string; err: () => string } {
@@ -65,7 +69,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     const posed = objVertices(readFileSync(out, 'utf8'));
     expect(posed.length).toBe(input.length);
     const moved = displacements(input, posed);
-    // the demo character: +y up, facing +z, its left on +x; the stub moves the left arm region forward (+z)
+    // the demo character: +y up, facing +z, its left on +x; the stub bends the left elbow 45°, the forearm forward (+z)
     const leftHand = moved.filter((_, v) => input[3 * v] > 0.6);
     const rightSide = moved.filter((_, v) => input[3 * v] < -0.3);
     const legs = moved.filter((_, v) => input[3 * v + 1] < 0.6);
@@ -126,7 +130,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     expect(Math.max(...moved.left)).toBeLessThan(1e-4);
   });
 
-  it('scales the decoded displacement by the strength: half strength moves every vertex half as far, the same way', async () => {
+  it('turns the joint by the strength\'s share of its angle: half strength moves the limb\'s end by the chord ratio', async () => {
     const full = join(scratch, 'full.obj');
     const half = join(scratch, 'half.obj');
     expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '-o', full], capture())).toBe(0);
@@ -134,14 +138,25 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     const rest = objVertices(readFileSync(DEMO_OBJ, 'utf8'));
     const a = objVertices(readFileSync(full, 'utf8'));
     const b = objVertices(readFileSync(half, 'utf8'));
-    let moved = 0, worst = 0;
-    for (let i = 0; i < rest.length; i++) {
-      const d = a[i] - rest[i];
-      if (Math.abs(d) > 1e-3) moved++;
-      worst = Math.max(worst, Math.abs(b[i] - rest[i] - 0.5 * d));
+    const lengthA = displacements(rest, a);
+    const lengthB = displacements(rest, b);
+    expect(lengthA.filter((d) => d > 1e-3).length).toBeGreaterThan(50);
+    // a vertex turned by θ about the knee moves along the chord 2r·sin(θ/2): at half the angle sin(θ/4)/sin(θ/2) as
+    // far (0.5098 for the stub's 45°, not 0.5), and the two chords meet at θ/4. The shin's end (at least half the
+    // largest motion) follows the knee alone; nearer the knee the weights blend.
+    const theta = LATENT_POSE_STUB_ANGLE;
+    const farthest = Math.max(...lengthA);
+    let end = 0;
+    for (let v = 0; v < lengthA.length; v++) {
+      if (lengthA[v] < 1e-5) expect(lengthB[v], `vertex ${v} stays at full strength`).toBeLessThan(1e-5);
+      if (lengthA[v] < 0.5 * farthest) continue;
+      end++;
+      expect(lengthB[v] / lengthA[v]).toBeCloseTo(Math.sin(theta / 4) / Math.sin(theta / 2), 3);
+      let dot = 0;
+      for (let k = 0; k < 3; k++) dot += (a[3 * v + k] - rest[3 * v + k]) * (b[3 * v + k] - rest[3 * v + k]);
+      expect(Math.acos(Math.min(1, dot / (lengthA[v] * lengthB[v])))).toBeCloseTo(theta / 4, 2);
     }
-    expect(moved).toBeGreaterThan(50);
-    expect(worst).toBeLessThan(1e-4); // OBJ text keeps 6 decimals
+    expect(end).toBeGreaterThan(20);
   });
 
   it('writes a glb from an OBJ and an OBJ from a glb with the same vertices', async () => {
@@ -216,7 +231,9 @@ describe('autorig pose', { timeout: 120_000 }, () => {
       cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, AUTORIG_MODELS: STUB },
     });
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/carry/); // one progress line per stage into a pipe
+    // one progress line per stage into a pipe
+    const stages = run.stderr.split('\n').flatMap((line) => /^autorig: +\d+% (\S+)$/.exec(line)?.slice(1) ?? []);
+    expect(stages).toEqual(['mesh', 'encode', 'rig', 'decode', 'skin']);
     expect(objVertices(readFileSync(out, 'utf8')).length).toBe(objVertices(readFileSync(DEMO_OBJ, 'utf8')).length);
   });
 });

@@ -4,8 +4,10 @@
  * with its experimental marks, posed vertices in the count and order sent, the requested limb moving, strength and
  * strategy reaching the model, every bad input answered with its code while the sidecar keeps serving.
  *
- * The server runs with AUTORIG_MODELS at test/fixtures/latent_pose_stub (make_stub.py: a stand-in whose pose moves
- * exactly its own limb region), so the protocol is tested whatever the trained models are. The trained models
+ * The server runs with AUTORIG_MODELS at the repository's models/ with test/fixtures/latent_pose_stub laid over them
+ * (fixtures/latentPoseStubModels.ts; make_stub.py: a stand-in decoder whose pose turns exactly its own limb's joint, 45°
+ * with the mean delta), so the protocol is tested whatever the trained models are, through the real auto-rig. The
+ * trained models
  * (models/latent_pose_*) are tested on a held-out dev character when they are installed; without them that test is
  * skipped (they are not shipped yet: issue 6's first trained decoder barely moves a limb).
  */
@@ -22,15 +24,16 @@ import { AutoRigError } from '../sidecar/errors.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
 import { POSE_STRATEGIES } from '../sidecar/pose/poseLibrary.js';
 import { MAX_POSE_STRENGTH, POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
+import { modelsRunByPose } from '../sidecar/methods.js';
 import { serve, type RunningServer } from '../sidecar/server/serve.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
+import { LATENT_POSE_STUB, LATENT_POSE_STUB_ANGLE, makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
 import { ProtocolClient as Client } from './fixtures/protocolClient.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PYTHON = '/usr/bin/python3';
 const ON_CI = process.env.CI === 'true';
-const STUB = join(ROOT, 'test', 'fixtures', 'latent_pose_stub');
 const TRAINED = join(ROOT, 'models');
 const trainedInstalled = ['latent_pose_encoder.onnx', 'latent_pose_decoder.onnx', 'latent_pose_library.json']
   .every((name) => existsSync(join(TRAINED, name)));
@@ -58,6 +61,26 @@ function posedPositions(result: Message): Float32Array[] {
     const copy = Uint8Array.from(positions);
     return new Float32Array(copy.buffer);
   });
+}
+
+/** Per vertex: its displacement vector, before/after #V*3 → #V*3. */
+function displacement(before: Float32Array, after: Float32Array): Float64Array {
+  return Float64Array.from(after, (x, i) => x - before[i]);
+}
+
+/**
+ * The vertices of a limb that turn with its joint alone, #V*3 displacements at full strength → their indices: those
+ * moved at least half as far as the farthest (the end of the limb, away from the joint's blended weights).
+ */
+function limbEnd(full: Float64Array): number[] {
+  const lengths = Array.from({ length: full.length / 3 }, (_, v) => Math.hypot(full[3 * v], full[3 * v + 1], full[3 * v + 2]));
+  const farthest = Math.max(...lengths);
+  return lengths.flatMap((length, v) => (length >= 0.5 * farthest ? [v] : []));
+}
+
+/** Per listed vertex, |b| / |a| of two displacements #V*3. */
+function lengthRatios(a: Float64Array, b: Float64Array, vertices: number[]): number[] {
+  return vertices.map((v) => Math.hypot(b[3 * v], b[3 * v + 1], b[3 * v + 2]) / Math.hypot(a[3 * v], a[3 * v + 1], a[3 * v + 2]));
 }
 
 /** Mean displacement length of the vertices `pick` selects: before/after #V*3. */
@@ -147,12 +170,14 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   let client: Client;
   const before = process.env.AUTORIG_MODELS;
   const empty = mkdtempSync(join(tmpdir(), 'autorig-no-models-'));
+  let STUB: string;
   // Blender's conventions: z up, facing -y, the character's own left on +x; T-pose, arms along x.
   const humanoid = makeHumanoid({ segments: 12, separateParts: true });
   const sent = humanoid.map((p) => Float32Array.from(p.positions));
   const region = (part: string) => humanoid.findIndex((p) => p.name === part);
 
   beforeAll(async () => {
+    STUB = makeLatentPoseStubModels();
     process.env.AUTORIG_MODELS = STUB;
     server = await serve({ port: 0, token: TOKEN, jobSlots: 2 });
     client = await Client.open(server.port, TOKEN);
@@ -164,6 +189,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     if (before === undefined) delete process.env.AUTORIG_MODELS;
     else process.env.AUTORIG_MODELS = before;
     rmSync(empty, { recursive: true, force: true });
+    if (STUB) removeLatentPoseStubModels(STUB);
   });
 
   it('lists the installed poses in vocabulary order, experimental unless measured better than the rig', async () => {
@@ -185,37 +211,51 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     expect((reply.objects as { name: string }[]).map((o) => o.name)).toEqual(humanoid.map((p) => p.name));
     posed.forEach((p, k) => expect(p.length).toBe(sent[k].length));
     const motion = (part: string) => meanMotion(sent[region(part)], posed[region(part)], () => true);
-    // the stub moves the character's left arm region (canonical x > 0.15) forward: -y here, about 0.2 m
+    // the stub bends the left elbow 45°, the forearm swinging forward: the hand moves -y here, by about 0.3 m
     expect(motion('LeftHand')).toBeGreaterThan(0.1);
     for (const still of ['RightHand', 'RightArm', 'LeftLeg', 'RightLeg', 'Head']) expect(motion(still), still).toBeLessThan(0.01);
     const hand = region('LeftHand');
     expect(posed[hand][1] - sent[hand][1]).toBeLessThan(-0.1); // forward is -y for this character
   });
 
-  it('scales the motion with strength, answers strength 0 unchanged, and takes the nearest identity\'s delta', async () => {
+  it('turns the joint by a fraction of its angle with the strength, answers strength 0 unchanged, and takes the nearest identity\'s delta', async () => {
     const ask = async (id: string, fields: Message) => {
       const reply = await client.ask({ kind: 'pose.apply', id, objects: wire(humanoid), pose: 'kneeBentRt', ...fields });
       expect(reply.kind, JSON.stringify(reply)).toBe('result');
-      return { reply, leg: meanMotion(sent[region('RightLeg')], posedPositions(reply)[region('RightLeg')], () => true) };
+      const leg = region('RightLeg');
+      return { reply, moved: displacement(sent[leg], posedPositions(reply)[leg]), leg: meanMotion(sent[leg], posedPositions(reply)[leg], () => true) };
     };
     const full = await ask('s-1', {});
     const half = await ask('s-half', { strength: 0.5 });
     const zero = await ask('s-0', { strength: 0 });
     const nearest = await ask('s-nearest', { strategy: 'nearest' });
     expect(full.leg).toBeGreaterThan(0.02);
-    expect(half.leg / full.leg).toBeCloseTo(0.5, 3);
+    // the shin's end turns about the knee: by θ it moves along the chord 2r·sin(θ/2), so half the angle moves it
+    // sin(θ/4)/sin(θ/2) as far (not half as far: θ = 45° gives 0.5098), and the two chords meet at θ/4
+    const theta = LATENT_POSE_STUB_ANGLE;
+    const end = limbEnd(full.moved);
+    expect(end.length).toBeGreaterThan(10);
+    for (const ratio of lengthRatios(full.moved, half.moved, end)) expect(ratio).toBeCloseTo(Math.sin(theta / 4) / Math.sin(theta / 2), 3);
+    for (const v of end) {
+      const a = full.moved.subarray(3 * v, 3 * v + 3), b = half.moved.subarray(3 * v, 3 * v + 3);
+      const cos = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (Math.hypot(...a) * Math.hypot(...b));
+      expect(Math.acos(Math.min(1, cos))).toBeCloseTo(theta / 4, 2);
+    }
     expect(zero.leg).toBe(0);
     posedPositions(zero.reply).forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(sent[k])));
-    // every mesh's latent is near 'stubNear' (muNeutral 0), whose delta is twice the mean
+    // every mesh's latent is near 'stubNear' (muNeutral 0), whose delta is twice the mean: the knee turns 2θ
     expect(nearest.reply).toMatchObject({ strategy: 'nearest', identity: 'stubNear' });
-    expect(nearest.leg / full.leg).toBeCloseTo(2, 3);
+    for (const ratio of lengthRatios(full.moved, nearest.moved, end)) expect(ratio).toBeCloseTo(Math.sin(theta) / Math.sin(theta / 2), 3);
   });
 
   it('runs the models in the sidecar\'s model host, each loaded once for all pose jobs', async () => {
     const stats = await server.models.stats();
-    // earlier tests ran several pose jobs: the encoder and the decoder were loaded once each, run many times
-    expect(stats.loads).toBe(2);
-    expect(stats.runs).toBeGreaterThanOrEqual(6);
+    // earlier tests ran several pose jobs: the encoder, the decoder and the auto-rig's 2D joints were loaded once each,
+    // run many times
+    expect(modelsRunByPose()).toEqual(['latentPoseEncoder', 'latentPoseDecoder', 'joints2d']);
+    expect(stats.loads).toBe(3);
+    // four posing jobs (strength 0 runs none), each running the encoder, the 2D joints and the decoder
+    expect(stats.runs).toBeGreaterThanOrEqual(12);
   });
 
   it('answers bad input with its code and keeps serving', async () => {
@@ -256,11 +296,23 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     expect(await client.ask({ kind: 'pose.list', id: 'back-list' })).toMatchObject({ kind: 'result' });
   });
 
+  it('says MODEL_MISSING for the auto-rig\'s model when only the pose models are installed', async () => {
+    process.env.AUTORIG_MODELS = LATENT_POSE_STUB;
+    try {
+      // the pose list needs only the library; posing needs the auto-rig too
+      expect(await client.ask({ kind: 'pose.list', id: 'rigless-list' })).toMatchObject({ kind: 'result' });
+      expect(await client.ask({ kind: 'pose.apply', id: 'rigless-apply', objects: wire(humanoid), pose: 'elbowBentLf' }))
+        .toMatchObject({ kind: 'error', code: 'MODEL_MISSING', message: expect.stringMatching(/joints2d/) });
+    } finally {
+      process.env.AUTORIG_MODELS = STUB;
+    }
+  });
+
   it('says MODEL_FAILED for a corrupt model or library, and keeps serving', async () => {
     const broken = mkdtempSync(join(tmpdir(), 'autorig-broken-models-'));
     try {
       for (const name of ['latent_pose_decoder.onnx', 'latent_pose_library.json', 'latent_pose_eval.json']) {
-        copyFileSync(join(STUB, name), join(broken, name));
+        copyFileSync(join(LATENT_POSE_STUB, name), join(broken, name));
       }
       writeFileSync(join(broken, 'latent_pose_encoder.onnx'), 'not an onnx model');
       process.env.AUTORIG_MODELS = broken;
@@ -275,11 +327,13 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     expect(await client.ask({ kind: 'pose.apply', id: 'after-corrupt', objects: wire(humanoid), pose: 'elbowBentLf' })).toMatchObject({ kind: 'result' });
   });
 
-  it('poses a held-out dev character: the stub\'s requested limb (its left forearm and hand) moves, the rest stays', async () => {
+  it('poses a held-out dev character through its auto-rig: the stub\'s requested limb (its left forearm and hand) moves, the rest stays', async () => {
     const character = await loadCharacter(DEV_CHARACTER);
     const reply = await client.ask({ kind: 'pose.apply', id: 'dev-stub', objects: wire(character.parts), pose: 'elbowBentLf' });
     expect(reply.kind, JSON.stringify(reply)).toBe('result');
     const motion = limbMotion(character, posedPositions(reply));
+    // the elbow turns 45°: the forearm and hand move about 0.1 m on average, nothing else moves
+    expect(motion.LeftHand, JSON.stringify(motion)).toBeGreaterThan(0.03);
     expect(motion.LeftHand).toBeGreaterThan(5 * Math.max(motion.RightHand, motion.LeftFoot, motion.RightFoot, motion.Head));
   });
 });

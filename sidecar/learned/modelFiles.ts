@@ -13,7 +13,7 @@ export const MODEL_FILES = {
   pointRig: 'point_rig.onnx',
   /** LatentReRig's SDF encoder: SDF samples → latent μ (models/latent_pose_encoder.md) */
   latentPoseEncoder: 'latent_pose_encoder.onnx',
-  /** LatentReRig's vertex decoder: anchors + μ + latent pose delta → posed anchors (models/latent_pose_decoder.md) */
+  /** LatentReRig's rig decoder: μ + latent pose delta → joint rotations in their bone frames (models/latent_pose_decoder.md) */
   latentPoseDecoder: 'latent_pose_decoder.onnx',
   /** VINECS's pose-dependent weight field: skeleton-relative features → weights over 4 slots (models/pose_weights.md) */
   poseWeights: 'pose_weights.onnx',

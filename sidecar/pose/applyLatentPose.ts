@@ -1,35 +1,39 @@
 /**
- * Apply Latent Pose (issue 6, LatentReRig): any character mesh, rigged or not, any topology → its vertices in a named
- * pose of the vocabulary.
+ * Apply Latent Pose (issue 6, LatentReRig, v2 "rig-structured decoder"): any character mesh, rigged or not, any
+ * topology → its vertices in a named pose of the vocabulary.
  *
  * mesh → canonical frame (mesh/canonicalFrame) → SDF samples (pose/sdfSamples) → encoder → μ_source; the pose's
- * latent delta Δμ from the library (mean over training identities, or the nearest identity's); area-weighted anchor
- * vertices with their kNN graph → vertex decoder (μ_source, Δμ/|Δμ|, |Δμ|, pair kind 'skin + corrective') → posed
- * anchors; their displacements, scaled by the strength, carried to every vertex (carryDisplacements) and taken back to
- * the character's space. The strength scales the decoded displacement (p + s·(decoded − p)), not |Δμ|: the decoder
- * only ever saw full-strength poses, so a |Δμ| it never met would be an extrapolation of the network, where scaling
- * its answer is a predictable blend that is exact at 0 and 1. The output has the input's vertices, in count and order, per part.
+ * latent delta Δμ from the library (mean over training identities, or the nearest identity's), always the
+ * skinningCorrective variant's: the decoder was conditioned on it alone, the variant only picks the blend. The
+ * character's own auto-rig (rigCharacterAsync, default method) gives the skeleton and the weights; the decoder
+ * (μ_source, Δμ/|Δμ|, |Δμ|) → each template joint's rotation in its bone frame (pose/jointFrames); those rotations,
+ * scaled by the strength, pose the rest mesh through the rig (pose/posedByRig: LBS, DQS, or the corrective alone), and
+ * the displacement goes back to the character's space. The strength scales every joint's angle, not |Δμ|: the decoder
+ * only ever saw full-strength poses, so a |Δμ| it never met would be an extrapolation of the network, where a fraction
+ * of its rotations is a real partial pose, exact at 0 and 1. The output has the input's vertices, in count and order,
+ * per part.
  */
-import { areaWeightedVertices, POSE_ANCHORS, POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
+import { POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
-import { nearestNeighbours } from '../geometry/nearestNeighbours.js';
-import { vertexNormals } from '../io/normals.js';
 import { modelDataPath, modelPath } from '../learned/modelFiles.js';
 import { loadModel, runModel, selectedProvider } from '../learned/onnxSession.js';
 import { findCanonicalFrame, toCanonical } from '../mesh/canonicalFrame.js';
 import { bodyTriangles } from '../mesh/debris.js';
 import { mergeParts } from '../mesh/mergeParts.js';
-import type { MeshPart, ProgressFn } from '../types.js';
-import { carryDisplacements } from './carryDisplacements.js';
+import { modelsRunBy } from '../methods.js';
+import { rigCharacterAsync } from '../pipeline.js';
+import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
+import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
-import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES } from './poseVocabulary.js';
+import { posedByRig } from './posedByRig.js';
+import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
 import { sdfSamples } from './sdfSamples.js';
+import { templateRig } from './templateRig.js';
 
 export { APPLIED_VARIANT, POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
 
-/** Seeds of the apply path's random choices (SDF samples, anchors): fixed, so one mesh always gets one answer. */
+/** Seed of the apply path's SDF samples: fixed, so one mesh always gets one answer. */
 const SDF_SEED = 1;
-const ANCHOR_SEED = 2;
 
 export interface ApplyLatentPoseOptions {
   pose: string;
@@ -38,10 +42,15 @@ export interface ApplyLatentPoseOptions {
   /** default 'mean' */
   strategy?: PoseStrategy;
   /**
-   * which pair kind the decoder predicts (default APPLIED_VARIANT, what users get): the eval also asks for 'corrective'
-   * (the corrective alone) and 'skinning' (the pose without it)
+   * which blend poses the mesh (default APPLIED_VARIANT, what users get: DQS); the eval also asks for 'corrective'
+   * (rest + DQS − LBS, the corrective alone) and 'skinning' (LBS, the pose without it). Δμ is the same for all three.
    */
   variant?: PoseVariant;
+  /**
+   * the character's rig, when the caller has one already (the eval rigs each test identity once for all its poses):
+   * a skeleton with every template joint and one PartWeights per part, in the parts' space. Default: auto-rig the parts.
+   */
+  rig?: Pick<RigResult, 'skeleton' | 'objects'>;
 }
 
 export interface LatentPoseResult {
@@ -74,7 +83,8 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 
 /**
  * applyLatentPose: parts (MeshPart[], any space, any topology) + options → LatentPoseResult.
- * Throws BAD_REQUEST (pose, strength, strategy), the mesh errors of mergeParts, MODEL_MISSING / MODEL_FAILED.
+ * Throws BAD_REQUEST (pose, strength, strategy, variant), the mesh errors of mergeParts, MODEL_MISSING / MODEL_FAILED,
+ * what rigCharacterAsync throws (its models, a mesh it cannot rig), BAD_SKELETON when the rig lacks a template joint.
  */
 export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPoseOptions, onProgress: ProgressFn = () => {}): Promise<LatentPoseResult> {
   const t0 = performance.now();
@@ -84,6 +94,8 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
+  // the auto-rig's models too: a missing one is MODEL_MISSING whatever the strength, before any work
+  for (const model of modelsRunBy('rig', undefined)) await loadModel(modelPath(model));
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
@@ -94,7 +106,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 
-  onProgress('encode', 0.1);
+  onProgress('encode', 0.05);
   const samples = sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED });
   const N = POSE_SDF_SAMPLES;
   const encoderInput = new Float32Array(N * 4);
@@ -103,45 +115,32 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
     encoderInput[4 * i + 3] = samples.sdf[i];
   }
   const encoded = await runModel(encoder, { sdf_samples: { data: encoderInput, dims: [1, N, 4] } });
-  const mu = encoded.mu.data as Float32Array;
-  if (mu.length !== library.latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu.length} latents, the library holds ${library.latentSize}`);
-
-  const { delta, identity } = latentDelta(library, pose, variant, strategy, mu);
+  const mu = encoded.mu?.data as Float32Array | undefined;
+  if (!mu || mu.length !== library.latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu?.length ?? 'no'} latents, the library holds ${library.latentSize}`);
+  // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
+  const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
   let norm = 0;
   for (const x of delta) norm += x * x;
   norm = Math.sqrt(norm);
   const direction = norm > 0 ? delta.map((x) => x / norm) : delta;
 
-  onProgress('decode', 0.4);
-  const anchorIndex = areaWeightedVertices(canonical, mesh.triangles, POSE_ANCHORS, ANCHOR_SEED);
-  const A = anchorIndex.length;
-  const normals = vertexNormals(canonical, mesh.triangles);
-  const anchors = new Float32Array(A * 3);
-  const anchorNormals = new Float32Array(A * 3);
-  anchorIndex.forEach((v, i) => {
-    anchors.set(canonical.subarray(3 * v, 3 * v + 3), 3 * i);
-    anchorNormals.set(normals.subarray(3 * v, 3 * v + 3), 3 * i);
-  });
-  const K = library.knn;
-  const graph = nearestNeighbours(anchors, anchors, K, !library.knnIncludesSelf);
-  const knn = BigInt64Array.from(graph.indices, (i, n) => BigInt(i >= 0 ? i : Math.floor(n / K)));
-  const kind = new Float32Array(POSE_VARIANTS.length);
-  kind[POSE_VARIANTS.indexOf(variant)] = 1;
+  onProgress('rig', 0.15);
+  const rig = options.rig ?? await rigCharacterAsync(parts, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
+  const { heads, weights } = templateRig(rig, cf, mesh.partOffsets);
+
+  onProgress('decode', 0.85);
   const decoded = await runModel(decoder, {
-    points: { data: anchors, dims: [1, A, 3] },
-    normals: { data: anchorNormals, dims: [1, A, 3] },
-    knn: { data: knn, dims: [1, A, K] },
     mu_source: { data: mu, dims: [1, mu.length] },
     delta_direction: { data: direction, dims: [1, direction.length] },
     delta_norm: { data: Float32Array.of(norm), dims: [1, 1] },
-    pair_kind: { data: kind, dims: [1, kind.length] },
   });
-  const posedAnchors = decoded.positions.data as Float32Array;
-  if (posedAnchors.length !== A * 3) throw new AutoRigError('MODEL_FAILED', `the decoder gave ${posedAnchors.length / 3} points for ${A} anchors`);
-  const anchorMotion = posedAnchors.map((x, i) => strength * (x - anchors[i]));
+  const local = decoded.local_rotations?.data as Float32Array | undefined;
+  const J = MIXAMO_JOINTS.length;
+  if (!local || local.length !== J * 3) throw new AutoRigError('MODEL_FAILED', `the decoder gave ${local ? local.length / 3 : 'no'} local rotations for ${J} joints`);
+  if (!local.every(Number.isFinite)) throw new AutoRigError('MODEL_FAILED', 'the decoder gave a NaN or infinite rotation');
 
-  onProgress('carry', 0.8);
-  const motion = carryDisplacements(canonical, normals, anchors, anchorNormals, anchorMotion);
+  onProgress('skin', 0.9);
+  const posed = posedByRig(canonical, weights, heads, local, strength, variant);
   // canonical = s·R·(p − c), R's rows left, up, forward: a canonical displacement d is Rᵀd / s in the input's space
   const { left, up, forward } = cf.frame;
   const s = cf.scale;
@@ -150,7 +149,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
     const out = new Float32Array(own.length);
     const base = 3 * mesh.partOffsets[k];
     for (let i = 0; i < own.length; i += 3) {
-      const dx = motion[base + i], dy = motion[base + i + 1], dz = motion[base + i + 2];
+      const dx = posed[base + i] - canonical[base + i], dy = posed[base + i + 1] - canonical[base + i + 1], dz = posed[base + i + 2] - canonical[base + i + 2];
       out[i] = own[i] + (left[0] * dx + up[0] * dy + forward[0] * dz) / s;
       out[i + 1] = own[i + 1] + (left[1] * dx + up[1] * dy + forward[1] * dz) / s;
       out[i + 2] = own[i + 2] + (left[2] * dx + up[2] * dy + forward[2] * dz) / s;

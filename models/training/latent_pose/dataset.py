@@ -2,18 +2,24 @@
 
 Phase A batches hold, for a few identities, the neutral and the same few states (one combination 'a+b', its two
 components and some other poses, one variant), so that every latent loss (same-pose consistency across identities,
-additivity, contrast) has what it compares in every batch. Phase B batches are (neutral → state) pairs."""
+additivity, contrast) has what it compares in every batch. Phase B batches are (identity, pose) pairs with the
+identity's rig and the pose's three variants."""
+from pathlib import Path
+
 import numpy as np
 import torch
 
-from .pose_io import VARIANTS, read_pose_sample
+from .pose_io import VARIANTS, pose_rig_path, read_pose_rig, read_pose_sample
+from .rig import JOINTS
 
 
 class PoseSet:
-    """The identities of a list of *.pose files, every blob kept (float32, about 6 MB an identity at A = N = 2048).
+    """The identities of a list of *.pose files, every blob kept (float32, about 6 MB an identity at A = N = 2048),
+    and their rigs when every file has its *.poserig side file.
     Attributes: names [I], sources [I], poses [P] (the same list in every file), neutral_points (I, N, 3), neutral_sdf
     (I, N), state_points (I, P, 3, N, 3), state_sdf (I, P, 3, N), anchors (I, A, 3), normals (I, A, 3),
-    state_anchors (I, P, 3, A, 3)."""
+    state_anchors (I, P, 3, A, 3); joints (I, J, 3), weight_indices (I, A, 4) int64, weights (I, A, 4) from the
+    side files, or None when any is missing (missing_rigs lists those .pose files)."""
 
     def __init__(self, files):
         self.files = list(files)
@@ -28,6 +34,18 @@ class PoseSet:
         self.neutral_points, self.neutral_sdf = stack("neutralSdfPoints"), stack("neutralSdf")
         self.state_points, self.state_sdf = stack("stateSdfPoints"), stack("stateSdf")
         self.anchors, self.normals, self.state_anchors = stack("anchorPositions"), stack("anchorNormals"), stack("stateAnchors")
+        self.missing_rigs = [f for f in self.files if not Path(pose_rig_path(f)).exists()]
+        self.joints = self.weight_indices = self.weights = None
+        if samples and not self.missing_rigs:
+            rigs = [read_pose_rig(pose_rig_path(f), JOINTS) for f in self.files]
+            for f, s, r in zip(self.files, samples, rigs):
+                if r["header"]["identity"] != s["header"]["identity"] or r["weights"].shape[0] != s["anchorPositions"].shape[0]:
+                    raise ValueError(f"{pose_rig_path(f)}: identity {r['header']['identity']} with "
+                                     f"{r['weights'].shape[0]} anchors does not fit {f} ({s['header']['identity']}, "
+                                     f"{s['anchorPositions'].shape[0]} anchors)")
+            self.joints = np.stack([r["joints"] for r in rigs])
+            self.weight_indices = np.stack([r["weightIndices"] for r in rigs])
+            self.weights = np.stack([r["weights"] for r in rigs])
 
     def __len__(self):
         return len(self.names)
@@ -40,6 +58,9 @@ class PoseSet:
         out.names, out.sources = [self.names[i] for i in idx], [self.sources[i] for i in idx]
         for key in ("neutral_points", "neutral_sdf", "state_points", "state_sdf", "anchors", "normals", "state_anchors"):
             setattr(out, key, getattr(self, key)[idx])
+        out.missing_rigs = [f for f in self.missing_rigs if f in out.files]
+        for key in ("joints", "weight_indices", "weights"):
+            setattr(out, key, None if getattr(self, key) is None else getattr(self, key)[idx])
         return out
 
     def counts_by_source(self):
@@ -107,23 +128,6 @@ def phase_a_batch(data, identities, rng, extra_poses=2, encode_points=1024, deco
             "variant": torch.tensor(v, dtype=torch.int64), "combo": as_t(combo, torch.int64)}
 
 
-def nearest_neighbours(points, k, chunk=1024):
-    """Each point's k nearest other points (itself excluded), by Euclidean distance, nearest first.
-    points (A, 3) float32 tensor → (A, k) int64."""
-    out = []
-    for start in range(0, points.shape[0], chunk):
-        d = torch.cdist(points[start:start + chunk], points)
-        rows = torch.arange(start, min(start + chunk, points.shape[0]))
-        d[rows - start, rows] = float("inf")
-        out.append(torch.topk(d, k, dim=1, largest=False).indices)
-    return torch.cat(out)
-
-
-def all_neighbours(data, k):
-    """nearest_neighbours of every identity's neutral anchors → (I, A, k) int64 tensor."""
-    return torch.stack([nearest_neighbours(torch.from_numpy(a), k) for a in data.anchors]) if len(data) else None
-
-
 def condition_delta(delta, own, mean, rng, own_share=0.4, mean_share=0.3):
     """The Δμ a phase B pair is conditioned on: its own identity's (own_share of the time), the training mean of its
     pose and variant (mean_share, the sidecar's 'mean' strategy), else another training identity's (the 'nearest'
@@ -137,21 +141,20 @@ def condition_delta(delta, own, mean, rng, own_share=0.4, mean_share=0.3):
     return delta[rng.integers(delta.shape[0]), p, v]
 
 
-def phase_b_batch(data, pairs, knn, mu_neutral, deltas):
-    """One phase B batch of (neutral → state) pairs. pairs: list of (identity, pose, variant); knn (I, A, K);
-    mu_neutral (I, L); deltas: the Δμ each pair is conditioned on, (B, L) array.
-    → dict of tensors: points, normals, target (B, A, 3), knn (B, A, K) int64, mu_source, delta_direction (B, L),
-    delta_norm (B, 1), pair_kind (B, 3) one-hot, variant (B,) int64."""
-    ids = [i for i, _, _ in pairs]
+def phase_b_batch(data, pairs, mu_neutral, deltas):
+    """One phase B batch of (identity, pose) pairs, each with its three variants as targets. pairs: list of
+    (identity, pose); mu_neutral (I, L) of data's identities; deltas: the Δμ each pair is conditioned on, (B, L).
+    → dict of tensors: rest (B, A, 3) neutral anchors, heads (B, J, 3), weight_indices (B, A, 4) int64, weights
+    (B, A, 4), target (B, 3, A, 3) (VARIANTS order), mu_source, delta_direction (B, L), delta_norm (B, 1), pose (B,)
+    int64."""
+    ids = [i for i, _ in pairs]
     deltas = torch.as_tensor(np.asarray(deltas), dtype=torch.float32)
     norm = deltas.norm(dim=1, keepdim=True)
-    kind = torch.zeros(len(pairs), 3)
-    for b, (_, _, v) in enumerate(pairs):
-        kind[b, v] = 1.0
     return {
-        "points": torch.from_numpy(data.anchors[ids]), "normals": torch.from_numpy(data.normals[ids]),
-        "target": torch.from_numpy(np.stack([data.state_anchors[i, p, v] for i, p, v in pairs])),
-        "knn": knn[ids], "mu_source": torch.as_tensor(mu_neutral[ids], dtype=torch.float32),
-        "delta_direction": deltas / norm.clamp_min(1e-8), "delta_norm": norm, "pair_kind": kind,
-        "variant": torch.tensor([v for _, _, v in pairs], dtype=torch.int64),
+        "rest": torch.from_numpy(data.anchors[ids]), "heads": torch.from_numpy(data.joints[ids]),
+        "weight_indices": torch.from_numpy(data.weight_indices[ids]), "weights": torch.from_numpy(data.weights[ids]),
+        "target": torch.from_numpy(np.stack([data.state_anchors[i, p] for i, p in pairs])),
+        "mu_source": torch.as_tensor(mu_neutral[ids], dtype=torch.float32),
+        "delta_direction": deltas / norm.clamp_min(1e-8), "delta_norm": norm,
+        "pose": torch.tensor([p for _, p in pairs], dtype=torch.int64),
     }

@@ -1,13 +1,13 @@
-"""The encoder and the vertex decoder → ONNX (opset 17), each with a check file: one fixed input and PyTorch's output
-for it, which test/train-latent-pose.test.ts replays through onnxruntime-node.
+"""The encoder and the rig-structured vertex decoder → ONNX (opset 17), each with a check file: one fixed input and
+PyTorch's output for it, which test/train-latent-pose.test.ts replays through onnxruntime-node.
 
-Contract (the sidecar's, sidecar/pose): names and shapes below, L = latentSize, K fixed per model (metadata
-autorig.knn), A and N dynamic, batch 1 (other batch sizes also run).
+Contract (the sidecar's, sidecar/pose): names and shapes below, L = latentSize, N dynamic, batch 1 (other batch sizes
+also run).
   latent_pose_encoder.onnx: sdf_samples f32 (1, N, 4) [x, y, z, signed distance] → mu (1, L), logvar (1, L)
-  latent_pose_decoder.onnx: points, normals f32 (1, A, 3); knn int64 (1, A, K): each point's K nearest OTHER points
-    by Euclidean distance in the neutral (itself excluded), nearest first; mu_source, delta_direction (unit) f32
-    (1, L); delta_norm f32 (1, 1); pair_kind f32 (1, 3) one-hot [skinning, corrective, skinningCorrective]
-    → positions (1, A, 3), mask (1, A)."""
+  latent_pose_decoder.onnx: mu_source f32 (1, L) (the source's μ), delta_direction f32 (1, L) (the pose's
+    skinningCorrective Δμ, unit), delta_norm f32 (1, 1) (its norm) → local_rotations f32 (1, 23, 3): every template
+    joint's rotation vector (radians) in its bone frame (models/training/latent_pose/rig.py joint_frames; MIXAMO_JOINTS
+    order); world rotation vector = E_j · local, posed by poseTransforms and LBS / DQS / rest + DQS − LBS."""
 import json
 import warnings
 
@@ -15,10 +15,12 @@ import numpy as np
 import onnx
 import torch
 
+from .rig import JOINTS
+
 OPSET = 17
 ENCODER_INPUTS, ENCODER_OUTPUTS = ["sdf_samples"], ["mu", "logvar"]
-DECODER_INPUTS = ["points", "normals", "knn", "mu_source", "delta_direction", "delta_norm", "pair_kind"]
-DECODER_OUTPUTS = ["positions", "mask"]
+DECODER_INPUTS = ["mu_source", "delta_direction", "delta_norm"]
+DECODER_OUTPUTS = ["local_rotations"]
 CONTRACT = __doc__.split("Contract", 1)[1].strip()
 
 
@@ -58,21 +60,16 @@ def export_encoder(encoder, path, metadata):
     return _export(_Encoder(encoder), (example,), path, ENCODER_INPUTS, ENCODER_OUTPUTS, dynamic, meta)
 
 
-def export_decoder(decoder, path, knn_k, metadata):
-    """Write the vertex decoder (dynamic batch and A, K fixed) → size in bytes."""
+def export_decoder(decoder, path, metadata):
+    """Write the rig decoder (dynamic batch) → size in bytes."""
     g = torch.Generator().manual_seed(0)
-    A, L = 300, decoder.config["latent"]
-    points = torch.rand(1, A, 3, generator=g) - 0.5
-    knn = torch.stack([torch.randperm(A, generator=g)[:knn_k] for _ in range(A)])[None]
+    L = decoder.config["latent"]
     direction = torch.nn.functional.normalize(torch.randn(1, L, generator=g), dim=-1)
-    example = (points, torch.nn.functional.normalize(torch.randn(1, A, 3, generator=g), dim=-1), knn,
-               torch.randn(1, L, generator=g), direction, torch.ones(1, 1), torch.tensor([[1.0, 0.0, 0.0]]))
-    dynamic = {"points": {0: "batch", 1: "anchors"}, "normals": {0: "batch", 1: "anchors"},
-               "knn": {0: "batch", 1: "anchors"}, "mu_source": {0: "batch"}, "delta_direction": {0: "batch"},
-               "delta_norm": {0: "batch"}, "pair_kind": {0: "batch"}, "positions": {0: "batch", 1: "anchors"},
-               "mask": {0: "batch", 1: "anchors"}}
+    example = (torch.randn(1, L, generator=g), direction, torch.ones(1, 1))
+    dynamic = {name: {0: "batch"} for name in DECODER_INPUTS + DECODER_OUTPUTS}
     meta = {"autorig.model": "latent_pose_decoder", "autorig.config": json.dumps(decoder.config),
-            "autorig.knn": str(knn_k), "autorig.knn_self": "excluded", **metadata}
+            "autorig.joints": json.dumps(JOINTS), "autorig.rotations": "local rotation vectors, joint bone frames",
+            **metadata}
     return _export(decoder, example, path, DECODER_INPUTS, DECODER_OUTPUTS, dynamic, meta)
 
 
@@ -84,11 +81,12 @@ def _tensor(a):
 
 
 def write_check(module, path, inputs):
-    """The check file: inputs {name: numpy array} (float32, or int64 for knn) and PyTorch's outputs for them, as JSON
+    """The check file: inputs {name: numpy array} (float32, or int64) and PyTorch's outputs for them, as JSON
     {opset, tolerance, inputs: {name: {type, dims, data}}, outputs: {name: {type, dims, data}}}."""
     module.eval()
     with torch.no_grad():
         result = module(*[torch.from_numpy(np.asarray(v)) for v in inputs.values()])
+    result = (result,) if isinstance(result, torch.Tensor) else result
     names = ENCODER_OUTPUTS if list(inputs) == ENCODER_INPUTS else DECODER_OUTPUTS
     check = {"opset": OPSET, "tolerance": 1e-4, "inputs": {k: _tensor(v) for k, v in inputs.items()},
              "outputs": {k: _tensor(r.numpy()) for k, r in zip(names, result)}}

@@ -9,6 +9,9 @@ import torch
 from .pose_io import VARIANTS
 
 LIBRARY_FORMAT = "autorig-latent-pose-library/1"
+# The library's 'knn' field: the v1 vertex decoder's neighbour count. The rig decoder (v2) has no kNN graph and does
+# not read it; the format keeps the field (the sidecar's reader requires an integer ≥ 1) with v1's value.
+LIBRARY_KNN = 12
 
 
 @torch.no_grad()
@@ -57,6 +60,14 @@ def farthest_identities(mu_neutral, count):
     return chosen
 
 
+def nearest_library_deltas(mu_neutral, library_mu, library_delta):
+    """The 'nearest' strategy's Δμ (sidecar/pose/poseLibrary.ts latentDelta): for each identity, the Δμ of the library
+    identity whose neutral μ is nearest in Euclidean distance (the first of equal ones). mu_neutral (I, L),
+    library_mu (K, L), library_delta (K, P, L) → (I, P, L)."""
+    d = ((mu_neutral[:, None, :] - library_mu[None]) ** 2).sum(-1)
+    return library_delta[np.argmin(d, axis=1)]
+
+
 def significant(values, digits=5):
     """Floats rounded to `digits` significant digits (JSON-sized)."""
     out = []
@@ -66,11 +77,11 @@ def significant(values, digits=5):
     return out
 
 
-def build_library(names, poses, mu_neutral, mu_state, knn, identities):
+def build_library(names, poses, mu_neutral, mu_state, identities):
     """The pose library: for every pose and variant the mean Δμ over all training identities, and the Δμ and neutral μ
     of `identities` (indices into names) for the 'nearest' strategy. mu_neutral (I, L), mu_state (I, P, 3, L)."""
     delta = mu_state - mu_neutral[:, None, None, :]
-    library = {"format": LIBRARY_FORMAT, "latentSize": int(mu_neutral.shape[1]), "knn": int(knn),
+    library = {"format": LIBRARY_FORMAT, "latentSize": int(mu_neutral.shape[1]), "knn": LIBRARY_KNN,
                "variants": list(VARIANTS), "identityCount": int(len(names)),
                "storedIdentities": int(len(identities)), "poses": {}}
     for p, pose in enumerate(poses):

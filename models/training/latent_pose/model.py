@@ -1,6 +1,6 @@
 """LatentReRig's networks: the SDF variational autoencoder (SdfEncoder, SdfDecoder), the classifiers on its latent
-(LatentHeads) and the vertex decoder (VertexDecoder). Shapes: B batch, N SDF samples, A anchor points, K neighbours,
-L latent size."""
+(LatentHeads), the rig-structured vertex decoder (RigDecoder) and its training aid (PoseRotationTable). Shapes:
+B batch, N SDF samples, L latent size, J = 23 template joints."""
 import torch
 from torch import nn
 
@@ -83,97 +83,64 @@ class LatentHeads(nn.Module):
         return self.pose(direction * self.pose_gain)
 
 
-def gather_neighbours(features, knn):
-    """features (B, A, C), knn (B, A, K) int64 indices into A → (B, A, K, C)."""
-    B, A, K = knn.shape
-    C = features.shape[-1]
-    index = knn.reshape(B, A * K, 1).expand(B, A * K, C)
-    return torch.gather(features, 1, index).reshape(B, A, K, C)
+class RigDecoder(nn.Module):
+    """The pose condition → every template joint's rotation in its own bone frame (latent_pose/rig.py joint_frames):
+    mu_source (B, L), delta_direction (B, L) unit, delta_norm (B, 1) → local rotation vectors (B, J, 3), radians.
 
+    The rest of the vertex decoder is fixed geometry: the character's rig (at training time its true one, at apply
+    time the sidecar's auto-rig) turns these rotations into posed vertices by LBS and DQS (rig.posed_variants), so the
+    network only learns WHICH joints a pose turns and by how much, never where a character bends. An MLP; its last
+    layer starts at zero, so training starts at the rest pose. Hips is an output like the others (no joint is masked:
+    the data never turns Hips, and the network learns ≈ 0 there). The inputs are standardised by fixed statistics of
+    the training set (set_input_statistics; buffers, part of the exported graph): μ's entries are a few hundredths,
+    too small for the first layer to tell identities apart at its initial scale."""
 
-class EdgeConv(nn.Module):
-    """EdgeConv over the kNN graph: h_i = max_j W2·relu(W1·[f_i, f_j − f_i, p_j − p_i]), with W1 split by term so
-    that the first layer runs per point and only the sum and W2 per edge. f (B, A, Cin), p (B, A, 3), knn (B, A, K)
-    → (B, A, Cout)."""
-
-    def __init__(self, cin, cout):
+    def __init__(self, latent=128, width=256, joints=23):
         super().__init__()
-        self.center = nn.Linear(cin, cout)
-        self.neighbour = nn.Linear(cin, cout, bias=False)
-        self.offset = nn.Linear(3, cout, bias=False)
-        self.edge = nn.Linear(cout, cout)
+        self.config = {"latent": latent, "width": width, "joints": joints}
+        self.joints = joints
+        self.register_buffer("input_shift", torch.zeros(2 * latent + 1))
+        self.register_buffer("input_scale", torch.ones(2 * latent + 1))
+        self.net = mlp(2 * latent + 1, width, width, width, 3 * joints)
+        nn.init.zeros_(self.net[-1].weight)
+        nn.init.zeros_(self.net[-1].bias)
 
-    def forward(self, f, p, knn):
-        nf, op = self.neighbour(f), self.offset(p)
-        own = self.center(f) - nf - op
-        theirs = gather_neighbours(nf + op, knn)
-        return torch.relu(self.edge(torch.relu(own[:, :, None, :] + theirs)).max(dim=2).values)
+    @torch.no_grad()
+    def set_input_statistics(self, mu_source, delta_direction, delta_norm):
+        """Centre each input entry on its mean over examples and scale each input (μ, direction, norm) by one factor,
+        the root mean square of its centred entries: (S, L), (S, L), (S, 1) tensors (the training identities' μ and
+        conditions). One factor per input, not per entry: an entry that barely varies over the training identities
+        would otherwise blow up on a new character."""
+        parts = [mu_source, delta_direction, delta_norm]
+        x = torch.cat(parts, dim=-1).to(self.input_shift)
+        shift = x.mean(0)
+        scale, start = [], 0
+        for part in parts:
+            centred = x[:, start:start + part.shape[-1]] - shift[start:start + part.shape[-1]]
+            rms = float(centred.pow(2).mean().sqrt()) if x.shape[0] > 1 else 0.0
+            scale.append(torch.full((part.shape[-1],), 1.0 / rms if rms > 1e-8 else 1.0))
+            start += part.shape[-1]
+        self.input_shift.copy_(shift)
+        self.input_scale.copy_(torch.cat(scale))
+
+    def forward(self, mu_source, delta_direction, delta_norm):
+        x = torch.cat([mu_source, delta_direction, delta_norm], dim=-1)
+        out = self.net((x - self.input_shift) * self.input_scale)
+        return out.reshape(-1, self.joints, 3)
 
 
-def rotation_from_6d(r6):
-    """Gram–Schmidt on two 3-vectors (…, 6) → rotation matrices (…, 3, 3) whose columns are the orthonormalised
-    first, second and their cross product."""
-    a1, a2 = r6[..., 0:3], r6[..., 3:6]
-    b1 = a1 / a1.norm(dim=-1, keepdim=True).clamp_min(1e-8)
-    a2 = a2 - (b1 * a2).sum(-1, keepdim=True) * b1
-    b2 = a2 / a2.norm(dim=-1, keepdim=True).clamp_min(1e-8)
-    b3 = torch.stack([b1[..., 1] * b2[..., 2] - b1[..., 2] * b2[..., 1],
-                      b1[..., 2] * b2[..., 0] - b1[..., 0] * b2[..., 2],
-                      b1[..., 0] * b2[..., 1] - b1[..., 1] * b2[..., 0]], dim=-1)
-    return torch.stack([b1, b2, b3], dim=-1)
+class PoseRotationTable(nn.Module):
+    """A training aid of phase B, never exported: one set of local rotation vectors per training pose, the same for
+    every identity (pose indices (B,) int64 → (B, J, 3)), starting at rest.
 
+    Fitted through the rigs by the same anchor loss as the decoder, each pose's entry sees only that pose, so it finds
+    the pose's rotations quickly; the decoder, whose shared weights the poses pull different ways (and whose mean
+    anchor distance pushes every joint back to rest as soon as a pose that does not turn it is disturbed), is guided
+    towards it in rotation space early in training (train_latent_pose.py phase B)."""
 
-class VertexDecoder(nn.Module):
-    """Source anchors and the pose condition → target anchor positions.
-
-    points, normals (B, A, 3); knn (B, A, K) int64, each point's K nearest other anchors; mu_source (B, L);
-    delta_direction (B, L) unit; delta_norm (B, 1); pair_kind (B, 3) one-hot (skinning, corrective,
-    skinningCorrective) → positions (B, A, 3), mask (B, A) in (0, 1).
-
-    Stages: point features (MLP, one EdgeConv, a max-pooled shape code); a coarse stage of `bones` virtual bones
-    (per-point softmax assignment, per-bone rigid transform from the condition and the shape code, blended like linear
-    blend skinning); `refinements` kNN refinement stages (EdgeConv over the current displacement) adding to it; a
-    residual detail branch; and a per-point latent mask gating the whole displacement, so static regions stay put."""
-
-    def __init__(self, latent=128, width=96, condition=128, bones=16, refinements=2):
+    def __init__(self, poses, joints=23):
         super().__init__()
-        self.config = {"latent": latent, "width": width, "condition": condition, "bones": bones,
-                       "refinements": refinements}
-        self.bones = bones
-        self.condition = mlp(2 * latent + 1 + 3, condition, condition, last_activation=True)
-        self.point = mlp(6, width // 2, width // 2, last_activation=True)
-        self.local = EdgeConv(width // 2, width // 2)
-        self.shape = nn.Linear(width, width)
-        self.feature = mlp(2 * width + condition, width, width, last_activation=True)
-        self.assign = nn.Linear(width, bones)
-        self.bone = mlp(condition + width, condition, bones * 9)
-        self.mask = nn.Linear(width, 1)
-        self.refine = nn.ModuleList([EdgeConv(width + 3, width // 2) for _ in range(refinements)])
-        self.refine_out = nn.ModuleList([mlp(width + width // 2 + 3, width // 2, 3) for _ in range(refinements)])
-        self.detail = mlp(width + 3, width // 2, 3)
-        for head in [self.bone[-1], self.detail[-1], *[r[-1] for r in self.refine_out]]:
-            nn.init.zeros_(head.bias)
-            head.weight.data.mul_(0.01)
-        nn.init.constant_(self.mask.bias, 0.0)
+        self.rotations = nn.Parameter(torch.zeros(poses, joints, 3))
 
-    def forward(self, points, normals, knn, mu_source, delta_direction, delta_norm, pair_kind):
-        B, A = points.shape[0], points.shape[1]
-        cond = self.condition(torch.cat([mu_source, delta_direction, delta_norm, pair_kind], dim=-1))
-        f0 = self.point(torch.cat([points, normals], dim=-1))
-        f1 = torch.cat([f0, self.local(f0, points, knn)], dim=-1)
-        shape = self.shape(f1).max(dim=1).values
-        h = self.feature(torch.cat([f1, shape[:, None, :].expand(-1, A, -1), cond[:, None, :].expand(-1, A, -1)], -1))
-        # coarse: virtual bones, each a rotation (6D, starting at the identity) and a translation
-        weights = torch.softmax(self.assign(h), dim=-1)
-        params = self.bone(torch.cat([cond, shape], dim=-1)).reshape(B, self.bones, 9)
-        identity6 = torch.tensor([1.0, 0.0, 0.0, 0.0, 1.0, 0.0], dtype=points.dtype, device=points.device)
-        rotation = rotation_from_6d(params[..., :6] + identity6)
-        moved = torch.matmul(points[:, None, :, :], rotation.transpose(-1, -2)) + params[:, :, None, 6:]
-        coarse = (weights.transpose(1, 2)[..., None] * moved).sum(dim=1)
-        displacement = coarse - points
-        for conv, out in zip(self.refine, self.refine_out):
-            e = conv(torch.cat([h, displacement], dim=-1), points, knn)
-            displacement = displacement + out(torch.cat([h, e, displacement], dim=-1))
-        displacement = displacement + self.detail(torch.cat([h, displacement], dim=-1))
-        mask = torch.sigmoid(self.mask(h)).squeeze(-1)
-        return points + mask[..., None] * displacement, mask
+    def forward(self, pose):
+        return self.rotations[pose]

@@ -1,10 +1,14 @@
 """Reads the latent-pose identities written by sidecar/data/poses/poseSample.ts (*.pose, a binary bundle; the blob
-layout is in that file's comment) and splits them by identity."""
+layout is in that file's comment), their rigs (*.poserig side files, sidecar/data/poses/poseRig.ts), and splits them
+by identity."""
+import json
+import struct
 from pathlib import Path
 
 from sample_io import read_bundle
 
 POSE_SAMPLE_FORMAT = "autorig-pose-sample/1"
+POSE_RIG_FORMAT = "autorig-pose-rig/1"
 VARIANTS = ["skinning", "corrective", "skinningCorrective"]
 
 
@@ -27,6 +31,32 @@ def read_pose_sample(path):
     return out
 
 
+def pose_rig_path(pose_path):
+    """The *.poserig side file of a *.pose path (same folder and stem)."""
+    return str(Path(pose_path).with_suffix(".poserig"))
+
+
+def read_pose_rig(path, joints=None):
+    """path (*.poserig) → dict: header; joints (J, 3) float32 rest joint heads (canonical frame of the neutral, the
+    .pose file's), weightIndices (A, k) int64 joint indices, weights (A, k) float32 (rows sum to 1, zero padding).
+    joints: the joint names the file must list (in order), or None to accept any."""
+    header, blobs = read_bundle(path)
+    if header.get("format") != POSE_RIG_FORMAT or len(blobs) != 3:
+        raise ValueError(f"{path}: not a {POSE_RIG_FORMAT} file")
+    if joints is not None and header["joints"] != list(joints):
+        raise ValueError(f"{path}: joints {header['joints']}, expected {list(joints)}")
+    j, k, a = len(header["joints"]), header["influences"], header["anchorCount"]
+    return {"header": header, "joints": blobs[0].reshape(j, 3), "weightIndices": blobs[1].reshape(a, k).astype("int64"),
+            "weights": blobs[2].reshape(a, k)}
+
+
+def read_identity(path):
+    """The identity name in a *.pose file's header, without reading its blobs."""
+    with open(path, "rb") as f:
+        (length,) = struct.unpack("<I", f.read(4))
+        return json.loads(f.read(length).decode("utf-8"))["identity"]
+
+
 def list_pose_files(folder):
     """Every *.pose file under folder, sorted by name (the split and every run depend on this order)."""
     return sorted(str(p) for p in Path(folder).rglob("*.pose"))
@@ -40,3 +70,15 @@ def split_by_identity(files, every=10):
     val = [f for i, f in enumerate(files) if i % every == 0]
     train = [f for i, f in enumerate(files) if i % every != 0]
     return train, val
+
+
+def split_after_encoder(files, names, encoder_train, encoder_val, every=10):
+    """Phase B's split when the frozen encoder was trained on another set of identities: the ones the encoder held
+    out stay held out, the ones it trained on train, and the ones it never saw are split by split_by_identity among
+    themselves. So validation identities are unseen by both networks, and on phase A's own data this is phase A's
+    split. files (sorted), names: their identities; encoder_train, encoder_val: phase A's names → (train, val)."""
+    seen_train, seen_val = set(encoder_train), set(encoder_val)
+    unseen = [f for f, n in zip(files, names) if n not in seen_train and n not in seen_val]
+    _, unseen_val = split_by_identity(unseen, every)
+    held_out = set(unseen_val) | {f for f, n in zip(files, names) if n in seen_val}
+    return [f for f in files if f not in held_out], [f for f in files if f in held_out]

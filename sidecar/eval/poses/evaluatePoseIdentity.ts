@@ -136,9 +136,13 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
         nearestOffsets: nearestSample ? withOffsets(rest, nearestSample, pose, variant) : null,
       };
       if (job.latent && result.latentMissing === null) {
-        const latent = mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy));
+        // the latent path poses the mesh through its auto-rig (the same one as (b), made once above): where the rig
+        // failed it cannot pose the character, and like (b) it counts as no motion
+        const latent = rig
+          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, rig))
+          : rest;
         if (variant === 'skinningCorrective') appliedPrediction = latent;
-        else if (appliedPrediction && sameArray(latent, appliedPrediction)) {
+        else if (rig && appliedPrediction && sameArray(latent, appliedPrediction)) {
           // applyLatentPose ignored the variant: the corrective alone cannot be told apart from the applied pose
           result.latentMissing = 'applyLatentPose ignores the variant option: the corrective-only variant is not measured';
         }

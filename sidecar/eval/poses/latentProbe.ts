@@ -12,7 +12,7 @@ import { applyLatentPose } from '../../pose/applyLatentPose.js';
 import type { PoseStrategy } from '../../pose/poseLibrary.js';
 import { sdfSamples } from '../../pose/sdfSamples.js';
 import type { MeshPart } from '../../types.js';
-import { chamferDistance } from './poseBaselines.js';
+import { chamferDistance, type AutoRig } from './poseBaselines.js';
 import { euclideanDistance } from './poseMetrics.js';
 
 /**
@@ -128,9 +128,10 @@ export function readTrainingSample(entry: TrainingEntry): PoseSample {
 
 /**
  * latentPosedParts: Apply Latent Pose's prediction of `pose` at strength 1 in `variant` → per part Float32Array
- * #V_p*3 (the character's space). Throws what applyLatentPose throws.
+ * #V_p*3 (the character's space). rig: the character's auto-rig when the caller has it (else applyLatentPose rigs
+ * the parts itself). Throws what applyLatentPose throws.
  */
-export async function latentPosedParts(parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy): Promise<Float32Array[]> {
-  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant });
+export async function latentPosedParts(parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy, rig?: AutoRig): Promise<Float32Array[]> {
+  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig });
   return result.objects.map((o) => o.positions);
 }

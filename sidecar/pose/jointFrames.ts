@@ -1,0 +1,103 @@
+/**
+ * The joint frames of Apply Latent Pose's rig-structured decoder (issue 6, v2): the decoder answers each template
+ * joint's rotation in the joint's own bone frame, so that "bend the elbow" is the same three numbers on a tall and a
+ * short character, an A-pose and a T-pose. The frames MUST be computed exactly as the training does
+ * (models/training/latent_pose/, the slice's contract): e1 along the bone, e2 the forward direction made orthogonal
+ * to it (up instead for a bone that points nearly forward), e3 = e1 × e2.
+ */
+import { AutoRigError } from '../errors.js';
+import { axisAngleMatrix } from '../geometry/axisAngleMatrix.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
+
+const J = MIXAMO_JOINTS.length;
+
+/** A tail child this close to its joint (canonical units: the character's longest side is 1) gives no direction. */
+export const COINCIDENT_TAIL = 1e-6;
+/** Below this length of forward's part orthogonal to the bone, the bone points nearly forward: use up instead. */
+export const FORWARD_TOO_ALIGNED = 0.2;
+/** A rotation vector shorter than this is the identity. */
+export const ZERO_ROTATION = 1e-12;
+
+/** MIXAMO_PARENTS as template indices, #23 (−1 for Hips): the layout poseTransforms takes. */
+export const TEMPLATE_PARENTS: Int32Array = Int32Array.from(MIXAMO_JOINTS, (name) => {
+  const parent = MIXAMO_PARENTS[name];
+  return parent ? MIXAMO_JOINTS.indexOf(parent) : -1;
+});
+
+/**
+ * The tail child of each template joint, #23 (−1 for the leaves): its first child in template order. That is the
+ * child the bone points at (Hips → Spine, Spine2 → Neck, a limb joint → the next one down the limb): the template
+ * lists the spine before the legs and the neck before the shoulders.
+ */
+export const TEMPLATE_TAIL_CHILD: Int32Array = Int32Array.from(MIXAMO_JOINTS, (_, j) => TEMPLATE_PARENTS.indexOf(j));
+
+/**
+ * jointFrames: every template joint's rest bone frame in the canonical frame (x the character's left, y up,
+ * z forward). e1 = unit(head[tail] − head) or, for a leaf or a tail within COINCIDENT_TAIL, the parent's e1 (a Hips
+ * with no usable Spine takes up); e2 = unit(f − (f·e1) e1) with f = forward (0, 0, 1), or up (0, 1, 0) when that
+ * is shorter than FORWARD_TOO_ALIGNED; e3 = e1 × e2.
+ * heads: Float64Array #23*3 (MIXAMO_JOINTS order, canonical) → Float64Array #23*9, per joint a row-major 3x3 E_j
+ * whose COLUMNS are e1, e2, e3 (E_j[3r + c] = e_c[r]). Throws BAD_ARRAY on a wrong length.
+ */
+export function jointFrames(heads: Float64Array): Float64Array {
+  if (heads.length !== J * 3) throw new AutoRigError('BAD_ARRAY', `jointFrames: ${J} joints need ${J * 3} head numbers, got ${heads.length}`);
+  const out = new Float64Array(J * 9);
+  const along = new Float64Array(J * 3);
+  for (let j = 0; j < J; j++) {
+    const tail = TEMPLATE_TAIL_CHILD[j];
+    let dx = 0, dy = 0, dz = 0, length = 0;
+    if (tail >= 0) {
+      dx = heads[3 * tail] - heads[3 * j];
+      dy = heads[3 * tail + 1] - heads[3 * j + 1];
+      dz = heads[3 * tail + 2] - heads[3 * j + 2];
+      length = Math.hypot(dx, dy, dz);
+    }
+    if (length >= COINCIDENT_TAIL) {
+      along[3 * j] = dx / length;
+      along[3 * j + 1] = dy / length;
+      along[3 * j + 2] = dz / length;
+    } else {
+      // parents precede children: the parent's direction is already known
+      const parent = TEMPLATE_PARENTS[j];
+      if (parent >= 0) along.set(along.subarray(3 * parent, 3 * parent + 3), 3 * j);
+      else along.set([0, 1, 0], 3 * j);
+    }
+    const e1x = along[3 * j], e1y = along[3 * j + 1], e1z = along[3 * j + 2];
+    // g = f − (f·e1) e1 for f = forward (0, 0, 1), else up (0, 1, 0)
+    let gx = -e1z * e1x, gy = -e1z * e1y, gz = 1 - e1z * e1z;
+    let g = Math.hypot(gx, gy, gz);
+    if (g < FORWARD_TOO_ALIGNED) {
+      gx = -e1y * e1x; gy = 1 - e1y * e1y; gz = -e1y * e1z;
+      g = Math.hypot(gx, gy, gz);
+    }
+    const e2x = gx / g, e2y = gy / g, e2z = gz / g;
+    const e3x = e1y * e2z - e1z * e2y, e3y = e1z * e2x - e1x * e2z, e3z = e1x * e2y - e1y * e2x;
+    out.set([e1x, e2x, e3x, e1y, e2y, e3y, e1z, e2z, e3z], 9 * j);
+  }
+  return out;
+}
+
+/**
+ * localToWorldRotations: the decoder's local rotation vectors as world rotations relative to rest, the layout
+ * poseTransforms takes. Joint j turns by ω = strength · E_j ω_local: the angle |ω| about ω/|ω| (Rodrigues, right-handed;
+ * the identity below ZERO_ROTATION), so the strength scales every joint's angle, exact at 0 and 1.
+ * frames: Float64Array #23*9 (jointFrames), local: Float32Array #23*3 (radians, joint frames), strength: number
+ * → Float64Array #23*9 (row-major 3x3 per joint). Throws BAD_ARRAY on wrong lengths.
+ */
+export function localToWorldRotations(frames: Float64Array, local: Float32Array, strength: number): Float64Array {
+  if (frames.length !== J * 9 || local.length !== J * 3) {
+    throw new AutoRigError('BAD_ARRAY', `localToWorldRotations: ${J} joints need ${J * 9} frame and ${J * 3} rotation numbers, got ${frames.length} and ${local.length}`);
+  }
+  const out = new Float64Array(J * 9);
+  for (let j = 0; j < J; j++) {
+    const e = 9 * j;
+    const a = strength * local[3 * j], b = strength * local[3 * j + 1], c = strength * local[3 * j + 2];
+    const wx = frames[e] * a + frames[e + 1] * b + frames[e + 2] * c;
+    const wy = frames[e + 3] * a + frames[e + 4] * b + frames[e + 5] * c;
+    const wz = frames[e + 6] * a + frames[e + 7] * b + frames[e + 8] * c;
+    const angle = Math.hypot(wx, wy, wz);
+    if (angle < ZERO_ROTATION) out.set([1, 0, 0, 0, 1, 0, 0, 0, 1], e);
+    else axisAngleMatrix([wx / angle, wy / angle, wz / angle], angle, out, e);
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+/**
+ * The fixed half of Apply Latent Pose's rig-structured decoder (issue 6, v2): the decoder's local joint rotations
+ * applied to the character's own auto-rig. The pair kind picks the blend, as in training (the slice's contract):
+ *   skinning           → linear blend skinning (LBS) of the rest mesh
+ *   skinningCorrective → dual-quaternion skinning (DQS) with the same rotations (the data's "better deformation")
+ *   corrective         → rest + (DQS − LBS): the corrective alone, zero at rest
+ */
+import type { PoseVariant } from '../data/poses/poseSample.js';
+import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
+import { linearBlendSkinning, poseTransforms, type TopKWeights } from '../deform/linearBlendSkinning.js';
+import { AutoRigError } from '../errors.js';
+import { jointFrames, localToWorldRotations, TEMPLATE_PARENTS } from './jointFrames.js';
+
+/**
+ * posedByRig: the rest mesh posed by local joint rotations through its rig, in the variant's blend.
+ * rest: Float32Array #V*3 (canonical frame), weights: #V*k over MIXAMO_JOINTS slots (templateRig), heads: Float64Array
+ * #23*3 (canonical, MIXAMO_JOINTS order), local: Float32Array #23*3 (radians in the joint frames of jointFrames),
+ * strength: scales every joint's angle, variant → Float32Array #V*3, the posed mesh (canonical frame).
+ * Throws BAD_ARRAY / BAD_INDEX on arrays that do not fit, BAD_REQUEST on an unknown variant.
+ */
+export function posedByRig(
+  rest: Float32Array, weights: TopKWeights, heads: Float64Array, local: Float32Array, strength: number, variant: PoseVariant,
+): Float32Array {
+  const rotations = localToWorldRotations(jointFrames(heads), local, strength);
+  const transforms = poseTransforms(heads, TEMPLATE_PARENTS, rotations);
+  const { indices, weights: values, influences } = weights;
+  if (variant === 'skinning') return linearBlendSkinning(rest, indices, values, influences, transforms);
+  const better = dualQuaternionSkinning(rest, indices, values, influences, transforms);
+  if (variant === 'skinningCorrective') return better;
+  if (variant !== 'corrective') throw new AutoRigError('BAD_REQUEST', `unknown variant "${String(variant)}"`);
+  const linear = linearBlendSkinning(rest, indices, values, influences, transforms);
+  return better.map((x, i) => rest[i] + (x - linear[i]));
+}
