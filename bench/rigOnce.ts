@@ -6,21 +6,28 @@
  *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
  *   node dist/bench/rigOnce.js correctives <mesh.bin> <rig.bin> [<method>]   (bake every key pose's corrective;
  *                                                                        method: default the sidecar's)
+ *   node dist/bench/rigOnce.js pose <mesh.bin> <pose> [<rig.bin>]   (Apply Latent Pose, strength 1, strategy mean, the
+ *                                                                   user's variant; without rig.bin it auto-rigs the mesh
+ *                                                                   inside the timed call, as for a mesh with no rig)
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
  * The models the job runs are loaded first, timed apart (sessionSeconds): the sidecar loads them once, at start-up
  * (sidecar/server/modelHost.ts), so no request pays for them.
- * `seconds` is the wall time of the rigCharacter / skinCharacter / bakeCorrectives call only (reading the file is not counted), and
+ * For `pose` the latent pose library (JSON) is read in that same untimed part: the sidecar reads it once per process too.
+ * `seconds` is the wall time of the rigCharacter / skinCharacter / bakeCorrectives / applyLatentPose call only (reading the
+ * files is not counted), and
  * cpuSeconds its CPU time (user + system, all threads): on a busy machine the wall time grows, the CPU time much less;
  * peakRssBytes is the process's high-water resident memory (VmHWM) right after the job, which includes Node itself and
  * the mesh as read.
  */
 import { readFileSync } from 'node:fs';
-import { modelPath } from '../sidecar/learned/modelFiles.js';
 import { loadModel } from '../sidecar/learned/onnxSession.js';
-import { modelsRunBy, modelsRunByCorrectives } from '../sidecar/methods.js';
+import { modelDataPath, modelPath } from '../sidecar/learned/modelFiles.js';
+import { modelsRunBy, modelsRunByCorrectives, modelsRunByPose } from '../sidecar/methods.js';
 import { bakeCorrectives } from '../sidecar/correctives/bakeCorrectives.js';
+import { applyLatentPose } from '../sidecar/pose/applyLatentPose.js';
+import { readPoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
 import type { RigResult, SkinResult } from '../sidecar/types.js';
 import { readMeshBundle, readRigBundle, writeRigBundle } from './bundle.js';
@@ -38,21 +45,39 @@ export function peakRssBytes(): number {
   return process.resourceUsage().maxRSS * 1024;
 }
 
+/**
+ * The largest distance a vertex moved (input units): a pose that moves nothing is a broken apply, not a fast one.
+ * rest: the parts; posed: per part its posed vertices, Float32Array #V*3 (a count mismatch gives NaN).
+ */
+function maxDisplacement(rest: { positions: Float32Array }[], posed: Float32Array[]): number {
+  let most = 0;
+  for (let k = 0; k < rest.length; k++) {
+    const a = rest[k].positions, b = posed[k];
+    if (!b || b.length !== a.length) return Number.NaN;
+    for (let i = 0; i < a.length; i += 3) most = Math.max(most, Math.hypot(b[i] - a[i], b[i + 1] - a[i + 1], b[i + 2] - a[i + 2]));
+  }
+  return most;
+}
+
 async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
   const needsRig = mode === 'skin' || mode === 'correctives';
-  if (!['rig', 'rig-learned', 'skin', 'correctives'].includes(mode) || !meshPath || (needsRig && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives <mesh.bin> <rig.bin> [<method>]\n');
+  const isPose = mode === 'pose';
+  if (!['rig', 'rig-learned', 'skin', 'correctives', 'pose'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>]\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
-  const rig = needsRig ? readRigBundle(rest[0]) : undefined;
+  const rig = needsRig ? readRigBundle(rest[0]) : isPose && rest[1] ? readRigBundle(rest[1]) : undefined;
   const skeleton = mode === 'skin' ? rig!.header.skeleton : undefined;
-  const outPath = mode === 'skin' ? rest[1] : mode === 'correctives' ? undefined : rest[0];
+  const outPath = mode === 'skin' ? rest[1] : mode === 'correctives' || isPose ? undefined : rest[0];
 
   const s0 = performance.now();
   const correctiveMethod = mode === 'correctives' ? rest[1] : undefined;
-  if (!needsRig) {
+  if (isPose) {
+    for (const name of modelsRunByPose()) await loadModel(modelPath(name));
+    readPoseLibrary(modelDataPath('latentPoseLibrary'));
+  } else if (!needsRig) {
     for (const name of modelsRunBy('rig', mode === 'rig-learned' ? 'learned' : undefined)) await loadModel(modelPath(name));
   } else if (mode === 'correctives') {
     for (const name of modelsRunByCorrectives(correctiveMethod)) await loadModel(modelPath(name));
@@ -64,7 +89,11 @@ async function main(argv: string[]): Promise<void> {
   const t0 = performance.now();
   let result: RigResult | SkinResult | undefined;
   let keys = 0;
-  if (mode === 'correctives') keys = (await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, correctiveMethod ? { method: correctiveMethod } : {}, recorder.onProgress)).keys.length;
+  let posed: Float32Array[] = [];
+  if (isPose) {
+    const rigGiven = rig ? { skeleton: rig.header.skeleton, objects: rig.objects } : undefined;
+    posed = (await applyLatentPose(parts, { pose: rest[0], strength: 1, strategy: 'mean', ...(rigGiven ? { rig: rigGiven } : {}) }, recorder.onProgress)).objects.map((o) => o.positions);
+  } else if (mode === 'correctives') keys = (await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, correctiveMethod ? { method: correctiveMethod } : {}, recorder.onProgress)).keys.length;
   else if (skeleton) result = skinCharacter(parts, skeleton, [], {}, recorder.onProgress);
   else result = await rigCharacterAsync(parts, mode === 'rig-learned' ? { method: 'learned' } : {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;
@@ -82,6 +111,7 @@ async function main(argv: string[]): Promise<void> {
     sessionSeconds,
     peakRssBytes: peak,
     ...(mode === 'correctives' ? { keys } : {}),
+    ...(isPose ? { pose: rest[0], rigGiven: rig !== undefined, maxDisplacement: maxDisplacement(parts, posed) } : {}),
   };
   process.stdout.write(JSON.stringify(report) + '\n');
 }

@@ -5,6 +5,10 @@
  * Every pipeline job runs in a child process (bench/rigOnce.ts) so that its peak memory is its own; the Blender
  * measurements run in `blender -b` (bench/blender_apply.py). Prints markdown tables and writes out/bench.json.
  * Not a test: timings depend on the machine. Run `npx tsc -p .` first.
+ *
+ * `npm run bench -- --only=pose,skin` runs only those sections (SECTIONS) and builds only their meshes; a rig a section
+ * needs from a section left out is made by one untimed rig child; it writes out/bench-only-pose-skin.json. Without
+ * --only, everything runs and writes out/bench.json.
  */
 import { DEFAULT_METHOD } from '../sidecar/pipeline.js';
 import { spawnSync } from 'node:child_process';
@@ -38,6 +42,29 @@ const CHILD_TIMEOUT_MS = 180_000;
 const REPEATS = 3;
 const BLENDER_TIMEOUT_MS = 300_000;
 const GB = 1024 ** 3;
+/** The pose Apply Latent Pose is timed with (issue 6's bar: ≤ 0.5 s for 50k vertices on the CPU). */
+const BENCH_POSE = 'elbowBentLf';
+
+/** The parts of the bench `--only` can pick, in the order they run. */
+const SECTIONS = ['rig', 'correctives', 'learned', 'skin', 'pose', 'blender'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The bench meshes: target vertex count and file label. */
+const MESH_TARGETS = { k30: [30_000, 'v30k'], k100: [100_000, 'v100k'], k300: [300_000, 'v300k'], m1: [1_000_000, 'v1m'] } as const;
+type MeshKey = keyof typeof MESH_TARGETS;
+const MESHES_OF_SECTION: Record<Section, MeshKey[]> = {
+  rig: ['k30', 'k300', 'm1'], correctives: ['k30'], learned: ['k30'], skin: ['k100'], pose: ['k30'], blender: ['k30', 'k300'],
+};
+
+/** The sections argv's `--only=a,b` names (every section without it); throws on a name not in SECTIONS. */
+function chosenSections(argv: string[]): Set<Section> {
+  const only = argv.find((a) => a.startsWith('--only='));
+  if (!only) return new Set(SECTIONS);
+  const names = only.slice('--only='.length).split(',').filter(Boolean);
+  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`--only: unknown section ${unknown.join(', ') || '(none)'}; sections: ${SECTIONS.join(', ')}`);
+  return new Set(names as Section[]);
+}
 
 interface Ladder {
   source: string;
@@ -66,6 +93,9 @@ interface ChildReport {
   peakRssBytes: number;
   /** wall seconds of every run, when the job was repeated */
   runs?: number[];
+  /** pose jobs: whether the rig was given (else auto-rigged inside the timed call), and the largest vertex move */
+  rigGiven?: boolean;
+  maxDisplacement?: number;
 }
 
 interface Row {
@@ -203,73 +233,114 @@ function markdownTable(header: string[], rows: string[][]): string {
 
 async function main(): Promise<void> {
   if (!existsSync(RIG_ONCE)) throw new Error(`${RIG_ONCE} is missing: run \`npx tsc -p .\` first`);
+  const sections = chosenSections(process.argv.slice(2));
   const started = performance.now();
   const loadStart = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'autorig-bench-'));
   try {
     const ladders = await loadLadders();
     const say = (text: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${text}\n`);
-    const meshes = {
-      k30: writeMesh(ladders, 30_000, 'v30k', dir),
-      k100: writeMesh(ladders, 100_000, 'v100k', dir),
-      k300: writeMesh(ladders, 300_000, 'v300k', dir),
-      m1: writeMesh(ladders, 1_000_000, 'v1m', dir),
-    };
+    const needed = new Set([...sections].flatMap((section) => MESHES_OF_SECTION[section]));
+    // only the sections' meshes are built; the sections below read only their own
+    const meshes = {} as Record<MeshKey, BenchMesh>;
+    for (const [key, [target, label]] of Object.entries(MESH_TARGETS) as [MeshKey, readonly [number, string]][]) {
+      if (needed.has(key)) meshes[key] = writeMesh(ladders, target, label, dir);
+    }
     ladders.length = 0; // the children read the files; free the parent's copies before they run
     for (const m of Object.values(meshes)) say(`${m.label}: ${meshName(m)}, ${m.vertices} vertices, ${m.triangles} triangles`);
 
     const rigPath = (m: BenchMesh) => join(dir, `${m.label}.rig.bin`);
     const reports: Record<string, ChildReport | { error: string }> = {};
     const rows: Row[] = [];
+    /**
+     * The rig file of mesh m for a section that needs one: the rig `reportKey` (its section ran) or, when that section
+     * was left out by --only, one untimed rig child made here; an error when the rig failed.
+     */
+    const prepared: Record<string, ChildReport | { error: string }> = {};
+    const rigFileOf = (m: BenchMesh, reportKey: string): string | { error: string } => {
+      const rig = reports[reportKey] ?? (prepared[reportKey] ??= runChild(['rig', m.path, rigPath(m)]));
+      return 'error' in rig ? { error: `no rig: the rig of this mesh failed (${rig.error})` } : rigPath(m);
+    };
 
-    say('rig ~30k');
-    reports.rig30k = runChildMedian(['rig', meshes.k30.path, rigPath(meshes.k30)]);
-    rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.k30, reports.rig30k, '≤ 1.5 s', (t) => t <= 1.5));
-    say('pose correctives ~30k (every key pose)');
-    reports.correctives30k = 'error' in reports.rig30k
-      ? { error: 'no rig: the rig of this mesh failed' }
-      : runChildMedian(['correctives', meshes.k30.path, rigPath(meshes.k30)]);
-    rows.push(childRow('bake pose correctives (13 keys, default: learned field + DQS)', meshes.k30, reports.correctives30k, '≤ 10 s', (t) => t <= 10));
-    reports.correctivesDqs30k = 'error' in reports.rig30k
-      ? { error: 'no rig: the rig of this mesh failed' }
-      : runChildMedian(['correctives', meshes.k30.path, rigPath(meshes.k30), 'dualQuaternion']);
-    rows.push(childRow('bake pose correctives (13 keys, DQS only)', meshes.k30, reports.correctivesDqs30k, '≤ 10 s', (t) => t <= 10));
-    say('rig ~30k, method learned');
-    reports.rigLearned30k = runChildMedian(['rig-learned', meshes.k30.path]);
-    rows.push(childRow('rig --method learned', meshes.k30, reports.rigLearned30k, '(none)'));
-    const learned = reports.rigLearned30k;
-    // The networks' share: everything after the canonical frame (2D joints, lift, refinement, learned weights, carry).
-    const inference = 'error' in learned ? undefined : learned.seconds - (learned.stages?.mesh ?? 0) - (learned.stages?.frame ?? 0);
-    rows.push({
-      measurement: 'learned inference (joints2d + point_rig + carrying weights)', mesh: meshName(meshes.k30), vertices: meshes.k30.vertices,
-      seconds: inference, target: '≤ 1 s', pass: inference === undefined ? false : inference <= 1,
-      note: inference === undefined ? `not measured: ${'error' in learned ? learned.error : 'no stage times'}` : 'rig --method learned minus mesh and frame stages; sessions already loaded, as in the sidecar',
-    });
-    rows.push({
-      measurement: 'loading the ONNX sessions (joints2d + point_rig)', mesh: '—', vertices: 0,
-      seconds: 'error' in learned ? undefined : learned.sessionSeconds, target: '(none)',
-      note: 'once per sidecar, at `autorig serve` start-up (the model host), never per request',
-    });
-    say('rig ~300k');
-    reports.rig300k = runChildMedian(['rig', meshes.k300.path, rigPath(meshes.k300)]);
-    rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.k300, reports.rig300k, '≤ 4 s', (t) => t <= 4));
-    say('rig ~1M');
-    reports.rig1m = runChildMedian(['rig', meshes.m1.path]);
-    rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.m1, reports.rig1m, '≤ 10 s, peak RSS ≤ 3 GB', (t, peak) => t <= 10 && peak <= 3 * GB));
-    say('rig ~100k (its skeleton feeds the re-skin)');
-    reports.rig100k = runChildMedian(['rig', meshes.k100.path, rigPath(meshes.k100)]);
-    rows.push(childRow('rig (skeleton for re-skin)', meshes.k100, reports.rig100k, '(none)'));
-    say('re-skin ~100k');
-    reports.skin100k = 'error' in reports.rig100k
-      ? { error: 'no skeleton: the rig of this mesh failed' }
-      : runChildMedian(['skin', meshes.k100.path, rigPath(meshes.k100)]);
-    rows.push(childRow('re-skin (skinCharacter)', meshes.k100, reports.skin100k, '≤ 1 s', (t) => t <= 1));
+    if (sections.has('rig')) {
+      say('rig ~30k');
+      reports.rig30k = runChildMedian(['rig', meshes.k30.path, rigPath(meshes.k30)]);
+      rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.k30, reports.rig30k, '≤ 1.5 s', (t) => t <= 1.5));
+    }
+    if (sections.has('correctives')) {
+      say('pose correctives ~30k (every key pose)');
+      const rig30k = rigFileOf(meshes.k30, 'rig30k');
+      reports.correctives30k = typeof rig30k !== 'string' ? rig30k : runChildMedian(['correctives', meshes.k30.path, rig30k]);
+      rows.push(childRow('bake pose correctives (13 keys, default: learned field + DQS)', meshes.k30, reports.correctives30k, '≤ 10 s', (t) => t <= 10));
+      reports.correctivesDqs30k = typeof rig30k !== 'string' ? rig30k : runChildMedian(['correctives', meshes.k30.path, rig30k, 'dualQuaternion']);
+      rows.push(childRow('bake pose correctives (13 keys, DQS only)', meshes.k30, reports.correctivesDqs30k, '≤ 10 s', (t) => t <= 10));
+    }
+    if (sections.has('learned')) {
+      say('rig ~30k, method learned');
+      reports.rigLearned30k = runChildMedian(['rig-learned', meshes.k30.path]);
+      rows.push(childRow('rig --method learned', meshes.k30, reports.rigLearned30k, '(none)'));
+      const learned = reports.rigLearned30k;
+      // The networks' share: everything after the canonical frame (2D joints, lift, refinement, learned weights, carry).
+      const inference = 'error' in learned ? undefined : learned.seconds - (learned.stages?.mesh ?? 0) - (learned.stages?.frame ?? 0);
+      rows.push({
+        measurement: 'learned inference (joints2d + point_rig + carrying weights)', mesh: meshName(meshes.k30), vertices: meshes.k30.vertices,
+        seconds: inference, target: '≤ 1 s', pass: inference === undefined ? false : inference <= 1,
+        note: inference === undefined ? `not measured: ${'error' in learned ? learned.error : 'no stage times'}` : 'rig --method learned minus mesh and frame stages; sessions already loaded, as in the sidecar',
+      });
+      rows.push({
+        measurement: 'loading the ONNX sessions (joints2d + point_rig)', mesh: '—', vertices: 0,
+        seconds: 'error' in learned ? undefined : learned.sessionSeconds, target: '(none)',
+        note: 'once per sidecar, at `autorig serve` start-up (the model host), never per request',
+      });
+    }
+    if (sections.has('rig')) {
+      say('rig ~300k');
+      reports.rig300k = runChildMedian(['rig', meshes.k300.path, rigPath(meshes.k300)]);
+      rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.k300, reports.rig300k, '≤ 4 s', (t) => t <= 4));
+      say('rig ~1M');
+      reports.rig1m = runChildMedian(['rig', meshes.m1.path]);
+      rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.m1, reports.rig1m, '≤ 10 s, peak RSS ≤ 3 GB', (t, peak) => t <= 10 && peak <= 3 * GB));
+    }
+    if (sections.has('skin')) {
+      say('rig ~100k (its skeleton feeds the re-skin)');
+      reports.rig100k = runChildMedian(['rig', meshes.k100.path, rigPath(meshes.k100)]);
+      rows.push(childRow('rig (skeleton for re-skin)', meshes.k100, reports.rig100k, '(none)'));
+      say('re-skin ~100k');
+      reports.skin100k = 'error' in reports.rig100k
+        ? { error: 'no skeleton: the rig of this mesh failed' }
+        : runChildMedian(['skin', meshes.k100.path, rigPath(meshes.k100)]);
+      rows.push(childRow('re-skin (skinCharacter)', meshes.k100, reports.skin100k, '≤ 1 s', (t) => t <= 1));
+    }
+    // Apply Latent Pose (issue 6): a mesh without a rig (the auto-rig is part of the timed call) and one whose rig
+    // exists already (made beforehand, untimed, as the eval and a user with a rig do). The bar is for 50k vertices;
+    // the bench's "~30k" mesh is the one it has closest to that (its actual count is in the table).
+    if (sections.has('pose')) {
+      say(`apply latent pose (${BENCH_POSE}) ~30k, no rig then rig given`);
+      const where = `on the bench's ~30k mesh (${meshes.k30.vertices.toLocaleString('en-US')} vertices), the closest it has to the bar's 50k`;
+      const poseNote = (report: ChildReport | { error: string }, extra: string) =>
+        'error' in report ? '' : [where, extra, `largest vertex move ${report.maxDisplacement?.toPrecision(3)}`].join('; ');
+      reports.poseNoRig30k = runChildMedian(['pose', meshes.k30.path, BENCH_POSE]);
+      const noRig = childRow(`apply latent pose (${BENCH_POSE}, mesh without a rig: auto-rig included)`, meshes.k30, reports.poseNoRig30k, '≤ 0.5 s', (t) => t <= 0.5);
+      rows.push({ ...noRig, note: [noRig.note, poseNote(reports.poseNoRig30k, 'models loaded before the timed call (row below)')].filter(Boolean).join('; ') });
+      const rig30k = rigFileOf(meshes.k30, 'rig30k');
+      reports.poseRigGiven30k = typeof rig30k !== 'string' ? rig30k : runChildMedian(['pose', meshes.k30.path, BENCH_POSE, rig30k]);
+      const given = childRow(`apply latent pose (${BENCH_POSE}, rig given)`, meshes.k30, reports.poseRigGiven30k, '≤ 0.5 s', (t) => t <= 0.5);
+      rows.push({ ...given, note: [given.note, poseNote(reports.poseRigGiven30k, `rig (${DEFAULT_METHOD}) made beforehand, untimed`)].filter(Boolean).join('; ') });
+      const load = reports.poseNoRig30k;
+      rows.push({
+        measurement: 'loading the latent pose models (encoder + decoder + the auto-rig\'s) and the pose library', mesh: '—', vertices: 0,
+        seconds: 'error' in load ? undefined : load.sessionSeconds, target: '(none)',
+        note: 'once per sidecar process (ONNX sessions at start-up, the library JSON on the first pose request), never per request',
+      });
+    }
 
     const blender: Record<string, BlenderReport> = {};
-    for (const [key, m, applyTarget] of [['k30', meshes.k30, undefined], ['k300', meshes.k300, 1.5]] as const) {
-      const rigReport = reports[key === 'k30' ? 'rig30k' : 'rig300k'];
+    for (const [key, applyTarget] of [['k30', undefined], ['k300', 1.5]] as const) {
+      if (!sections.has('blender')) break;
+      const m = meshes[key];
+      const rigFile = rigFileOf(m, key === 'k30' ? 'rig30k' : 'rig300k');
       say(`Blender on ${m.label}`);
-      blender[key] = 'error' in rigReport ? { error: 'no rig result to apply (the rig failed)' } : runBlender(m, rigPath(m), dir);
+      blender[key] = typeof rigFile !== 'string' ? { error: 'no rig result to apply (the rig failed)' } : runBlender(m, rigFile, dir);
       const b = blender[key];
       const apply = b.apply;
       const target = applyTarget === undefined ? '(none)' : `≤ ${applyTarget} s`;
@@ -302,25 +373,35 @@ async function main(): Promise<void> {
       rows.map((r) => [r.measurement, r.mesh, r.vertices.toLocaleString('en-US'), fmtS(r.seconds), fmtS(r.cpuSeconds), fmtMB(r.peakRssBytes), r.target, passText(r), r.note]),
     );
     const stageNames = ['mesh', 'frame', 'skeleton', 'voxelise', 'geodesic', 'weights→vertices'];
-    const stageRows = Object.entries(reports)
-      .filter((e): e is [string, ChildReport] => !('error' in e[1]))
+    const measured = Object.entries(reports).filter((e): e is [string, ChildReport] => !('error' in e[1]));
+    const stageRows = measured
+      .filter(([, r]) => r.mode !== 'pose')
       .map(([key, r]) => [key, r.vertices.toLocaleString('en-US'), ...stageNames.map((s) => fmtS(r.stages[s])), fmtS(r.seconds)]);
     const stages = markdownTable(['job', 'vertices', ...stageNames, 'total'], stageRows);
+    // applyLatentPose's own progress stages: merge + canonical frame, SDF samples + encoder, auto-rig, decoder, skinning
+    const poseStageNames = ['mesh', 'encode', 'rig', 'decode', 'skin'];
+    const poseStageRows = measured
+      .filter(([, r]) => r.mode === 'pose')
+      .map(([key, r]) => [key, r.vertices.toLocaleString('en-US'), ...poseStageNames.map((s) => fmtS(r.stages[s])), fmtS(r.seconds)]);
+    const poseStages = poseStageRows.length === 0 ? ''
+      : `### Apply Latent Pose, time per stage (s, wall)\n\n${markdownTable(['job', 'vertices', ...poseStageNames, 'total'], poseStageRows)}\n\n`;
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / GB)} GB, Node ${process.version}`;
     const load = `load average ${loadStart.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`;
     process.stdout.write(
       `\n## AutoRig benchmark (${machine})\n\n${load}. Verdicts use wall time; CPU time is the job's own (all threads).\n\n${table}\n\n` +
-      `### Time per pipeline stage (s, wall)\n\n${stages}\n\nbench wall time: ${totalSeconds.toFixed(0)} s\n`,
+      `${stageRows.length === 0 ? '' : `### Time per pipeline stage (s, wall)\n\n${stages}\n\n`}${poseStages}bench wall time: ${totalSeconds.toFixed(0)} s\n`,
     );
 
     mkdirSync(join(REPO, 'out'), { recursive: true });
     const json = {
       date: new Date().toISOString(), machine, load: { start: loadStart, end: loadavg() }, totalSeconds,
       meshes: Object.fromEntries(Object.entries(meshes).map(([k, m]) => [k, { source: m.source, levels: m.levels, vertices: m.vertices, triangles: m.triangles }])),
-      rows, jobs: reports, blender,
+      sections: [...sections], rows, jobs: reports, preparedRigs: prepared, blender,
     };
-    writeFileSync(join(REPO, 'out/bench.json'), JSON.stringify(json, null, 1));
-    process.stdout.write(`written: out/bench.json\n`);
+    // a --only run writes beside the full run's out/bench.json, never over it
+    const jsonName = sections.size === SECTIONS.length ? 'bench.json' : `bench-only-${[...sections].join('-')}.json`;
+    writeFileSync(join(REPO, 'out', jsonName), JSON.stringify(json, null, 1));
+    process.stdout.write(`written: out/${jsonName}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
