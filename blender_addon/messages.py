@@ -251,10 +251,14 @@ def pose_list_request(job_id):
     return {"kind": protocol.KIND_POSE_LIST, "id": job_id}
 
 
-def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean"):
+def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean", joints=None, weights=None):
     """pose.apply: objects are MeshObject maps (world space); pose a name from pose.list; strength 0..1.5;
-    strategy "mean" or "nearest". Refuses locally (BAD_REQUEST) what the sidecar would refuse anyway."""
+    strategy "mean" or "nearest"; joints (Joint maps, world space, parents first) and weights (one ObjectWeights map
+    per object, indices into joints), both or neither: the mesh's own Mixamo armature to pose it through (neither: the
+    sidecar auto-rigs it). Refuses locally (BAD_REQUEST) what the sidecar would refuse anyway."""
     _check_mesh_limits(objects)
+    if (joints is None) != (weights is None):
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "the armature's bones and the mesh's weights go together")
     if not isinstance(pose, str) or not pose:
         raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "no pose chosen: refresh the pose list and pick one")
     strength = float(strength)
@@ -264,8 +268,13 @@ def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean"):
     if strategy not in POSE_STRATEGIES:
         raise AutoRigFailure(protocol.ERROR_BAD_REQUEST,
                              "strategy must be one of %s, got %r" % (", ".join(POSE_STRATEGIES), strategy))
-    return {"kind": protocol.KIND_POSE_APPLY, "id": job_id, "objects": objects, "pose": pose,
-            "strength": strength, "strategy": strategy}
+    message = {"kind": protocol.KIND_POSE_APPLY, "id": job_id, "objects": objects, "pose": pose,
+               "strength": strength, "strategy": strategy}
+    if joints is not None:
+        rig = _corrective_fields(objects, joints, weights, None, ())
+        message["skeleton"] = rig["skeleton"]
+        message["weights"] = rig["weights"]
+    return message
 
 
 def object_weights(name, indices, weights, influences):
@@ -431,7 +440,7 @@ def check_pose_apply_result(payload, vertex_counts, pose):
     """A pose.apply result checked in full: one object per object sent, each with #V*3 finite positions.
 
     Returns {"positions": [array('f') #V*3 per object, world space], "pose", "strength", "strategy", "identity",
-    "seconds", "provider"}.
+    "rig" ('given': posed through the armature sent, 'auto': auto-rigged), "seconds", "provider"}.
     """
     check_fields(payload, protocol.RESULTS["pose.apply"], "result")
     if payload["pose"] != pose:
@@ -450,8 +459,8 @@ def check_pose_apply_result(payload, vertex_counts, pose):
             raise ProtocolError(opath, "NaN or infinite coordinates")
         positions.append(values)
     return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
-            "strategy": payload["strategy"], "identity": payload["identity"], "seconds": payload["seconds"],
-            "provider": payload["provider"]}
+            "strategy": payload["strategy"], "identity": payload["identity"], "rig": payload["rig"],
+            "seconds": payload["seconds"], "provider": payload["provider"]}
 
 
 def _check_offsets(objects, vertex_counts, path):

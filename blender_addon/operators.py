@@ -289,8 +289,12 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
         # armature's pose, other keys and modifiers into the key (and a generative modifier changes the count).
         objects, counts = scene_io.mesh_objects(meshes)
         names = [obj.name for obj in meshes]
+        armature, joints, weights = mixamo_rig_of(meshes)
+        # its name now: the object may be gone by the time the answer comes
+        armature_name = armature.name if armature is not None else ""
         request = messages.pose_apply_request(client.new_job_id("pose"), objects, pose, strength=self.strength,
-                                              strategy=poses.strategy_value(self.strategy))
+                                              strategy=poses.strategy_value(self.strategy), joints=joints,
+                                              weights=weights)
 
         def check(payload):
             return messages.check_pose_apply_result(payload, counts, pose)
@@ -305,12 +309,32 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
             entry = poses.pose_entry(pose)
             experimental = " (experimental)" if entry is not None and entry["experimental"] else ""
             who = ", identity %s" % messages.display_text(result["identity"], 63) if result["identity"] else ""
-            return "AutoRig: shape key '%s'%s on %d mesh(es): strength %.2f, %s%s (%.1f s on %s)" % (
-                keys[0], experimental, len(found), result["strength"], messages.display_text(result["strategy"], 16),
-                who, result["seconds"],
+            through = ("through %s" % messages.display_text(armature_name, 63) if result["rig"] == "given"
+                       else "through the auto-rig")
+            return "AutoRig: shape key '%s'%s on %d mesh(es) %s: strength %.2f, %s%s (%.1f s on %s)" % (
+                keys[0], experimental, len(found), through, result["strength"],
+                messages.display_text(result["strategy"], 16), who, result["seconds"],
                 messages.display_text(result["provider"], 24))
 
         return request, check, apply_result
+
+
+def mixamo_rig_of(meshes):
+    """The armature that deforms every one of `meshes` through an Armature modifier, when its deforming bones hold
+    every Mixamo template joint: (armature object, its Joint maps in world space, one ObjectWeights map per mesh), as
+    Pose Correctives reads them, for Apply Latent Pose to pose the meshes through it. Else (None, None, None): the
+    sidecar auto-rigs them."""
+    armatures = [scene_io.deforming_armature(obj) for obj in meshes]
+    armature = armatures[0] if armatures else None
+    if armature is None or any(other != armature for other in armatures):
+        return None, None, None
+    deforming = corrective_keys.deform_bone_names(armature)
+    if not poses.mixamo_rigged(deforming):
+        return None, None, None
+    joints = scene_io.armature_joints(armature)
+    weights = [messages.object_weights(obj.name, *corrective_keys.mesh_bone_weights(obj, joints, deforming),
+                                       correctives.INFLUENCES) for obj in meshes]
+    return armature, joints, weights
 
 
 def corrective_meshes(context):

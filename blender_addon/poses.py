@@ -10,7 +10,7 @@ call (a known Blender pitfall with dynamic enums).
 from . import messages
 
 __all__ = ["STRATEGY_ITEMS", "strategy_value", "NO_POSES", "remember_poses", "remember_failure", "pose_items",
-           "known_pose", "pose_entry", "pose_label", "list_status"]
+           "known_pose", "pose_entry", "pose_label", "list_status", "MIXAMO_JOINTS", "mixamo_rigged"]
 
 # Identifiers are upper case (Blender's style for enum identifiers); the wire values are messages.POSE_STRATEGIES.
 STRATEGY_ITEMS = (
@@ -18,6 +18,25 @@ STRATEGY_ITEMS = (
     ('NEAREST', "Nearest identity", "The pose as the training character whose shape is nearest this mesh does it"),
 )
 _STRATEGY_VALUES = {'MEAN': "mean", 'NEAREST': "nearest"}
+
+# The Mixamo template's joints (sidecar/skeleton/mixamoTemplate.ts MIXAMO_JOINTS; test_latent_pose.py checks they
+# agree): an armature with all of them is one the sidecar can pose the mesh through instead of auto-rigging it.
+MIXAMO_JOINTS = (
+    "Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End",
+    "LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand",
+    "RightShoulder", "RightArm", "RightForeArm", "RightHand",
+    "LeftUpLeg", "LeftLeg", "LeftFoot", "LeftToeBase",
+    "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase",
+)
+_MIXAMO_PREFIX = "mixamorig:"
+
+
+def mixamo_rigged(bone_names):
+    """True when the bone names (an iterable of str) hold every Mixamo template joint, each bare or 'mixamorig:'-
+    prefixed, as the sidecar reads them (templateSlotOf)."""
+    bare = {name[len(_MIXAMO_PREFIX):] if name.startswith(_MIXAMO_PREFIX) else name for name in bone_names}
+    return all(joint in bare for joint in MIXAMO_JOINTS)
+
 
 # The menu's only item before the list is fetched (or when fetching failed): Apply refuses it.
 NO_POSES = "NONE"

@@ -173,6 +173,8 @@ REQUESTS = {
         "pose": "str",
         "strength?": "float",
         "strategy?": "str",
+        "skeleton?": "Skeleton",
+        "weights?": "list:ObjectWeights",
     },
     "correctives": {
         "id": "str",
@@ -239,6 +241,7 @@ RESULTS = {
         "strength": "float",
         "strategy": "str",
         "identity": "str|nil",
+        "rig": "str",
         "seconds": "float",
         "provider": "str",
     },

@@ -14,15 +14,16 @@
  *
  * On top of the type language, validateRequest checks what the types cannot say: triangle indices < #V (BAD_INDEX),
  * the limits (TOO_LARGE), the protocol version, the skeleton's parent order, the locked groups, a pose.apply's
- * pose, strength and strategy, and a correctives request's method, poses and weights (BAD_REQUEST, BAD_ARRAY, BAD_INDEX
+ * pose, strength, strategy and rig, and a correctives request's method, poses and weights (BAD_REQUEST, BAD_ARRAY, BAD_INDEX
  * before any job starts; sidecar/correctives/bakeCorrectives.ts checkCorrectiveInput).
  */
 import protocol from './protocol.json' with { type: 'json' };
 import { AutoRigError } from '../sidecar/errors.js';
-import { checkCorrectiveInput, type CorrectiveOptions } from '../sidecar/correctives/bakeCorrectives.js';
+import { checkCorrectiveInput, checkWeightsFit, type CorrectiveOptions } from '../sidecar/correctives/bakeCorrectives.js';
 import { keyPoses } from '../sidecar/correctives/keyPoses.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../sidecar/pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH } from '../sidecar/pose/poseVocabulary.js';
+import { checkTemplateJoints } from '../sidecar/pose/templateRig.js';
 import type { LockedGroup, MeshPart, PartWeights, RigOptions, Skeleton } from '../sidecar/types.js';
 import { describeValue, isPlainMap } from './codec.js';
 
@@ -77,6 +78,8 @@ export interface PoseApplyRequest {
   pose: string;
   strength: number;
   strategy: PoseStrategy;
+  /** the mesh's own rig when the client sent skeleton + weights (weights as PartWeights per object); absent: auto-rig */
+  rig?: { skeleton: Skeleton; objects: PartWeights[] };
 }
 /** correctives: the static weights per object (same order as objects) and the checked options. */
 export interface CorrectivesRequest {
@@ -148,7 +151,9 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
       return { kind, id: fields.id as string };
     case 'pose.apply': {
       const objects = checkMesh(fields.objects as MeshPart[], limits);
-      return { kind, id: fields.id as string, objects, ...checkPoseChoice(fields) };
+      const choice = checkPoseChoice(fields);
+      const rig = checkGivenRig(fields, objects);
+      return { kind, id: fields.id as string, objects, ...choice, ...(rig ? { rig } : {}) };
     }
     case 'correctives':
     case 'correctives.preview': {
@@ -489,6 +494,24 @@ function checkPoseChoice(fields: Record<string, unknown>): { pose: string; stren
     throw new AutoRigError('BAD_REQUEST', `strategy must be one of ${POSE_STRATEGIES.join(', ')}, got ${quoteClientText(strategy)}`);
   }
   return { pose, strength, strategy: strategy as PoseStrategy };
+}
+
+/**
+ * The rig a pose.apply may bring: skeleton and weights together (one without the other is BAD_REQUEST), the skeleton
+ * well ordered, holding every Mixamo template joint (BAD_SKELETON), the weights fitting the objects as for correctives.
+ * Returns it as applyLatentPose's rig option, or null when the client sent neither (the sidecar auto-rigs).
+ */
+function checkGivenRig(fields: Record<string, unknown>, objects: MeshPart[]): { skeleton: Skeleton; objects: PartWeights[] } | null {
+  const hasSkeleton = fields.skeleton !== undefined, hasWeights = fields.weights !== undefined;
+  if (!hasSkeleton && !hasWeights) return null;
+  if (!hasSkeleton || !hasWeights) {
+    throw new AutoRigError('BAD_REQUEST', `pose.apply: ${hasSkeleton ? 'skeleton without weights' : 'weights without a skeleton'}; send both (the mesh's own rig) or neither (auto-rig)`);
+  }
+  const skeleton = checkSkeleton(fields.skeleton as Skeleton);
+  checkTemplateJoints(skeleton);
+  const weights = fields.weights as PartWeights[];
+  checkWeightsFit(objects, weights, skeleton.joints.length);
+  return { skeleton, objects: weights };
 }
 
 /** Locked groups: an existing object (BAD_INDEX), one weight per vertex (BAD_ARRAY) in [0, 1], a bone of the skeleton, no repeats. */

@@ -3,9 +3,11 @@
  * character turned, moved and scaled as an object, the pose menu filled from the real sidecar, then the operator:
  * a shape key named after the pose, relative to a new Basis, at value 1, moving the requested limb, one undo step;
  * a second pose on the same mesh; a bad pose and a failure injected while applying leave the scene exactly as it was.
+ * The character's armature has the Mixamo joints, so the sidecar poses it through that rig (answer rig 'given'); with
+ * one joint renamed the add-on sends no rig and the sidecar auto-rigs the mesh (rig 'auto').
  * The sidecar runs with AUTORIG_MODELS at the repository's models/ with test/fixtures/latent_pose_stub laid over them
- * (fixtures/latentPoseStubModels.ts: its poses turn exactly their own limb's joint, through the real auto-rig): what is
- * tested here is the add-on and the path to it, not the models' quality.
+ * (fixtures/latentPoseStubModels.ts: its poses turn exactly their own limb's joint, through the character's own rig or
+ * the real auto-rig): what is tested here is the add-on and the path to it, not the models' quality.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
 import { spawnSync } from 'node:child_process';
@@ -40,7 +42,9 @@ interface PoseRun {
   apply: {
     finished: boolean; error: string | null; seconds: number; keys: string[]; values: number[]; relative_to: string[];
     reference: string; active: string; use_relative: boolean; motion: Motion; basis_max_offset: number; undo: Undo;
+    rigs: string[];
   };
+  auto_rig: { finished: boolean; error: string | null; rigs: string[]; keys: string[] };
   second: { finished: boolean; error: string | null; keys: string[]; motion: Motion; value: number };
   unknown_pose: { finished: boolean; error: string | null; differences: string[] };
   apply_fails: { finished: boolean; error: string | null; differences: string[] };
@@ -115,6 +119,8 @@ describe('Apply Latent Pose in Blender', () => {
     // the shape key: named after the pose, relative to a new Basis (the mesh as it was), value 1, active
     const a = r.apply;
     expect(a.finished, a.error ?? '').toBe(true);
+    // the character's armature has the Mixamo joints: the sidecar posed it through that rig, not an auto-rig
+    expect(a.rigs).toEqual(['given']);
     expect(a.keys).toEqual(['Basis', 'elbowBentLf']);
     expect(a.values[1]).toBe(1);
     expect(a.relative_to).toEqual(['Basis', 'Basis']);
@@ -145,6 +151,10 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.apply_fails.finished).toBe(false);
     expect(r.apply_fails.error).toMatch(/APPLY_FAILED: Apply Latent Pose failed .*injected.*nothing was changed/);
     expect(r.apply_fails.differences).toEqual([]);
+    // an armature without every Mixamo joint (its LeftForeArm renamed): the mesh is auto-rigged instead
+    expect(r.auto_rig.finished, r.auto_rig.error ?? '').toBe(true);
+    expect(r.auto_rig.rigs).toEqual(['auto']);
+    expect(r.auto_rig.keys).toContain('kneeBentLf');
     expect(r.poll_without_mesh).toBe(false);
     console.log(`Apply Latent Pose in Blender: ${r.apply.seconds} s for the first apply (sidecar start included), ${r.total_seconds} s in all`);
   }, 180_000);

@@ -12,10 +12,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../sidecar/cli/main.js';
 import { loadCharacter } from '../sidecar/io/character.js';
-import { readGlb } from '../sidecar/io/glbContainer.js';
+import { readGlb, writeGlb } from '../sidecar/io/glbContainer.js';
 import { parseObj } from '../sidecar/io/obj.js';
 import { POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
-import { LATENT_POSE_STUB_ANGLE, makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
+import { LATENT_POSE_STUB, LATENT_POSE_STUB_ANGLE, makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 let STUB: string;
@@ -64,7 +64,8 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     const out = join(scratch, 'posed.obj');
     const io = capture();
     expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '-o', out], io), io.err()).toBe(0);
-    expect(io.out()).toMatch(/posed .* as elbowBentLf \(strength 1, mean\): 1 part, 7050 vertices/);
+    expect(io.out()).toMatch(/posed .* as elbowBentLf through the auto-rig \(strength 1, mean\): 1 part, 7050 vertices/);
+    expect(io.err()).toMatch(/auto-rigging first \(the file has no skin\)/);
     const input = objVertices(readFileSync(DEMO_OBJ, 'utf8'));
     const posed = objVertices(readFileSync(out, 'utf8'));
     expect(posed.length).toBe(input.length);
@@ -104,7 +105,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     const out = join(scratch, 'ely.glb');
     const io = capture();
     expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentRt', '--strategy', 'nearest', '--strength', '1.5', '-o', out], io), io.err()).toBe(0);
-    expect(io.out()).toMatch(/strength 1\.5, nearest, identity stubNear/);
+    expect(io.out()).toMatch(/through its own rig \(strength 1\.5, nearest, identity stubNear/);
     const input = await loadCharacter(DEV_GLB);
     const posed = await loadCharacter(out);
     expect(posed.rig).toBeUndefined();
@@ -128,6 +129,34 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     expect(moved.right.length).toBeGreaterThan(20);
     expect(mean(moved.right)).toBeGreaterThan(0.05);
     expect(Math.max(...moved.left)).toBeLessThan(1e-4);
+  });
+
+  it('poses a glb with a Mixamo-named skin through that rig, with no auto-rig model installed; a rig without the template is auto-rigged', async () => {
+    process.env.AUTORIG_MODELS = LATENT_POSE_STUB; // the pose models alone: no joints2d
+    try {
+      const out = join(scratch, 'ely own rig.obj');
+      const io = capture();
+      expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentLf', '-o', out], io), io.err()).toBe(0);
+      expect(io.err()).toMatch(/posing through the file's own rig \(\d+ joints\)/);
+      expect(io.out()).toMatch(/as elbowBentLf through its own rig/);
+      const input = await loadCharacter(DEV_GLB);
+      const rest = Float64Array.from(input.parts.flatMap((p) => Array.from(p.positions)));
+      const moved = displacements(rest, objVertices(readFileSync(out, 'utf8')));
+      expect(Math.max(...moved)).toBeGreaterThan(0.05);
+      // the same file with its left forearm's joint renamed: no longer the template, so auto-rig, whose model is not there
+      const renamed = join(scratch, 'ely renamed.glb');
+      const { json, bin } = readGlb(readFileSync(DEV_GLB));
+      const node = (json.nodes as { name?: string }[]).find((n) => n.name?.endsWith('LeftForeArm'));
+      expect(node, 'the dev character has a LeftForeArm joint').toBeDefined();
+      node!.name = 'ForeArm.L';
+      writeFileSync(renamed, writeGlb(json, bin));
+      const io2 = capture();
+      expect(await runCli(['pose', renamed, '--pose', 'elbowBentLf', '-o', join(scratch, 'never.obj')], io2)).toBe(2);
+      expect(io2.err()).toMatch(/auto-rigging first \(its skin lacks the Mixamo joint LeftForeArm\)/);
+      expect(io2.err()).toMatch(/MODEL_MISSING/);
+    } finally {
+      process.env.AUTORIG_MODELS = STUB;
+    }
   });
 
   it('turns the joint by the strength\'s share of its angle: half strength moves the limb\'s end by the chord ratio', async () => {

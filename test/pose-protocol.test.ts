@@ -22,6 +22,8 @@ import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { validateRequest, validateServerMessage } from '../shared-schema/validate.js';
 import { AutoRigError } from '../sidecar/errors.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
+import { rigWeights, skeletonFromRig } from '../sidecar/io/rigSkeleton.js';
+import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import { POSE_STRATEGIES } from '../sidecar/pose/poseLibrary.js';
 import { MAX_POSE_STRENGTH, POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
 import { modelsRunByPose } from '../sidecar/methods.js';
@@ -111,6 +113,26 @@ describe('pose.list and pose.apply in the schema', () => {
     const chosen = validateRequest({ kind: 'pose.apply', id: 'b', objects: mesh, pose: 'kneeBentLf+kneeBentRt', strength: 1.5, strategy: 'nearest' });
     expect(chosen).toMatchObject({ pose: 'kneeBentLf+kneeBentRt', strength: 1.5, strategy: 'nearest' });
     expect(validateRequest({ kind: 'pose.list', id: 'c' })).toEqual({ kind: 'pose.list', id: 'c' });
+    expect(request).not.toHaveProperty('rig');
+  });
+
+  it('takes the mesh\'s own rig, skeleton and weights together, checked as for correctives', () => {
+    const parts = makeHumanoid({ segments: 8 });
+    const skeleton = { joints: MIXAMO_JOINTS.map((name, j) => ({ name: `mixamorig:${name}`, parent: j - 1, head: [0, j, 0], tail: [0, j + 1, 0], roll: 0 })) };
+    const weights = parts.map((part) => {
+      const n = part.positions.length / 3;
+      return { name: part.name, influences: 1, indices: new Uint16Array(n), weights: new Float32Array(n).fill(1) };
+    });
+    const apply = (fields: Message) => validateRequest(decodeMessage(encodeMessage({ kind: 'pose.apply', id: 'r', objects: wire(parts), pose: 'elbowBentLf', ...fields })));
+    const given = apply({ skeleton, weights }) as { rig?: { skeleton: { joints: unknown[] }; objects: { name: string }[] } };
+    expect(given.rig?.skeleton.joints).toHaveLength(MIXAMO_JOINTS.length);
+    expect(given.rig?.objects.map((w) => w.name)).toEqual(parts.map((p) => p.name));
+    expect(codeOf(() => apply({ skeleton }))).toBe('BAD_REQUEST');
+    expect(codeOf(() => apply({ weights }))).toBe('BAD_REQUEST');
+    const lacking = { joints: skeleton.joints.map((j) => (j.name === 'mixamorig:LeftForeArm' ? { ...j, name: 'LeftElbow' } : j)) };
+    expect(codeOf(() => apply({ skeleton: lacking, weights }))).toBe('BAD_SKELETON');
+    expect(codeOf(() => apply({ skeleton, weights: weights.slice(1) }))).toBe('BAD_ARRAY');
+    expect(codeOf(() => apply({ skeleton, weights: weights.map((w) => ({ ...w, indices: w.indices.map(() => 99) })) }))).toBe('BAD_INDEX');
   });
 
   it('refuses bad choices and bad meshes with their codes', () => {
@@ -133,9 +155,11 @@ describe('pose.list and pose.apply in the schema', () => {
   it('checks the server\'s answers strictly', () => {
     const result = {
       kind: 'result', id: 'r', request: 'pose.apply', objects: [{ name: 'Body', positions: new Float32Array(6) }],
-      pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, seconds: 0.1, provider: 'cpu',
+      pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto', seconds: 0.1, provider: 'cpu',
     };
     expect(() => validateServerMessage(result)).not.toThrow();
+    const { rig: _, ...withoutRig } = result;
+    expect(codeOf(() => validateServerMessage(withoutRig))).toBe('BAD_REQUEST');
     expect(() => validateServerMessage({ ...result, identity: 'id7' })).not.toThrow();
     expect(codeOf(() => validateServerMessage({ ...result, objects: [{ name: 'Body', positions: Buffer.alloc(8) }] }))).toBe('BAD_ARRAY');
     expect(codeOf(() => validateServerMessage({ ...result, extra: 1 }))).toBe('BAD_REQUEST');
@@ -151,17 +175,22 @@ describe('pose.list and pose.apply in the schema', () => {
       execFileSync(PYTHON, ['test/python/sample_requests.py', file, '--pose'], { cwd: ROOT });
       const frames = new Unpackr({ useRecords: false }).unpack(readFileSync(file)) as Uint8Array[];
       const requests = frames.map((frame) => validateRequest(decodeMessage(frame)));
-      expect(requests.map((r) => r.kind)).toEqual(['pose.list', 'pose.apply', 'pose.apply']);
+      expect(requests.map((r) => r.kind)).toEqual(['pose.list', 'pose.apply', 'pose.apply', 'pose.apply']);
       expect(requests[1]).toMatchObject({ pose: 'elbowBentLf', strength: 0.5, strategy: 'nearest' });
       expect(requests[2]).toMatchObject({ pose: 'elbowBentLf+kneeBentRt', strength: 1, strategy: 'mean' });
+      expect(requests[2]).not.toHaveProperty('rig');
+      const given = requests[3] as { rig?: { skeleton: { joints: { name: string }[] }; objects: { name: string }[] } };
+      expect(given.rig?.skeleton.joints.map((j) => j.name)).toEqual(MIXAMO_JOINTS.map((name) => `mixamorig:${name}`));
+      expect(given.rig?.objects.map((w) => w.name)).toEqual(['Body', 'Hat']);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
     const constants = JSON.parse(execFileSync(PYTHON, ['-c',
       'import json, sys; sys.path.insert(0, "."); from blender_addon import messages, poses; '
       + 'print(json.dumps({"strategies": list(messages.POSE_STRATEGIES), "max": messages.MAX_POSE_STRENGTH, '
-      + '"items": [poses.strategy_value(i[0]) for i in poses.STRATEGY_ITEMS]}))'], { cwd: ROOT, encoding: 'utf8' }));
-    expect(constants).toEqual({ strategies: [...POSE_STRATEGIES], max: MAX_POSE_STRENGTH, items: [...POSE_STRATEGIES] });
+      + '"items": [poses.strategy_value(i[0]) for i in poses.STRATEGY_ITEMS], "joints": list(poses.MIXAMO_JOINTS)}))'],
+    { cwd: ROOT, encoding: 'utf8' }));
+    expect(constants).toEqual({ strategies: [...POSE_STRATEGIES], max: MAX_POSE_STRENGTH, items: [...POSE_STRATEGIES], joints: [...MIXAMO_JOINTS] });
   });
 });
 
@@ -205,7 +234,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   it('poses the mesh: every object back in the order and count sent, only the requested limb moved', async () => {
     const id = 'apply-1';
     const reply = await client.ask({ kind: 'pose.apply', id, objects: wire(humanoid), pose: 'elbowBentLf' });
-    expect(reply, JSON.stringify(reply)).toMatchObject({ kind: 'result', request: 'pose.apply', pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null });
+    expect(reply, JSON.stringify(reply)).toMatchObject({ kind: 'result', request: 'pose.apply', pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto' });
     expect(client.received.some((m) => m.kind === 'progress' && m.id === id)).toBe(true);
     const posed = posedPositions(reply);
     expect((reply.objects as { name: string }[]).map((o) => o.name)).toEqual(humanoid.map((p) => p.name));
@@ -335,6 +364,40 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     // the elbow turns 45°: the forearm and hand move about 0.1 m on average, nothing else moves
     expect(motion.LeftHand, JSON.stringify(motion)).toBeGreaterThan(0.03);
     expect(motion.LeftHand).toBeGreaterThan(5 * Math.max(motion.RightHand, motion.LeftFoot, motion.RightFoot, motion.Head));
+  });
+
+  it('poses a character through the rig the request brings, with no auto-rig model installed: rig \'given\', the limb moves', async () => {
+    const character = await loadCharacter(DEV_CHARACTER);
+    const skeleton = skeletonFromRig(character.rig!);
+    const weights = rigWeights(character);
+    expect(weights.every((w) => w !== null), 'the dev character skins every part').toBe(true);
+    const objects = wire(character.parts);
+    process.env.AUTORIG_MODELS = LATENT_POSE_STUB; // the pose models alone: no joints2d
+    try {
+      const reply = await client.ask({ kind: 'pose.apply', id: 'given-rig', objects, pose: 'elbowBentLf', skeleton, weights });
+      expect(reply, JSON.stringify(reply).slice(0, 500)).toMatchObject({ kind: 'result', rig: 'given', pose: 'elbowBentLf' });
+      const motion = limbMotion(character, posedPositions(reply));
+      expect(motion.LeftHand, JSON.stringify(motion)).toBeGreaterThan(0.03);
+      expect(motion.LeftHand).toBeGreaterThan(5 * Math.max(motion.RightHand, motion.LeftFoot, motion.RightFoot, motion.Head));
+      // the same request without the rig needs the auto-rig, whose model is not there
+      expect(await client.ask({ kind: 'pose.apply', id: 'given-rig-none', objects, pose: 'elbowBentLf' }))
+        .toMatchObject({ kind: 'error', code: 'MODEL_MISSING' });
+      const lacking = { joints: skeleton.joints.map((j) => (j.name.endsWith('LeftForeArm') ? { ...j, name: 'Elbow.L' } : j)) };
+      const bad: [Message, string][] = [
+        [{ kind: 'pose.apply', id: 'rig-no-weights', objects, pose: 'elbowBentLf', skeleton }, 'BAD_REQUEST'],
+        [{ kind: 'pose.apply', id: 'rig-no-skeleton', objects, pose: 'elbowBentLf', weights }, 'BAD_REQUEST'],
+        [{ kind: 'pose.apply', id: 'rig-lacking', objects, pose: 'elbowBentLf', skeleton: lacking, weights }, 'BAD_SKELETON'],
+        [{ kind: 'pose.apply', id: 'rig-misfit', objects: wire(humanoid), pose: 'elbowBentLf', skeleton, weights }, 'BAD_ARRAY'],
+      ];
+      for (const [request, code] of bad) {
+        expect(await client.ask(request), request.id as string).toMatchObject({ kind: 'error', id: request.id, code });
+      }
+      // still serving: the given rig poses again
+      expect(await client.ask({ kind: 'pose.apply', id: 'given-rig-again', objects, pose: 'kneeBentRt', skeleton, weights }))
+        .toMatchObject({ kind: 'result', rig: 'given' });
+    } finally {
+      process.env.AUTORIG_MODELS = STUB;
+    }
   });
 });
 

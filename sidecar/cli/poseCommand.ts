@@ -4,6 +4,8 @@
  * - .obj input: every `v` of the file, in file order, as one object (faces of all its objects and groups kept);
  * - .glb/.gltf input: one object per triangle primitive, each with the primitive's own vertices in order, in the
  *   file's bind-pose world space (any rig in the input is not written: the output is the posed mesh only).
+ * A .glb/.gltf whose skin has every Mixamo template joint and weights every part is posed through that rig (an Auto
+ * Rig output, a Mixamo character); any other input is auto-rigged first. The command says which.
  * Normals are recomputed on the posed mesh; texture coordinates are kept.
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -12,10 +14,13 @@ import { AutoRigError } from '../errors.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { vertexNormals } from '../io/normals.js';
 import { checkObjSize, formatObj, parseObj } from '../io/obj.js';
+import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
 import { MESH_LIMITS } from '../mesh/mergeParts.js';
-import type { LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
+import type { ApplyLatentPoseOptions, LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
 import { POSE_STRATEGIES } from '../pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES } from '../pose/poseVocabulary.js';
+import { missingTemplateJoints } from '../pose/templateRig.js';
+import type { PartWeights } from '../types.js';
 import { writeMeshGlb } from './meshGlb.js';
 import { progressReporter, type TextSink } from './progress.js';
 
@@ -114,6 +119,22 @@ export async function readPoseInput(path: string): Promise<Character> {
 }
 
 /**
+ * ownRig: a character read from a file → its rig as Apply Latent Pose's rig option (skeleton, one PartWeights per part)
+ * when the file's skin has every Mixamo template joint and weights every part; else null and `why` says what is
+ * missing (the command then auto-rigs: a pose needs a rig, not this one).
+ */
+export function ownRig(character: Character): { rig: NonNullable<ApplyLatentPoseOptions['rig']> | null; why: string } {
+  if (!character.rig) return { rig: null, why: 'the file has no skin' };
+  const skeleton = skeletonFromRig(character.rig);
+  const missing = missingTemplateJoints(skeleton);
+  if (missing.length > 0) return { rig: null, why: `its skin lacks the Mixamo joint${missing.length === 1 ? '' : 's'} ${missing.join(', ')}` };
+  const weights = rigWeights(character);
+  const unskinned = character.parts.filter((_, p) => weights[p] === null).map((part) => part.name);
+  if (unskinned.length > 0) return { rig: null, why: `its skin does not weight ${unskinned.join(', ')}` };
+  return { rig: { skeleton, objects: weights as PartWeights[] }, why: '' };
+}
+
+/**
  * posedParts: the input parts with the posed positions of `result` (same count and order), normals recomputed on the
  * posed surface, uvs kept.
  */
@@ -151,10 +172,15 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
   }
   const { applyLatentPose } = await import('../pose/applyLatentPose.js');
   const character = await readPoseInput(parsed.input);
+  const { rig, why } = ownRig(character);
+  io.stderr.write(rig
+    ? `autorig: posing through the file's own rig (${rig.skeleton.joints.length} joints)\n`
+    : `autorig: auto-rigging first (${why})\n`);
   const progress = progressReporter(io.stderr);
   let result: LatentPoseResult;
   try {
-    result = await applyLatentPose(character.parts, { pose: parsed.pose, strength: parsed.strength, strategy: parsed.strategy }, progress.onProgress);
+    const options = { pose: parsed.pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}) };
+    result = await applyLatentPose(character.parts, options, progress.onProgress);
   } finally {
     progress.finish();
   }
@@ -162,7 +188,8 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
   await writePosedFile(parsed.output, parts, `${generator}: ${parsed.input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);
   const vertices = parts.reduce((n, p) => n + p.positions.length / 3, 0);
   const who = result.identity ? `, identity ${result.identity}` : '';
-  io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} (strength ${result.strength}, ${result.strategy}${who}): `
+  const through = result.rig === 'given' ? 'its own rig' : 'the auto-rig';
+  io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (strength ${result.strength}, ${result.strategy}${who}): `
     + `${parts.length} part${parts.length === 1 ? '' : 's'}, ${vertices} vertices in ${result.seconds.toFixed(2)} s on ${result.provider} → ${parsed.output}\n`);
   return 0;
 }

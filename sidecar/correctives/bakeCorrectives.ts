@@ -91,8 +91,11 @@ export function checkCorrectiveInput(
   return { method: method as CorrectiveMethod, poses: poses as KeyPoseName[] };
 }
 
-/** One weights entry per object, in order and by name, each #V*k with weighted joints inside the skeleton. */
-function checkWeightsFit(objects: MeshPart[], weights: PartWeights[], jointCount: number): void {
+/**
+ * One weights entry per object, in order and by name, each #V*k with weighted joints inside the skeleton; else
+ * BAD_ARRAY / BAD_REQUEST / BAD_INDEX. Also checks the rig a pose.apply request brings (shared-schema/validate.ts).
+ */
+export function checkWeightsFit(objects: MeshPart[], weights: PartWeights[], jointCount: number): void {
   if (weights.length !== objects.length) {
     throw new AutoRigError('BAD_ARRAY', `weights has ${weights.length} entries for ${objects.length} objects (one per object, in order)`);
   }

@@ -28,7 +28,7 @@ import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type Po
 import { posedByRig } from './posedByRig.js';
 import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
 import { sdfSamples } from './sdfSamples.js';
-import { templateRig } from './templateRig.js';
+import { checkTemplateJoints, templateRig } from './templateRig.js';
 
 export { APPLIED_VARIANT, POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
 
@@ -61,6 +61,8 @@ export interface LatentPoseResult {
   strategy: PoseStrategy;
   /** the training identity whose delta was used (strategy 'nearest'), else null */
   identity: string | null;
+  /** which rig posed the mesh: 'given' (options.rig, the caller's) or 'auto' (the auto-rig ran) */
+  rig: 'given' | 'auto';
   seconds: number;
   provider: string;
 }
@@ -84,7 +86,8 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 /**
  * applyLatentPose: parts (MeshPart[], any space, any topology) + options → LatentPoseResult.
  * Throws BAD_REQUEST (pose, strength, strategy, variant), the mesh errors of mergeParts, MODEL_MISSING / MODEL_FAILED,
- * what rigCharacterAsync throws (its models, a mesh it cannot rig), BAD_SKELETON when the rig lacks a template joint.
+ * what rigCharacterAsync throws (its models, a mesh it cannot rig; none of it with options.rig), BAD_SKELETON when the
+ * rig lacks a template joint (a given rig: before any work), BAD_ARRAY when a given rig's weights do not fit the parts.
  */
 export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPoseOptions, onProgress: ProgressFn = () => {}): Promise<LatentPoseResult> {
   const t0 = performance.now();
@@ -94,15 +97,18 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
-  // the auto-rig's models too: a missing one is MODEL_MISSING whatever the strength, before any work
-  for (const model of modelsRunBy('rig', undefined)) await loadModel(modelPath(model));
+  // the auto-rig's models too, unless the caller brings the rig: a missing one is MODEL_MISSING whatever the strength,
+  // before any work; a given rig needs none of them
+  const rigGiven = options.rig !== undefined;
+  if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
+  else for (const model of modelsRunBy('rig', undefined)) await loadModel(modelPath(model));
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
   const canonical = toCanonical(mesh.positions, cf);
   const result = (positions: (part: number) => Float32Array, identity: string | null): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
-    pose, strength, strategy, identity, seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
+    pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 

@@ -7,7 +7,7 @@ import type { TopKWeights } from '../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../errors.js';
 import { pointToCanonical, type CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { MIXAMO_JOINTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
-import type { RigResult } from '../types.js';
+import type { RigResult, Skeleton } from '../types.js';
 
 /** A rig in template form. */
 export interface TemplateRig {
@@ -24,6 +24,24 @@ export function templateSlotOf(name: string): number {
 }
 
 /**
+ * checkTemplateJoints: a skeleton (names maybe 'mixamorig:'-prefixed) → nothing; throws BAD_SKELETON naming the first
+ * MIXAMO_JOINTS joint it lacks. Apply Latent Pose's decoder turns exactly those joints, so a rig without one cannot
+ * carry its pose, whether the auto-rig made it or the user's armature gave it.
+ */
+export function checkTemplateJoints(skeleton: Skeleton): void {
+  const missing = missingTemplateJoints(skeleton);
+  if (missing.length > 0) {
+    throw new AutoRigError('BAD_SKELETON', `the rig has no joint ${missing.join(', ')}: Apply Latent Pose needs every joint of the Mixamo template`);
+  }
+}
+
+/** missingTemplateJoints: a skeleton → the MIXAMO_JOINTS names none of its joints carries (prefixed or not), in template order. */
+export function missingTemplateJoints(skeleton: Skeleton): string[] {
+  const slots = new Set(skeleton.joints.map((joint) => templateSlotOf(joint.name)));
+  return MIXAMO_JOINTS.filter((_, t) => !slots.has(t));
+}
+
+/**
  * templateRig: rig (a skeleton with every template joint, names maybe prefixed, and one PartWeights per part) →
  * TemplateRig. Heads go to the canonical frame cf (the mesh's own); the parts' weight rows are stacked in part order
  * (partOffsets of mergeParts, #parts+1) and padded with zero weights to the largest influence count. A weight on a joint
@@ -35,11 +53,8 @@ export function templateRig(rig: Pick<RigResult, 'skeleton' | 'objects'>, cf: Ca
   const joints = rig.skeleton.joints;
   const own = joints.map((joint) => templateSlotOf(joint.name));
   const heads = new Float64Array(MIXAMO_JOINTS.length * 3);
-  MIXAMO_JOINTS.forEach((name, t) => {
-    const j = own.indexOf(t);
-    if (j < 0) throw new AutoRigError('BAD_SKELETON', `the auto-rig has no joint ${name}: Apply Latent Pose needs every joint of the template`);
-    heads.set(pointToCanonical(joints[j].head, cf), 3 * t);
-  });
+  checkTemplateJoints(rig.skeleton);
+  MIXAMO_JOINTS.forEach((_, t) => heads.set(pointToCanonical(joints[own.indexOf(t)].head, cf), 3 * t));
   const slots = joints.map((_, j) => {
     for (let at = j, steps = 0; at >= 0 && steps <= joints.length; at = joints[at].parent, steps++) {
       if (own[at] >= 0) return own[at];

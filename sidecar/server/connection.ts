@@ -169,7 +169,10 @@ function jobInput(request: JobRequest): JobInput {
     case 'skin':
       return { request: 'skin', objects: request.objects, skeleton: request.skeleton, locked: request.locked, options: request.options };
     case 'pose.apply':
-      return { request: 'pose', objects: request.objects, pose: request.pose, strength: request.strength, strategy: request.strategy };
+      return {
+        request: 'pose', objects: request.objects, pose: request.pose, strength: request.strength, strategy: request.strategy,
+        ...(request.rig ? { rig: request.rig } : {}),
+      };
     case 'correctives':
       return { request: 'correctives', objects: request.objects, skeleton: request.skeleton, weights: request.weights, options: request.options };
     case 'correctives.preview': {
@@ -245,6 +248,7 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
     strength: result.strength,
     strategy: result.strategy,
     identity: result.identity,
+    rig: result.rig,
     seconds: result.seconds,
     provider: result.provider,
   };

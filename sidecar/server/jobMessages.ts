@@ -11,7 +11,11 @@ import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleto
 export type JobInput =
   | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
   | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions }
-  | { request: 'pose'; objects: MeshPart[]; pose: string; strength: number; strategy: PoseStrategy }
+  | {
+    request: 'pose'; objects: MeshPart[]; pose: string; strength: number; strategy: PoseStrategy;
+    /** the mesh's own rig (skeleton + weights per object), when the client sent one; absent: auto-rig */
+    rig?: { skeleton: Skeleton; objects: PartWeights[] };
+  }
   | { request: 'correctives'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[]; options: CorrectiveOptions }
   | {
     request: 'correctives.preview'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[];

@@ -44,6 +44,7 @@ export function startJob(input: JobInput, listener: JobListener, onThreadExit: (
     ...(input.request === 'skin' ? input.locked.map((group) => group.weights) : []),
     ...(input.request === 'correctives' || input.request === 'correctives.preview' ? input.weights.flatMap((entry) => [entry.indices, entry.weights]) : []),
     ...(input.request === 'correctives.preview' ? [input.rotations] : []),
+    ...(input.request === 'pose' && input.rig ? input.rig.objects.flatMap((entry) => [entry.indices, entry.weights]) : []),
   ];
   const worker = new Worker(entry.url, {
     workerData: models ? { ...input, models } : input,
@@ -168,7 +169,7 @@ export class JobQueue {
  */
 export function modelsOfJob(input: JobInput): ModelName[] {
   if (input.request === 'correctives' || input.request === 'correctives.preview') return modelsRunByCorrectives(input.options.method);
-  return input.request === 'pose' ? modelsRunByPose() : modelsRunBy(input.request, input.options.method);
+  return input.request === 'pose' ? modelsRunByPose(input.rig !== undefined) : modelsRunBy(input.request, input.options.method);
 }
 
 /**

@@ -202,6 +202,19 @@ def main():
     step("panel")
     results["panel"] = draw_panel()
 
+    # Which rig the sidecar posed through ('given': the mesh's Mixamo armature, 'auto'), read off each checked answer.
+    import autorig.messages as messages_module
+
+    rigs = []
+    check_result = messages_module.check_pose_apply_result
+
+    def recording_check(payload, vertex_counts, pose):
+        result = check_result(payload, vertex_counts, pose)
+        rigs.append(result["rig"])
+        return result
+
+    messages_module.check_pose_apply_result = recording_check
+
     # --- Apply Latent Pose from the panel's settings: one undo step ---
     step("apply elbowBentLf")
     settings.pose = "elbowBentLf"
@@ -213,7 +226,7 @@ def main():
     after = scene_digest()
     mesh = bpy.data.objects[mesh_name]
     keys = mesh.data.shape_keys
-    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2)}
+    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2), "rigs": rigs[:]}
     if keys is not None:
         blocks = keys.key_blocks
         applied.update({
@@ -274,6 +287,20 @@ def main():
                                   "differences": digest_differences(before, scene_digest())[:8]}
     finally:
         apply_module._record_new_shape_key = original
+
+    # --- the armature no longer has every Mixamo joint: the sidecar auto-rigs the mesh instead ---
+    step("apply through the auto-rig")
+    mesh = bpy.data.objects[mesh_name]
+    select_only(mesh)
+    from autorig import scene_io
+
+    armature = scene_io.deforming_armature(mesh)
+    bone = next(b for b in armature.data.bones if b.name.endswith("LeftForeArm"))
+    bone.name = "ForeArm.L"
+    del rigs[:]
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="kneeBentLf")
+    results["auto_rig"] = {"finished": finished, "error": error, "rigs": rigs[:],
+                           "keys": [b.name for b in mesh.data.shape_keys.key_blocks] if mesh.data.shape_keys else []}
 
     step("no selection")
     for other in bpy.context.view_layer.objects:

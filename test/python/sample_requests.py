@@ -42,6 +42,11 @@ def pose_sample_requests():
         messages.pose_list_request(client.new_job_id("poses")),
         messages.pose_apply_request(client.new_job_id("pose"), objects, "elbowBentLf", strength=0.5, strategy="nearest"),
         messages.pose_apply_request(client.new_job_id("pose"), objects[:1], "elbowBentLf+kneeBentRt"),
+        # through the mesh's own Mixamo armature: skeleton and weights as Pose Correctives sends them
+        messages.pose_apply_request(client.new_job_id("pose"), objects, "kneeBentRt", joints=mixamo_joints(), weights=[
+            messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
+            messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
+        ]),
     ]
 
 

@@ -17,7 +17,8 @@ from test_client import make_launcher, two_triangle_mesh
 def pose_payload(objects, pose="elbowBentLf", **fields):
     """A well-formed pose.apply result for `objects` [(name, [x, y, z, ...])]."""
     payload = {"objects": [{"name": n, "positions": struct.pack("<%df" % len(v), *v)} for n, v in objects],
-               "pose": pose, "strength": 1.0, "strategy": "mean", "identity": None, "seconds": 0.5, "provider": "cpu"}
+               "pose": pose, "strength": 1.0, "strategy": "mean", "identity": None, "rig": "auto", "seconds": 0.5,
+               "provider": "cpu"}
     payload.update(fields)
     return payload
 
@@ -36,6 +37,31 @@ class Requests(unittest.TestCase):
         self.assertEqual((request["pose"], request["strength"], request["strategy"]), ("kneeBentRt", 1.25, "nearest"))
         messages.check_message(request, strict=True)
         self.assertEqual(messages.pose_list_request("l1"), {"kind": "pose.list", "id": "l1"})
+
+    def test_pose_apply_request_carries_the_armature_both_or_neither(self):
+        mesh = two_triangle_mesh()
+        count = len(mesh["positions"]) // 12
+        joints = [{"name": "mixamorig:Hips", "parent": -1, "head": [0, 0, 1], "tail": [0, 0, 1.1], "roll": 0.0}]
+        weights = [messages.object_weights(mesh["name"], array("H", [0, 0, 0, 0] * count),
+                                           array("f", [1, 0, 0, 0] * count), 4)]
+        request = messages.pose_apply_request("p2", [mesh], "kneeBentRt", joints=joints, weights=weights)
+        self.assertEqual(request["skeleton"], {"joints": joints})
+        self.assertEqual(request["weights"], weights)
+        messages.check_message(request, strict=True)
+        plain = messages.pose_apply_request("p3", [mesh], "kneeBentRt")
+        self.assertNotIn("skeleton", plain)
+        self.assertNotIn("weights", plain)
+        for kwargs in (dict(joints=joints), dict(weights=weights)):
+            with self.subTest(sorted(kwargs)):
+                with self.assertRaises(messages.AutoRigFailure) as caught:
+                    messages.pose_apply_request("p", [mesh], "kneeBentRt", **kwargs)
+                self.assertEqual(caught.exception.code, protocol.ERROR_BAD_REQUEST)
+
+    def test_mixamo_rigged_needs_every_template_joint(self):
+        self.assertTrue(poses.mixamo_rigged(poses.MIXAMO_JOINTS))
+        self.assertTrue(poses.mixamo_rigged(["mixamorig:" + n for n in poses.MIXAMO_JOINTS] + ["Extra"]))
+        self.assertFalse(poses.mixamo_rigged([n for n in poses.MIXAMO_JOINTS if n != "LeftForeArm"]))
+        self.assertFalse(poses.mixamo_rigged(["Bone", "Bone.001"]))
 
     def test_bad_choices_are_refused_before_sending(self):
         mesh = [two_triangle_mesh()]
@@ -73,6 +99,17 @@ class Results(unittest.TestCase):
             with self.subTest(name):
                 with self.assertRaises(messages.ProtocolError):
                     messages.check_pose_list_result({"poses": poses_field})
+
+    def test_pose_apply_result_says_which_rig(self):
+        mesh = two_triangle_mesh()
+        values = list(struct.unpack("<%df" % (len(mesh["positions"]) // 4), mesh["positions"]))
+        result = messages.check_pose_apply_result(pose_payload([(mesh["name"], values)], rig="given"),
+                                                  [len(values) // 3], "elbowBentLf")
+        self.assertEqual(result["rig"], "given")
+        payload = pose_payload([(mesh["name"], values)])
+        del payload["rig"]
+        with self.assertRaises(messages.ProtocolError):
+            messages.check_pose_apply_result(payload, [len(values) // 3], "elbowBentLf")
 
     def test_pose_apply_result_gives_positions_per_object(self):
         payload = pose_payload([("Body", [0, 0, 0, 1, 0, 0, 1, 0, 2, 0, 0, 2]), ("Hat", [0, 0, 3, 1, 0, 3, 0, 1, 3])])
