@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { posedHeads, poseTransforms } from '../sidecar/deform/linearBlendSkinning.js';
-import { jointFrames, localToWorldRotations, TEMPLATE_PARENTS, TEMPLATE_TAIL_CHILD } from '../sidecar/pose/jointFrames.js';
-import { MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
+import { jointFrames, localToWorldRotations } from '../sidecar/pose/jointFrames.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENT_INDICES, MIXAMO_TAIL_CHILD_INDICES, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
 
 const J = MIXAMO_JOINTS.length;
 const slot = (name: MixamoJointName) => MIXAMO_JOINTS.indexOf(name);
@@ -37,7 +37,7 @@ function expectVector(got: number[], want: number[], digits = 7): void {
 
 describe('jointFrames', () => {
   it('takes each bone towards the contract\'s tail child: the first child in template order', () => {
-    const tails = Object.fromEntries(MIXAMO_JOINTS.map((name, j) => [name, TEMPLATE_TAIL_CHILD[j] >= 0 ? MIXAMO_JOINTS[TEMPLATE_TAIL_CHILD[j]] : null]));
+    const tails = Object.fromEntries(MIXAMO_JOINTS.map((name, j) => [name, MIXAMO_TAIL_CHILD_INDICES[j] >= 0 ? MIXAMO_JOINTS[MIXAMO_TAIL_CHILD_INDICES[j]] : null]));
     expect(tails).toEqual({
       Hips: 'Spine', Spine: 'Spine1', Spine1: 'Spine2', Spine2: 'Neck', Neck: 'Head', Head: 'HeadTop_End', HeadTop_End: null,
       LeftShoulder: 'LeftArm', LeftArm: 'LeftForeArm', LeftForeArm: 'LeftHand', LeftHand: null,
@@ -45,7 +45,7 @@ describe('jointFrames', () => {
       LeftUpLeg: 'LeftLeg', LeftLeg: 'LeftFoot', LeftFoot: 'LeftToeBase', LeftToeBase: null,
       RightUpLeg: 'RightLeg', RightLeg: 'RightFoot', RightFoot: 'RightToeBase', RightToeBase: null,
     });
-    expect(Array.from(TEMPLATE_PARENTS).slice(0, 3)).toEqual([-1, 0, 1]);
+    expect(Array.from(MIXAMO_PARENT_INDICES).slice(0, 3)).toEqual([-1, 0, 1]);
   });
 
   it('gives orthonormal right-handed frames whose e1 points along the bone', () => {
@@ -58,7 +58,7 @@ describe('jointFrames', () => {
       expect(dot(e1, e3)).toBeCloseTo(0, 12);
       expect(dot(e2, e3)).toBeCloseTo(0, 12);
       expect(dot(cross(e1, e2), e3), MIXAMO_JOINTS[j]).toBeCloseTo(1, 12);
-      const tail = TEMPLATE_TAIL_CHILD[j];
+      const tail = MIXAMO_TAIL_CHILD_INDICES[j];
       if (tail < 0) continue;
       const bone = head(heads, tail).map((x, a) => x - head(heads, j)[a]);
       expectVector(e1, bone.map((x) => x / Math.hypot(...bone)), 12);
@@ -110,7 +110,7 @@ describe('jointFrames', () => {
 describe('localToWorldRotations', () => {
   const heads = tPose();
   const frames = jointFrames(heads);
-  const parents = TEMPLATE_PARENTS;
+  const parents = MIXAMO_PARENT_INDICES;
   /** Each joint's head after turning joint `name` by `local` (radians, its frame) at `strength`. */
   const turned = (name: MixamoJointName, local: [number, number, number], strength = 1) => {
     const rotations = new Float32Array(J * 3);

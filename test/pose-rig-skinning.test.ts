@@ -11,10 +11,10 @@ import { findCanonicalFrame, pointToCanonical, toCanonical, type CanonicalFrame 
 import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { mergeParts, type MergedMesh } from '../sidecar/mesh/mergeParts.js';
 import { rigCharacter } from '../sidecar/pipeline.js';
-import { jointFrames, localToWorldRotations, TEMPLATE_PARENTS } from '../sidecar/pose/jointFrames.js';
+import { jointFrames, localToWorldRotations } from '../sidecar/pose/jointFrames.js';
 import { posedByRig } from '../sidecar/pose/posedByRig.js';
-import { templateRig, templateSlotOf, type TemplateRig } from '../sidecar/pose/templateRig.js';
-import { MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
+import { templateRig, type TemplateRig } from '../sidecar/pose/templateRig.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENT_INDICES, templateIndexOf, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
 import type { RigResult } from '../sidecar/types.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -60,7 +60,7 @@ describe('templateRig', () => {
   it('takes the rig\'s joints to template slots in the canonical frame, and its weights merged in part order', () => {
     expect(rig.skeleton.joints[0].name).toBe('mixamorig:Hips');
     rig.skeleton.joints.forEach((joint) => {
-      const t = templateSlotOf(joint.name);
+      const t = templateIndexOf(joint.name);
       expect(t, joint.name).toBeGreaterThanOrEqual(0);
       const want = pointToCanonical(joint.head, cf);
       for (let a = 0; a < 3; a++) expect(template.heads[3 * t + a]).toBeCloseTo(want[a], 6);
@@ -72,7 +72,7 @@ describe('templateRig', () => {
       const v = mesh.partOffsets[p] + Math.floor((mesh.partOffsets[p + 1] - mesh.partOffsets[p]) / 2);
       const local = v - mesh.partOffsets[p];
       const own = Array.from({ length: part.influences }, (_, s) => local * part.influences + s).filter((i) => part.weights[i] > 0);
-      expect(jointsOf(template.weights, v).sort()).toEqual(own.map((i) => templateSlotOf(rig.skeleton.joints[part.indices[i]].name)).sort());
+      expect(jointsOf(template.weights, v).sort()).toEqual(own.map((i) => templateIndexOf(rig.skeleton.joints[part.indices[i]].name)).sort());
     });
     for (let v = 0; v < rest.length / 3; v++) {
       let sum = 0;
@@ -118,7 +118,7 @@ describe('posedByRig', () => {
     const heads = template.heads;
     const forearm = Math.hypot(heads[3 * wrist] - heads[3 * elbow], heads[3 * wrist + 1] - heads[3 * elbow + 1], heads[3 * wrist + 2] - heads[3 * elbow + 2]);
     const rotations = localToWorldRotations(jointFrames(heads), elbowBend(), 1);
-    const wristPosed = posedHeads(heads, poseTransforms(heads, TEMPLATE_PARENTS, rotations));
+    const wristPosed = posedHeads(heads, poseTransforms(heads, MIXAMO_PARENT_INDICES, rotations));
     // the wrist goes along the 90° chord, forward (+z)
     expect(Math.hypot(wristPosed[3 * wrist] - heads[3 * wrist], wristPosed[3 * wrist + 1] - heads[3 * wrist + 1], wristPosed[3 * wrist + 2] - heads[3 * wrist + 2]))
       .toBeCloseTo(Math.SQRT2 * forearm, 6);

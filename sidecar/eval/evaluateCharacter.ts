@@ -11,7 +11,7 @@ import { mergeParts } from '../mesh/mergeParts.js';
 import { encodePng } from '../io/png.js';
 import { rigCharacterAsync, skinCharacterAsync, isDeformingJoint } from '../pipeline.js';
 import { isTemplateSkeleton } from '../skinning/templateJoints.js';
-import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENTS, templateIndexOf } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, PartWeights, RigResult, Skeleton, Vec3 } from '../types.js';
 import { runBlenderBoneHeat } from './blenderPeer.js';
 import type { CharacterEval, SkeletonScores, SkinningScores, Variant } from './evalTypes.js';
@@ -241,11 +241,6 @@ function nearestPresentAncestor(index: number, heads: (Vec3 | null)[]): number {
   return -1;
 }
 
-/** Index of a joint name (with or without the mixamorig: prefix) in MIXAMO_JOINTS, -1 for none. */
-export function templateIndexOf(name: string): number {
-  const bare = name.startsWith(MIXAMO_PREFIX) ? name.slice(MIXAMO_PREFIX.length) : name;
-  return (MIXAMO_JOINTS as readonly string[]).indexOf(bare);
-}
 
 function templateHeads(skeleton: Skeleton): (Vec3 | null)[] {
   const heads: (Vec3 | null)[] = MIXAMO_JOINTS.map(() => null);

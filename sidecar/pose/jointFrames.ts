@@ -7,7 +7,7 @@
  */
 import { AutoRigError } from '../errors.js';
 import { axisAngleMatrix } from '../geometry/axisAngleMatrix.js';
-import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENT_INDICES, MIXAMO_TAIL_CHILD_INDICES } from '../skeleton/mixamoTemplate.js';
 
 const J = MIXAMO_JOINTS.length;
 
@@ -17,19 +17,6 @@ export const COINCIDENT_TAIL = 1e-6;
 export const FORWARD_TOO_ALIGNED = 0.2;
 /** A rotation vector shorter than this is the identity. */
 export const ZERO_ROTATION = 1e-12;
-
-/** MIXAMO_PARENTS as template indices, #23 (−1 for Hips): the layout poseTransforms takes. */
-export const TEMPLATE_PARENTS: Int32Array = Int32Array.from(MIXAMO_JOINTS, (name) => {
-  const parent = MIXAMO_PARENTS[name];
-  return parent ? MIXAMO_JOINTS.indexOf(parent) : -1;
-});
-
-/**
- * The tail child of each template joint, #23 (−1 for the leaves): its first child in template order. That is the
- * child the bone points at (Hips → Spine, Spine2 → Neck, a limb joint → the next one down the limb): the template
- * lists the spine before the legs and the neck before the shoulders.
- */
-export const TEMPLATE_TAIL_CHILD: Int32Array = Int32Array.from(MIXAMO_JOINTS, (_, j) => TEMPLATE_PARENTS.indexOf(j));
 
 /**
  * jointFrames: every template joint's rest bone frame in the canonical frame (x the character's left, y up,
@@ -44,7 +31,7 @@ export function jointFrames(heads: Float64Array): Float64Array {
   const out = new Float64Array(J * 9);
   const along = new Float64Array(J * 3);
   for (let j = 0; j < J; j++) {
-    const tail = TEMPLATE_TAIL_CHILD[j];
+    const tail = MIXAMO_TAIL_CHILD_INDICES[j];
     let dx = 0, dy = 0, dz = 0, length = 0;
     if (tail >= 0) {
       dx = heads[3 * tail] - heads[3 * j];
@@ -58,7 +45,7 @@ export function jointFrames(heads: Float64Array): Float64Array {
       along[3 * j + 2] = dz / length;
     } else {
       // parents precede children: the parent's direction is already known
-      const parent = TEMPLATE_PARENTS[j];
+      const parent = MIXAMO_PARENT_INDICES[j];
       if (parent >= 0) along.set(along.subarray(3 * parent, 3 * parent + 3), 3 * j);
       else along.set([0, 1, 0], 3 * j);
     }

@@ -9,7 +9,8 @@ import type { PoseVariant } from '../data/poses/poseSample.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, type TopKWeights } from '../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../errors.js';
-import { jointFrames, localToWorldRotations, TEMPLATE_PARENTS } from './jointFrames.js';
+import { MIXAMO_PARENT_INDICES } from '../skeleton/mixamoTemplate.js';
+import { jointFrames, localToWorldRotations } from './jointFrames.js';
 
 /**
  * posedByRig: the rest mesh posed by local joint rotations through its rig, in the variant's blend.
@@ -22,7 +23,7 @@ export function posedByRig(
   rest: Float32Array, weights: TopKWeights, heads: Float64Array, local: Float32Array, strength: number, variant: PoseVariant,
 ): Float32Array {
   const rotations = localToWorldRotations(jointFrames(heads), local, strength);
-  const transforms = poseTransforms(heads, TEMPLATE_PARENTS, rotations);
+  const transforms = poseTransforms(heads, MIXAMO_PARENT_INDICES, rotations);
   const { indices, weights: values, influences } = weights;
   if (variant === 'skinning') return linearBlendSkinning(rest, indices, values, influences, transforms);
   const better = dualQuaternionSkinning(rest, indices, values, influences, transforms);

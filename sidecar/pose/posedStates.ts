@@ -2,7 +2,7 @@ import { AutoRigError } from '../errors.js';
 import type { RiggedCharacter } from '../data/trainingSample.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, posedHeads, poseTransforms } from '../deform/linearBlendSkinning.js';
-import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
+import { MIXAMO_PARENT_INDICES } from '../skeleton/mixamoTemplate.js';
 import { GENERATOR_FRAME, poseRotations, type PoseFrame, type PoseName } from './poseVocabulary.js';
 
 /**
@@ -34,12 +34,6 @@ export interface PosedCharacterStates {
   rotations: Float64Array;
 }
 
-/** Parent index of every template joint (−1 for Hips), MIXAMO_JOINTS order. */
-const TEMPLATE_PARENTS = new Int32Array(MIXAMO_JOINTS.map((name) => {
-  const parent = MIXAMO_PARENTS[name];
-  return parent ? MIXAMO_JOINTS.indexOf(parent) : -1;
-}));
-
 /**
  * posedCharacterStates: a character in a pose, three ways. A pure function of its inputs (the character is not
  * changed). frame: the character's up and forward; generator characters (sidecar/data/procedural, data/augment) are
@@ -58,7 +52,7 @@ export function posedCharacterStates(
   }
   const heads = Float64Array.from(character.joints);
   const rotations = poseRotations(pose, heads, frame, strength);
-  const transforms = poseTransforms(heads, TEMPLATE_PARENTS, rotations);
+  const transforms = poseTransforms(heads, MIXAMO_PARENT_INDICES, rotations);
   const parts = character.parts.map((part, p): PosedPart => {
     const { indices, weights } = character.weights[p];
     const vertexCount = part.positions.length / 3;

@@ -6,7 +6,7 @@
 import type { TopKWeights } from '../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../errors.js';
 import { pointToCanonical, type CanonicalFrame } from '../mesh/canonicalFrame.js';
-import { MIXAMO_JOINTS, MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, templateIndexOf } from '../skeleton/mixamoTemplate.js';
 import type { RigResult, Skeleton } from '../types.js';
 
 /** A rig in template form. */
@@ -15,12 +15,6 @@ export interface TemplateRig {
   heads: Float64Array;
   /** the merged mesh's weights, #V*k, indices are MIXAMO_JOINTS slots */
   weights: TopKWeights;
-}
-
-/** The MIXAMO_JOINTS slot of a joint name, with or without the 'mixamorig:' prefix; −1 for a joint not in the template. */
-export function templateSlotOf(name: string): number {
-  const bare = name.startsWith(MIXAMO_PREFIX) ? name.slice(MIXAMO_PREFIX.length) : name;
-  return (MIXAMO_JOINTS as readonly string[]).indexOf(bare);
 }
 
 /**
@@ -37,7 +31,7 @@ export function checkTemplateJoints(skeleton: Skeleton): void {
 
 /** missingTemplateJoints: a skeleton → the MIXAMO_JOINTS names none of its joints carries (prefixed or not), in template order. */
 export function missingTemplateJoints(skeleton: Skeleton): string[] {
-  const slots = new Set(skeleton.joints.map((joint) => templateSlotOf(joint.name)));
+  const slots = new Set(skeleton.joints.map((joint) => templateIndexOf(joint.name)));
   return MIXAMO_JOINTS.filter((_, t) => !slots.has(t));
 }
 
@@ -51,7 +45,7 @@ export function missingTemplateJoints(skeleton: Skeleton): string[] {
  */
 export function templateRig(rig: Pick<RigResult, 'skeleton' | 'objects'>, cf: CanonicalFrame, partOffsets: Uint32Array): TemplateRig {
   const joints = rig.skeleton.joints;
-  const own = joints.map((joint) => templateSlotOf(joint.name));
+  const own = joints.map((joint) => templateIndexOf(joint.name));
   const heads = new Float64Array(MIXAMO_JOINTS.length * 3);
   checkTemplateJoints(rig.skeleton);
   MIXAMO_JOINTS.forEach((_, t) => heads.set(pointToCanonical(joints[own.indexOf(t)].head, cf), 3 * t));

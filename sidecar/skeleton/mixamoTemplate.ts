@@ -31,6 +31,24 @@ const TAIL_CHILD: Partial<Record<MixamoJointName, MixamoJointName>> = {
 
 export const MIXAMO_PREFIX = 'mixamorig:';
 
+/** The parent of each template joint as a MIXAMO_JOINTS index, #23 (−1 for Hips): the layout poseTransforms takes. */
+export const MIXAMO_PARENT_INDICES: Int32Array = Int32Array.from(MIXAMO_JOINTS, (name) => {
+  const parent = MIXAMO_PARENTS[name];
+  return parent ? MIXAMO_JOINTS.indexOf(parent) : -1;
+});
+
+/** The tail child of each template joint (TAIL_CHILD) as a MIXAMO_JOINTS index, #23 (−1 for the leaves). */
+export const MIXAMO_TAIL_CHILD_INDICES: Int32Array = Int32Array.from(MIXAMO_JOINTS, (name) => {
+  const child = TAIL_CHILD[name];
+  return child ? MIXAMO_JOINTS.indexOf(child) : -1;
+});
+
+/** The MIXAMO_JOINTS index of a joint name, with or without the 'mixamorig:' prefix; −1 for a joint not in the template. */
+export function templateIndexOf(name: string): number {
+  const bare = name.startsWith(MIXAMO_PREFIX) ? name.slice(MIXAMO_PREFIX.length) : name;
+  return (MIXAMO_JOINTS as readonly string[]).indexOf(bare);
+}
+
 /**
  * Builds the Mixamo skeleton from joint positions: tails at the child joint (ends given explicitly for the hands,
  * toes and head top), rolls that turn each bone's Z axis to the character's forward (or up for bones that point

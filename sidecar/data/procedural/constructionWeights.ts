@@ -17,7 +17,7 @@
  * Rows keep the 4 largest weights (less the fifth, so rows stay continuous where ranks swap) and sum to 1;
  * HeadTop_End owns no shape, so it is never weighted.
  */
-import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../../skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENT_INDICES, MIXAMO_PARENTS } from '../../skeleton/mixamoTemplate.js';
 import type { Vec3 } from '../../types.js';
 import { shapeCorePoint, shapeDistance, type Shape } from './sdfShapes.js';
 import type { ShapeField } from './shapeField.js';
@@ -30,7 +30,7 @@ export const JOINT_SIDE: Int8Array = Int8Array.from(MIXAMO_JOINTS, (n) => (n.sta
 
 /** Tree distance between joints (edges between parent and child). */
 const HOPS: Uint8Array = (() => {
-  const parent = MIXAMO_JOINTS.map((n) => (MIXAMO_PARENTS[n] ? MIXAMO_JOINTS.indexOf(MIXAMO_PARENTS[n]!) : -1));
+  const parent = MIXAMO_PARENT_INDICES;
   const depth = parent.map((_, j) => { let d = 0; for (let k = j; parent[k] >= 0; k = parent[k]) d++; return d; });
   const hops = new Uint8Array(J * J);
   for (let a = 0; a < J; a++) {

@@ -13,15 +13,12 @@
 import { poseTransforms } from '../../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../../errors.js';
 import { projectOntoField } from '../../geometry/projectOntoField.js';
-import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../../skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENT_INDICES } from '../../skeleton/mixamoTemplate.js';
 import type { MeshPart } from '../../types.js';
 import type { HumanoidParams } from './humanoidParams.js';
 import { fieldBand, type PartPlan } from './partMeshing.js';
 import { planProceduralHumanoid, type ProceduralPlan } from './proceduralHumanoid.js';
 import { shapeDistance, smoothUnion, type Shape } from './sdfShapes.js';
-
-/** The Mixamo parents as indices (-1 for Hips). */
-export const MIXAMO_PARENT_INDICES: Int32Array = Int32Array.from(MIXAMO_JOINTS, (n) => (MIXAMO_PARENTS[n] ? MIXAMO_JOINTS.indexOf(MIXAMO_PARENTS[n]!) : -1));
 
 /** One shape at a pose: the shape (rest space), its bone's inverse transform and its posed bounding box. */
 export interface PosedShape {

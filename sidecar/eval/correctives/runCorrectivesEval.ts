@@ -5,7 +5,8 @@
  * pose-dependent method later), and the rest pose too (the "no worse at rest" check). Distances are shares of the
  * character's height.
  */
-import { bareHumanoidParams, MIXAMO_PARENT_INDICES, posedPlanSurface } from '../../data/procedural/posedHumanoidSurface.js';
+import { bareHumanoidParams, posedPlanSurface } from '../../data/procedural/posedHumanoidSurface.js';
+import { MIXAMO_PARENT_INDICES } from '../../skeleton/mixamoTemplate.js';
 import { sampleHumanoidParams } from '../../data/procedural/humanoidParams.js';
 import { buildProceduralHumanoid, planProceduralHumanoid, type ProceduralPlan } from '../../data/procedural/proceduralHumanoid.js';
 import { trueSkeleton } from '../../data/procedural/trueSkeleton.js';

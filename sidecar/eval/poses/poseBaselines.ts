@@ -8,19 +8,13 @@ import { linearBlendSkinning, poseTransforms } from '../../deform/linearBlendSki
 import { AutoRigError } from '../../errors.js';
 import { nearestNeighbours } from '../../geometry/nearestNeighbours.js';
 import { poseRotations, type PoseFrame, type PoseName } from '../../pose/poseVocabulary.js';
-import { MIXAMO_JOINTS, MIXAMO_PREFIX } from '../../skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, templateIndexOf } from '../../skeleton/mixamoTemplate.js';
 import type { MeshPart, PartWeights, Skeleton } from '../../types.js';
 
 /** A rig as rigCharacterAsync answers it: a skeleton (23 Mixamo joints, names maybe prefixed) and per-part weights. */
 export interface AutoRig {
   skeleton: Skeleton;
   objects: PartWeights[];
-}
-
-/** The MIXAMO_JOINTS index of a joint name with or without the mixamorig: prefix, −1 for none. */
-function templateSlot(name: string): number {
-  const bare = name.startsWith(MIXAMO_PREFIX) ? name.slice(MIXAMO_PREFIX.length) : name;
-  return (MIXAMO_JOINTS as readonly string[]).indexOf(bare);
 }
 
 /**
@@ -33,7 +27,7 @@ function templateSlot(name: string): number {
  */
 export function rigPosedParts(parts: MeshPart[], rig: AutoRig, pose: PoseName, frame: PoseFrame, strength = 1): Float32Array[] {
   const joints = rig.skeleton.joints;
-  const slots = joints.map((j) => templateSlot(j.name));
+  const slots = joints.map((j) => templateIndexOf(j.name));
   const templateHeads = new Float64Array(MIXAMO_JOINTS.length * 3);
   MIXAMO_JOINTS.forEach((name, t) => {
     const j = slots.indexOf(t);
