@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makePoseRig, readPoseRig, topWeights, writePoseRig } from '../sidecar/data/poses/poseRig.js';
+import { makePoseRig, readPoseRig, writePoseRig } from '../sidecar/data/poses/poseRig.js';
 import { areaWeightedVertices, makePoseSample, POSE_VARIANTS, readPoseSample, writePoseSample } from '../sidecar/data/poses/poseSample.js';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
@@ -129,14 +129,6 @@ describe('a latent-pose identity', () => {
     expect(Array.from(back.stateAnchors)).toEqual(Array.from(sample.stateAnchors));
     expect(Array.from(back.neutralSdf)).toEqual(Array.from(sample.neutralSdf));
   });
-});
-
-it('topWeights: the k largest weights of each row, renormalised; zero rows stay zero', () => {
-  const top = topWeights([3, 5, 7, 9, 1, 2, 3, 4], [0.1, 0.5, 0.3, 0.1, 0, 0, 0, 0], 4, 2);
-  expect(Array.from(top.indices)).toEqual([5, 7, 0, 0]);
-  expect(top.weights[0]).toBeCloseTo(0.625, 6);
-  expect(top.weights[1]).toBeCloseTo(0.375, 6);
-  expect(Array.from(top.weights.slice(2))).toEqual([0, 0]);
 });
 
 it('areaWeightedVertices: distinct vertices, denser where the triangles are bigger', () => {

@@ -11,6 +11,7 @@
  *   1 weightIndices  u32 #A*4   per anchor, the joints (MIXAMO_JOINTS indices) of its 4 largest weights
  *   2 weights        f32 #A*4   those weights, each row renormalised to sum to 1 (zero padding where fewer)
  */
+import { SLOTS, topFourSlots } from '../../correctives/poseFeatures.js';
 import { cross } from '../../geometry/vec3.js';
 import { readBundle, writeBundle } from '../../io/binaryBundle.js';
 import type { CanonicalFrame } from '../../mesh/canonicalFrame.js';
@@ -23,7 +24,7 @@ import type { PoseSampleHeader } from './poseSample.js';
 
 export const POSE_RIG_FORMAT = 'autorig-pose-rig/1';
 /** Weights kept per anchor. */
-export const POSE_RIG_INFLUENCES = 4;
+export const POSE_RIG_INFLUENCES = SLOTS;
 
 export interface PoseRigHeader {
   format: typeof POSE_RIG_FORMAT;
@@ -38,29 +39,6 @@ export interface PoseRig {
   joints: Float32Array;
   weightIndices: Uint32Array;
   weights: Float32Array;
-}
-
-/**
- * topWeights: per vertex, its `k` largest weights of a top-k table with `from` slots per vertex, renormalised.
- * indices, weights: #V*from → { indices: Uint32Array #V*k, weights: Float32Array #V*k } (rows sum to 1, or all zero
- * for a vertex with no weight)
- */
-export function topWeights(indices: ArrayLike<number>, weights: ArrayLike<number>, from: number, k: number): { indices: Uint32Array; weights: Float32Array } {
-  const V = from > 0 ? weights.length / from : 0;
-  const outI = new Uint32Array(V * k);
-  const outW = new Float32Array(V * k);
-  const order = Array.from({ length: from }, (_, s) => s);
-  for (let v = 0; v < V; v++) {
-    order.sort((a, b) => weights[v * from + b] - weights[v * from + a]);
-    let sum = 0;
-    for (let s = 0; s < Math.min(k, from); s++) sum += Math.max(0, weights[v * from + order[s]]);
-    for (let s = 0; s < Math.min(k, from); s++) {
-      const w = Math.max(0, weights[v * from + order[s]]);
-      outI[v * k + s] = w > 0 ? indices[v * from + order[s]] : 0;
-      outW[v * k + s] = sum > 0 ? w / sum : 0;
-    }
-  }
-  return { indices: outI, weights: outW };
 }
 
 /**
@@ -104,7 +82,7 @@ export function makePoseRig(character: RiggedCharacter, header: PoseSampleHeader
     const table = character.weights[p];
     const from = table.indices.length / (character.parts[p].positions.length / 3);
     const row = v - offsets[p];
-    const top = topWeights(table.indices.subarray(row * from, row * from + from), table.weights.subarray(row * from, row * from + from), from, k);
+    const top = topFourSlots(table.indices.subarray(row * from, row * from + from), table.weights.subarray(row * from, row * from + from), from);
     weightIndices.set(top.indices, a * k);
     weights.set(top.weights, a * k);
   });
