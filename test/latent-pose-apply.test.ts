@@ -13,6 +13,7 @@ import type { PoseVariant } from '../sidecar/data/poses/poseSample.js';
 import { SeededRandom } from '../sidecar/data/seededRandom.js';
 import { nearestNeighbours } from '../sidecar/geometry/nearestNeighbours.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
+import { limbMotion } from './fixtures/limbMotion.js';
 import { MODEL_DATA_FILES, MODEL_FILES, modelsFolder } from '../sidecar/learned/modelFiles.js';
 import { applyLatentPose, checkPoseOptions } from '../sidecar/pose/applyLatentPose.js';
 import { latentDelta, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
@@ -154,35 +155,6 @@ describe('applyLatentPose without its models', { timeout: 60_000 }, () => {
   });
 });
 
-/**
- * Mean displacement per limb of a rigged character (its artist's skin says which vertices belong where: each vertex
- * to its strongest joint): forearm and hand → LeftHand / RightHand, shin and foot → LeftFoot / RightFoot, head → Head.
- */
-function limbMotion(character: Character, posed: Float32Array[]): Record<'LeftHand' | 'RightHand' | 'LeftFoot' | 'RightFoot' | 'Head', number> {
-  const rig = character.rig!;
-  const limbOf = (joint: string): string | null => {
-    const name = joint.replace(/^mixamorig:?/, '');
-    const chain = /^(Left|Right)(ForeArm|Hand|Leg|Foot|ToeBase)/.exec(name);
-    if (chain) return chain[1] + (/ForeArm|Hand/.test(chain[2]) ? 'Hand' : 'Foot');
-    return /^(Head|HeadTop_End)/.test(name) ? 'Head' : null;
-  };
-  const sums: Record<string, [number, number]> = { LeftHand: [0, 0], RightHand: [0, 0], LeftFoot: [0, 0], RightFoot: [0, 0], Head: [0, 0] };
-  character.parts.forEach((part, k) => {
-    const skin = rig.skins[k];
-    if (!skin) return;
-    for (let v = 0; v < part.positions.length / 3; v++) {
-      let best = 0;
-      for (let s = 1; s < 4; s++) if (skin.weights[4 * v + s] > skin.weights[4 * v + best]) best = s;
-      const limb = limbOf(rig.joints[skin.indices[4 * v + best]].name);
-      if (!limb) continue;
-      const p = part.positions, q = posed[k];
-      sums[limb][0] += Math.hypot(q[3 * v] - p[3 * v], q[3 * v + 1] - p[3 * v + 1], q[3 * v + 2] - p[3 * v + 2]);
-      sums[limb][1]++;
-    }
-  });
-  for (const [limb, [, n]] of Object.entries(sums)) expect(n, `${limb} has vertices`).toBeGreaterThan(0);
-  return Object.fromEntries(Object.entries(sums).map(([limb, [s, n]]) => [limb, s / n])) as ReturnType<typeof limbMotion>;
-}
 
 /** Mean displacement of all vertices of all parts. */
 function meanMotion(character: Character, posed: Float32Array[]): number {

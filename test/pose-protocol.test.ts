@@ -22,6 +22,7 @@ import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { validateRequest, validateServerMessage } from '../shared-schema/validate.js';
 import { AutoRigError } from '../sidecar/errors.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
+import { limbMotion } from './fixtures/limbMotion.js';
 import { rigWeights, skeletonFromRig } from '../sidecar/io/rigSkeleton.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import { POSE_STRATEGIES } from '../sidecar/pose/poseLibrary.js';
@@ -401,38 +402,6 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   });
 });
 
-/**
- * Mean displacement per limb of a rigged character (its artist's skin says which vertices belong to which bone):
- * LeftForeArm/LeftHand chain → LeftHand, likewise RightHand, LeftFoot (LeftLeg, LeftFoot), RightFoot, Head.
- */
-function limbMotion(character: Character, posed: Float32Array[]): Record<'LeftHand' | 'RightHand' | 'LeftFoot' | 'RightFoot' | 'Head', number> {
-  const rig = character.rig!;
-  const limbOf = (joint: string): string | null => {
-    const name = joint.replace(/^mixamorig:?/, '');
-    if (/^Left(ForeArm|Hand)/.test(name)) return 'LeftHand';
-    if (/^Right(ForeArm|Hand)/.test(name)) return 'RightHand';
-    if (/^Left(Leg|Foot|ToeBase)/.test(name)) return 'LeftFoot';
-    if (/^Right(Leg|Foot|ToeBase)/.test(name)) return 'RightFoot';
-    if (/^(Head|HeadTop_End)/.test(name)) return 'Head';
-    return null;
-  };
-  const sums: Record<string, [number, number]> = { LeftHand: [0, 0], RightHand: [0, 0], LeftFoot: [0, 0], RightFoot: [0, 0], Head: [0, 0] };
-  character.parts.forEach((part, k) => {
-    const skin = rig.skins[k];
-    if (!skin) return;
-    for (let v = 0; v < part.positions.length / 3; v++) {
-      let best = 0;
-      for (let s = 1; s < 4; s++) if (skin.weights[4 * v + s] > skin.weights[4 * v + best]) best = s;
-      const limb = limbOf(rig.joints[skin.indices[4 * v + best]].name);
-      if (!limb) continue;
-      const d = Math.hypot(posed[k][3 * v] - part.positions[3 * v], posed[k][3 * v + 1] - part.positions[3 * v + 1], posed[k][3 * v + 2] - part.positions[3 * v + 2]);
-      sums[limb][0] += d;
-      sums[limb][1]++;
-    }
-  });
-  for (const [limb, [, n]] of Object.entries(sums)) expect(n, `${limb} has vertices`).toBeGreaterThan(0);
-  return Object.fromEntries(Object.entries(sums).map(([limb, [s, n]]) => [limb, s / n])) as ReturnType<typeof limbMotion>;
-}
 
 describe('the trained latent pose models on a held-out dev character', { timeout: 180_000 }, () => {
   it.skipIf(!trainedInstalled)('pose.apply elbowBentLf / kneeBentRt move the requested limb more than the others', async () => {

@@ -20,7 +20,7 @@ import { loadModel, runModel, selectedProvider } from '../learned/onnxSession.js
 import { findCanonicalFrame, toCanonical } from '../mesh/canonicalFrame.js';
 import { bodyTriangles } from '../mesh/debris.js';
 import { mergeParts } from '../mesh/mergeParts.js';
-import { modelsRunBy } from '../methods.js';
+import { modelsRunByPose } from '../methods.js';
 import { rigCharacterAsync } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
@@ -95,13 +95,13 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const variant = options.variant ?? APPLIED_VARIANT;
   if (!(POSE_VARIANTS as readonly string[]).includes(variant)) throw new AutoRigError('BAD_REQUEST', `unknown variant "${String(variant)}"`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
+  // every model the job runs (modelsRunByPose: encoder, decoder, and the auto-rig's unless the caller brings the rig),
+  // in that order: a missing one is MODEL_MISSING whatever the strength, before any work (sessions are cached)
+  const rigGiven = options.rig !== undefined;
+  for (const model of modelsRunByPose(rigGiven)) await loadModel(modelPath(model));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
-  // the auto-rig's models too, unless the caller brings the rig: a missing one is MODEL_MISSING whatever the strength,
-  // before any work; a given rig needs none of them
-  const rigGiven = options.rig !== undefined;
   if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
-  else for (const model of modelsRunBy('rig', undefined)) await loadModel(modelPath(model));
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
