@@ -48,11 +48,23 @@ export { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): Promise<RigResult> {
   const method = checkMethod(options);
   if (method === 'geometric') return rigCharacter(parts, options, onProgress);
-  const t0 = performance.now();
   // The models load before any work, so that a missing one is answered at once.
+  await loadModel(modelPath('joints2d'));
+  if (method === 'learned') await loadModel(modelPath('pointRig'));
+  return rigPreparedAsync(parts, prepareMesh(parts, onProgress), options, onProgress);
+}
+
+/**
+ * rigPreparedAsync: rigCharacterAsync from the skeleton stage on, for a caller that has prepared the mesh already
+ * (prepareMesh of the same parts: Apply Latent Pose reads the mesh's shape in that frame meanwhile). Any method.
+ */
+export async function rigPreparedAsync(parts: MeshPart[], prepared: PreparedMesh, options: RigOptions = {}, onProgress: ProgressFn = () => {}): Promise<RigResult> {
+  const method = checkMethod(options);
+  if (method === 'geometric') return rigPrepared(parts, prepared, options, onProgress);
+  const t0 = performance.now();
   const joints2d = await loadModel(modelPath('joints2d'));
   const pointRig = method === 'learned' ? await loadModel(modelPath('pointRig')) : null;
-  const { mesh, body, cf, canonical } = canonicalMesh(parts, onProgress);
+  const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
   const prediction = await predictJoints2D(joints2d, view);
@@ -90,7 +102,12 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   if (checkMethod(options, 'geometric') !== 'geometric') {
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call rigCharacterAsync`);
   }
-  const { mesh, body, cf, canonical } = canonicalMesh(parts, onProgress);
+  return rigPrepared(parts, prepareMesh(parts, onProgress), options, onProgress, t0);
+}
+
+/** rigCharacter from the skeleton stage on, for a mesh prepareMesh has prepared (geometric method). */
+function rigPrepared(parts: MeshPart[], prepared: PreparedMesh, options: RigOptions, onProgress: ProgressFn, t0 = performance.now()): RigResult {
+  const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true);
   onProgress('skinning', 0.25);
@@ -120,7 +137,7 @@ export async function skinCharacterAsync(
   checkSkeleton(skeleton);
   const slots = templateJointSlots(skeleton);
   const session = await loadModel(modelPath('pointRig'));
-  const { mesh, cf, canonical } = canonicalMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const { mesh, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
   const learned = await learnedSkinning(session, canonical, mesh.triangles, templateJointsInCanonical(skeleton, slots, cf), {
     influences: INFLUENCES,
@@ -146,20 +163,30 @@ export function skinCharacter(
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call skinCharacterAsync`);
   }
   checkSkeleton(skeleton);
-  const { mesh, cf, canonical } = canonicalMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const { mesh, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
   const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f));
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */
+export interface PreparedMesh {
+  mesh: MergedMesh;
+  /** triangle indices of the body (debris left out): Uint32Array #B*3 */
+  body: Uint32Array;
+  cf: CanonicalFrame;
+  /** the merged positions in the canonical frame: Float32Array #V*3 */
+  canonical: Float32Array;
+}
+
 /**
- * The first stages of every job: merge the parts (progress 'mesh'), bound the work, run `checkInput` (checks that
- * need the merged mesh to have passed), then the canonical frame (progress 'frame'). The frame and the skeleton are
- * read from the body alone; debris scattered around it is skinned with the rest.
+ * prepareMesh: the first stages of every job: merge the parts (progress 'mesh'), bound the work, run `checkInput`
+ * (checks that need the merged mesh to have passed), then the canonical frame (progress 'frame'). The frame and the
+ * skeleton are read from the body alone; debris scattered around it is skinned with the rest.
+ * parts: MeshPart[] → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what
+ * checkInput and findCanonicalFrame throw.
  */
-function canonicalMesh(
-  parts: MeshPart[], onProgress: ProgressFn, checkInput: () => void = () => {},
-): { mesh: MergedMesh; body: Uint32Array; cf: CanonicalFrame; canonical: Float32Array } {
+export function prepareMesh(parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}): PreparedMesh {
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
   checkSurfaceWork(mesh);

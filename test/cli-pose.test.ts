@@ -262,7 +262,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     expect(run.status, run.stderr).toBe(0);
     // one progress line per stage into a pipe
     const stages = run.stderr.split('\n').flatMap((line) => /^autorig: +\d+% (\S+)$/.exec(line)?.slice(1) ?? []);
-    expect(stages).toEqual(['mesh', 'encode', 'rig', 'decode', 'skin']);
+    expect(stages).toEqual(['mesh', 'frame', 'encode', 'rig', 'decode', 'skin']);
     expect(objVertices(readFileSync(out, 'utf8')).length).toBe(objVertices(readFileSync(DEMO_OBJ, 'utf8')).length);
   });
 });

@@ -15,7 +15,7 @@ import { nearestNeighbours } from '../sidecar/geometry/nearestNeighbours.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
 import { limbMotion } from './fixtures/limbMotion.js';
 import { MODEL_DATA_FILES, MODEL_FILES, modelsFolder } from '../sidecar/learned/modelFiles.js';
-import { applyLatentPose, checkPoseOptions } from '../sidecar/pose/applyLatentPose.js';
+import { applyLatentPose, checkPoseOptions, latentOfParts } from '../sidecar/pose/applyLatentPose.js';
 import { latentDelta, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
@@ -193,5 +193,15 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     const corrective = meanMotion(character, await apply('elbowBentLf', 1, 'corrective'));
     expect(posed).toBeGreaterThan(0);
     expect(corrective, `corrective ${corrective}, pose ${posed}`).toBeLessThan(0.25 * posed);
+  });
+
+  it.skipIf(!installed)('poses the same with a μ read beforehand (latentOfParts) as without, and refuses a μ of the wrong size', async () => {
+    const mu = await latentOfParts(character.parts);
+    expect(mu.some((x) => x !== 0)).toBe(true);
+    const own = await apply('kneeBentLf');
+    const given = (await applyLatentPose(character.parts, { pose: 'kneeBentLf', mu })).objects.map((o) => o.positions);
+    given.forEach((positions, k) => expect(Array.from(positions)).toEqual(Array.from(own[k])));
+    expect(meanMotion(character, given)).toBeGreaterThan(0);
+    await expect(applyLatentPose(character.parts, { pose: 'kneeBentLf', mu: mu.subarray(1) })).rejects.toMatchObject({ code: 'BAD_ARRAY' });
   });
 });

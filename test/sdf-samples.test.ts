@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AutoRigError } from '../sidecar/errors.js';
 import { DEFAULT_NEAR_SIGMA, sdfSamples, signedDistances } from '../sidecar/pose/sdfSamples.js';
+import { sdfSamplesInThread } from '../sidecar/pose/sdfSamplesInThread.js';
 
 interface Soup { positions: Float32Array; triangles: Uint32Array }
 
@@ -247,5 +248,35 @@ describe('sdfSamples', () => {
     expectCode(() => sdfSamples(new Float32Array(9), new Uint32Array([0, 1, 2]), { count: 10, seed: 1 }), 'EMPTY_MESH');
     expectCode(() => sdfSamples(new Float32Array([0, 0, 0, 1, 0, NaN, 0, 1, 0]), new Uint32Array([0, 1, 2]), { count: 10, seed: 1 }), 'BAD_NUMBER');
     expectCode(() => signedDistances(positions, triangles, new Float32Array(4)), 'BAD_ARRAY');
+  });
+});
+
+describe('sdfSamplesInThread', () => {
+  it('gives exactly the samples of sdfSamples, and the caller keeps its arrays', async () => {
+    const sphere = icosphere(3, 0.8, [0.1, -0.2, 0.3]);
+    const options = { count: 600, seed: 5 };
+    const vertexFloats = sphere.positions.length, triangleIndices = sphere.triangles.length;
+    const here = sdfSamples(sphere.positions, sphere.triangles, options);
+    const there = await sdfSamplesInThread(sphere.positions, sphere.triangles, options);
+    expect(there.nearCount).toBe(here.nearCount);
+    expect(Array.from(there.points)).toEqual(Array.from(here.points));
+    expect(Array.from(there.sdf)).toEqual(Array.from(here.sdf));
+    // inside points are negative there too: a real answer, not zeros
+    expect(there.sdf.some((d) => d < -0.1)).toBe(true);
+    // copied, not transferred: the caller's arrays are still whole
+    expect(sphere.positions.length).toBe(vertexFloats);
+    expect(sphere.triangles.length).toBe(triangleIndices);
+  });
+
+  it('answers the error code of sdfSamples for a bad mesh, and CANCELLED when aborted', async () => {
+    const sphere = icosphere(2);
+    const bad = Uint32Array.from(sphere.triangles, (v, i) => (i === 4 ? 10_000 : v));
+    await expect(sdfSamplesInThread(sphere.positions, bad, { count: 10, seed: 1 })).rejects.toMatchObject({ code: 'BAD_INDEX' });
+    const cancelled = new AbortController();
+    const pending = sdfSamplesInThread(sphere.positions, sphere.triangles, { count: 200_000, seed: 1 }, cancelled.signal);
+    cancelled.abort();
+    const err = await pending.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AutoRigError);
+    expect((err as AutoRigError).code).toBe('CANCELLED');
   });
 });

@@ -11,23 +11,22 @@
  * the displacement goes back to the character's space. The strength scales every joint's angle, not |Δμ|: the decoder
  * only ever saw full-strength poses, so a |Δμ| it never met would be an extrapolation of the network, where a fraction
  * of its rotations is a real partial pose, exact at 0 and 1. The output has the input's vertices, in count and order,
- * per part.
+ * per part. Without a rig, the SDF samples are drawn on a second thread (pose/sdfSamplesInThread) while the auto-rig
+ * runs, and the canonical frame is found once for both (pipeline prepareMesh).
  */
 import { POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
 import { modelDataPath, modelPath } from '../learned/modelFiles.js';
-import { loadModel, runModel, selectedProvider } from '../learned/onnxSession.js';
-import { findCanonicalFrame, toCanonical } from '../mesh/canonicalFrame.js';
-import { bodyTriangles } from '../mesh/debris.js';
-import { mergeParts } from '../mesh/mergeParts.js';
+import { loadModel, runModel, selectedProvider, type ModelSession } from '../learned/onnxSession.js';
 import { modelsRunByPose } from '../methods.js';
-import { rigCharacterAsync } from '../pipeline.js';
+import { prepareMesh, rigPreparedAsync } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
 import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
-import { sdfSamples } from './sdfSamples.js';
+import { sdfSamples, type SdfSamples } from './sdfSamples.js';
+import { sdfSamplesInThread } from './sdfSamplesInThread.js';
 import { checkTemplateJoints, templateRig } from './templateRig.js';
 
 export { APPLIED_VARIANT, POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
@@ -51,6 +50,11 @@ export interface ApplyLatentPoseOptions {
    * a skeleton with every template joint and one PartWeights per part, in the parts' space. Default: auto-rig the parts.
    */
   rig?: Pick<RigResult, 'skeleton' | 'objects'>;
+  /**
+   * μ of these same parts as latentOfParts answers it, when the caller has it (the eval encodes each test identity
+   * once for all its poses and variants). Default: encoded here. Bit for bit the same μ either way.
+   */
+  mu?: Float32Array;
 }
 
 export interface LatentPoseResult {
@@ -85,7 +89,8 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 
 /**
  * applyLatentPose: parts (MeshPart[], any space, any topology) + options → LatentPoseResult.
- * Throws BAD_REQUEST (pose, strength, strategy, variant), the mesh errors of mergeParts, MODEL_MISSING / MODEL_FAILED,
+ * Throws BAD_REQUEST (pose, strength, strategy, variant), the mesh errors of mergeParts, TOO_LARGE (pipeline
+ * checkSurfaceWork, as for a rig), MODEL_MISSING / MODEL_FAILED,
  * what rigCharacterAsync throws (its models, a mesh it cannot rig; none of it with options.rig), BAD_SKELETON when the
  * rig lacks a template joint (a given rig: before any work), BAD_ARRAY when a given rig's weights do not fit the parts.
  */
@@ -102,36 +107,43 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
   if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
-  onProgress('mesh', 0);
-  const mesh = mergeParts(parts);
-  const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
-  const canonical = toCanonical(mesh.positions, cf);
+  // the frame the auto-rig would find again: found once, shared with it
+  const prepared = prepareMesh(parts, onProgress);
+  const { mesh, cf, canonical } = prepared;
   const result = (positions: (part: number) => Float32Array, identity: string | null): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
     pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 
+  // The SDF samples and the auto-rig are the two costly stages and need nothing from each other: without a rig the
+  // samples are drawn on a thread of their own while this one rigs. A given rig leaves nothing to overlap.
   onProgress('encode', 0.05);
-  const samples = sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED });
-  const N = POSE_SDF_SAMPLES;
-  const encoderInput = new Float32Array(N * 4);
-  for (let i = 0; i < N; i++) {
-    encoderInput.set(samples.points.subarray(3 * i, 3 * i + 3), 4 * i);
-    encoderInput[4 * i + 3] = samples.sdf[i];
+  const sampling = new AbortController();
+  const encoded = options.mu
+    ? Promise.resolve(checkedLatent(options.mu, library.latentSize))
+    : (rigGiven
+      ? Promise.resolve(sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }))
+      : sdfSamplesInThread(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }, sampling.signal)
+    ).then((samples) => encodeSamples(encoder, samples, library.latentSize));
+  // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
+  encoded.catch(() => {});
+  let rig: Pick<RigResult, 'skeleton' | 'objects'>;
+  try {
+    onProgress('rig', 0.15);
+    rig = options.rig ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
+  } catch (err) {
+    // the mesh cannot be rigged: its error is the answer, and the samples are no longer wanted
+    sampling.abort();
+    throw err;
   }
-  const encoded = await runModel(encoder, { sdf_samples: { data: encoderInput, dims: [1, N, 4] } });
-  const mu = encoded.mu?.data as Float32Array | undefined;
-  if (!mu || mu.length !== library.latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu?.length ?? 'no'} latents, the library holds ${library.latentSize}`);
+  const mu = await encoded;
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
   const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
   let norm = 0;
   for (const x of delta) norm += x * x;
   norm = Math.sqrt(norm);
   const direction = norm > 0 ? delta.map((x) => x / norm) : delta;
-
-  onProgress('rig', 0.15);
-  const rig = options.rig ?? await rigCharacterAsync(parts, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
   const { heads, weights } = templateRig(rig, cf, mesh.partOffsets);
 
   onProgress('decode', 0.85);
@@ -162,4 +174,42 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
     }
     return out;
   }, identity);
+}
+
+/**
+ * latentOfParts: the encoder's μ of a character as applyLatentPose reads it (the same canonical frame, samples and
+ * seed): parts → Float32Array #latentSize. For callers that pose one character many times (pass it as options.mu).
+ * Throws what applyLatentPose throws before its rig stage.
+ */
+export async function latentOfParts(parts: MeshPart[]): Promise<Float32Array> {
+  const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
+  const encoder = await loadModel(modelPath('latentPoseEncoder'));
+  const { mesh, canonical } = prepareMesh(parts);
+  return encodeSamples(encoder, sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }), library.latentSize);
+}
+
+/** A caller's μ, or BAD_ARRAY when it is not a finite latent of the library's size. mu: Float32Array → mu */
+function checkedLatent(mu: Float32Array, latentSize: number): Float32Array {
+  if (!(mu instanceof Float32Array) || mu.length !== latentSize || !mu.every(Number.isFinite)) {
+    throw new AutoRigError('BAD_ARRAY', `mu must be ${latentSize} finite numbers (latentOfParts), got ${mu?.length ?? 'none'}`);
+  }
+  return mu;
+}
+
+/**
+ * encodeSamples: the encoder's μ of one mesh's SDF samples. encoder: the latent pose encoder's session, samples:
+ * SdfSamples (N points), latentSize: the library's → Float32Array #latentSize. Throws MODEL_FAILED when the encoder
+ * gives another size.
+ */
+async function encodeSamples(encoder: ModelSession, samples: SdfSamples, latentSize: number): Promise<Float32Array> {
+  const N = samples.sdf.length;
+  const input = new Float32Array(N * 4);
+  for (let i = 0; i < N; i++) {
+    input.set(samples.points.subarray(3 * i, 3 * i + 3), 4 * i);
+    input[4 * i + 3] = samples.sdf[i];
+  }
+  const encoded = await runModel(encoder, { sdf_samples: { data: input, dims: [1, N, 4] } });
+  const mu = encoded.mu?.data as Float32Array | undefined;
+  if (!mu || mu.length !== latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu?.length ?? 'no'} latents, the library holds ${latentSize}`);
+  return mu;
 }

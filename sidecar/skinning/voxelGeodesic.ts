@@ -53,32 +53,75 @@ export function nearestSolidVoxel(p: Vec3, solid: Uint8Array, g: VoxelGrid): num
 /**
  * Geodesic distance inside the solid from a set of source voxels (Dijkstra with a bucket queue over the 26-neighbourhood;
  * distances in tenths of a voxel). Paths never leave the solid, so a part separated by a gap is never reached.
+ * It runs once per bone on every rig, the costliest loop of the skinning: the queue is typed arrays, and a voxel away
+ * from the grid's faces visits its 26 neighbours without bounds checks (the distances are exact, so the order of the
+ * work cannot change them).
  * solid: Uint8Array #voxels, sources: voxel indices, out: Uint32Array #voxels (filled; 0xffffffff = unreached)
  */
 export function voxelGeodesicDistance(solid: Uint8Array, g: VoxelGrid, sources: number[], out: Uint32Array): Uint32Array {
   const [nx, ny, nz] = g.dims;
   out.fill(0xffffffff);
-  const nb = MAX_STEP + 1;
-  const buckets: number[][] = Array.from({ length: nb }, () => []);
-  for (const s of sources) { out[s] = 0; buckets[0].push(s); }
-  let pending = sources.length;
-  const offsets = NEIGHBOURS.map(([dx, dy, dz, w]) => [dx, dy, dz, dx + dy * nx + dz * nx * ny, w]);
-  for (let d = 0; pending > 0; d++) {
-    const bucket = buckets[d % nb];
-    while (bucket.length) {
-      const v = bucket.pop()!;
-      pending--;
+  const queue = new BucketQueue(MAX_STEP + 1);
+  for (const s of sources) { out[s] = 0; queue.push(0, s); }
+  const n = NEIGHBOURS.length;
+  const step = new Int32Array(n), length = new Int32Array(n);
+  const di = new Int32Array(n), dj = new Int32Array(n), dk = new Int32Array(n);
+  NEIGHBOURS.forEach(([dx, dy, dz, w], m) => {
+    step[m] = dx + dy * nx + dz * nx * ny;
+    length[m] = w;
+    di[m] = dx; dj[m] = dy; dk[m] = dz;
+  });
+  const plane = nx * ny;
+  for (let d = 0; queue.pending > 0; d++) {
+    const b = d % queue.buckets.length;
+    while (queue.sizes[b] > 0) {
+      const v = queue.pop(b);
       if (out[v] !== d) continue;
-      const i = v % nx, j = Math.floor(v / nx) % ny, k = Math.floor(v / (nx * ny));
-      for (const [dx, dy, dz, off, w] of offsets) {
-        const a = i + dx, b = j + dy, c = k + dz;
-        if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz) continue;
-        const q = v + off;
+      const k = (v / plane) | 0, j = ((v - k * plane) / nx) | 0, i = v - k * plane - j * nx;
+      const interior = i > 0 && j > 0 && k > 0 && i < nx - 1 && j < ny - 1 && k < nz - 1;
+      for (let m = 0; m < n; m++) {
+        if (!interior) {
+          const a = i + di[m], bb = j + dj[m], c = k + dk[m];
+          if (a < 0 || bb < 0 || c < 0 || a >= nx || bb >= ny || c >= nz) continue;
+        }
+        const q = v + step[m];
         if (!solid[q]) continue;
-        const nd = d + w;
-        if (nd < out[q]) { out[q] = nd; buckets[nd % nb].push(q); pending++; }
+        const nd = d + length[m];
+        if (nd < out[q]) { out[q] = nd; queue.push(nd, q); }
       }
     }
   }
   return out;
+}
+
+/**
+ * The circular bucket queue of voxelGeodesicDistance: bucket d mod `count` holds the voxels reached at distance d
+ * (a step is at most MAX_STEP, so no two live distances share a bucket). Each bucket is a stack that doubles when full.
+ */
+class BucketQueue {
+  readonly buckets: Int32Array[];
+  readonly sizes: Int32Array;
+  pending = 0;
+
+  constructor(count: number) {
+    this.buckets = Array.from({ length: count }, () => new Int32Array(1024));
+    this.sizes = new Int32Array(count);
+  }
+
+  push(distance: number, voxel: number): void {
+    const b = distance % this.buckets.length;
+    let bucket = this.buckets[b];
+    if (this.sizes[b] === bucket.length) {
+      const grown = new Int32Array(bucket.length * 2);
+      grown.set(bucket);
+      this.buckets[b] = bucket = grown;
+    }
+    bucket[this.sizes[b]++] = voxel;
+    this.pending++;
+  }
+
+  pop(b: number): number {
+    this.pending--;
+    return this.buckets[b][--this.sizes[b]];
+  }
 }

@@ -13,6 +13,7 @@ import { closestAnchorOffsets, rigPosedParts, sampleOffsets, type AutoRig } from
 import {
   MEASURED_VARIANTS, PREDICTORS, type IdentityPoseEval, type MeasuredVariant, type PredictionScores, type Predictor, type VariantEval,
 } from './poseEvalTypes.js';
+import { latentOfParts } from '../../pose/applyLatentPose.js';
 import { encodeShape, latentPosedParts, loadEncoder, nearestTraining, readTrainingSample, type TrainingEntry } from './latentProbe.js';
 import { meanOf, meanVertexError, STATIC_MOTION, staticLeakage, vertexDistances } from './poseMetrics.js';
 import { groundTruth, heldOutIdentity, mergedCanonical, MisreadFrameError, proceduralIdentity, type TestIdentity } from './testIdentities.js';
@@ -110,6 +111,9 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
     result.nearest = { identity: nearest.entry.identity, by: nearest.by, distance: nearest.distance };
   }
 
+  // the apply path's own μ of this identity (its frame and samples, not the neutral's above), read once for every
+  // pose and variant: what applyLatentPose would read each time
+  const applyMu = job.latent && result.latentMissing === null && rig ? await latentOfParts(parts) : undefined;
   const { up, forward } = identity.frame.frame;
   for (const pose of job.poses) {
     log(`${name}: ${pose}`);
@@ -139,7 +143,7 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
         // the latent path poses the mesh through its auto-rig (the same one as (b), made once above): where the rig
         // failed it cannot pose the character, and like (b) it counts as no motion
         const latent = rig
-          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, rig))
+          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, rig, applyMu))
           : rest;
         if (variant === 'skinningCorrective') appliedPrediction = latent;
         else if (rig && appliedPrediction && sameArray(latent, appliedPrediction)) {

@@ -129,9 +129,12 @@ export function readTrainingSample(entry: TrainingEntry): PoseSample {
 /**
  * latentPosedParts: Apply Latent Pose's prediction of `pose` at strength 1 in `variant` → per part Float32Array
  * #V_p*3 (the character's space). rig: the character's auto-rig when the caller has it (else applyLatentPose rigs
- * the parts itself). Throws what applyLatentPose throws.
+ * the parts itself); mu: the parts' latentOfParts when the caller has it (else applyLatentPose encodes them). Throws
+ * what applyLatentPose throws.
  */
-export async function latentPosedParts(parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy, rig?: AutoRig): Promise<Float32Array[]> {
-  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig });
+export async function latentPosedParts(
+  parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy, rig?: AutoRig, mu?: Float32Array,
+): Promise<Float32Array[]> {
+  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig, mu });
   return result.objects.map((o) => o.positions);
 }
