@@ -115,6 +115,10 @@ function hierarchyNeighbours(bones: SkinBone[]): Set<number>[] {
  * (multi-source breadth-first search through the whole grid, gaps included).
  */
 function attachUnreachedParts(solid: Uint8Array, g: VoxelGrid, k: number, bones: Uint16Array, values: Float32Array, weighted: Uint8Array): void {
+  // most characters are one solid that every bone reaches: then there is nothing to attach and no search to run
+  let unreached = false;
+  for (let v = 0; v < solid.length && !unreached; v++) unreached = solid[v] !== 0 && weighted[v] === 0;
+  if (!unreached) return;
   const nearest = nearestWeightedVoxel(weighted, g);
   const [nx, ny, nz] = g.dims;
   const seen = new Uint8Array(solid.length);

@@ -11,12 +11,12 @@ import type { PoseStrategy } from '../../pose/poseLibrary.js';
 import type { PoseName } from '../../pose/poseVocabulary.js';
 import { closestAnchorOffsets, rigPosedParts, sampleOffsets, type AutoRig } from './poseBaselines.js';
 import {
-  MEASURED_VARIANTS, PREDICTORS, type IdentityPoseEval, type MeasuredVariant, type PredictionScores, type Predictor, type VariantEval,
+  MEASURED_VARIANTS, PREDICTORS, type IdentityPoseEval, type LatentRig, type MeasuredVariant, type PredictionScores, type Predictor, type VariantEval,
 } from './poseEvalTypes.js';
 import { latentOfParts } from '../../pose/applyLatentPose.js';
 import { encodeShape, latentPosedParts, loadEncoder, nearestTraining, readTrainingSample, type TrainingEntry } from './latentProbe.js';
 import { meanOf, meanVertexError, STATIC_MOTION, staticLeakage, vertexDistances } from './poseMetrics.js';
-import { groundTruth, heldOutIdentity, mergedCanonical, MisreadFrameError, proceduralIdentity, type TestIdentity } from './testIdentities.js';
+import { groundTruth, heldOutIdentity, mergedCanonical, MisreadFrameError, ownRig, proceduralIdentity, type TestIdentity } from './testIdentities.js';
 
 /** Which test identity: a held-out dev character file, or a procedural seed. */
 export type IdentitySpec = { kind: 'held-out'; file: string } | { kind: 'procedural'; seed: number; targetVertices: number };
@@ -27,6 +27,8 @@ export interface PoseIdentityJob {
   /** rig method of baseline (b) (rigCharacterAsync) */
   rigMethod: string;
   strategy: PoseStrategy;
+  /** the rig the latent path poses through: the identity's auto-rig (the one (b) uses) or its own rig; default auto */
+  latentRig?: LatentRig;
   /** measure the apply path (encoder, decoder and library installed) */
   latent: boolean;
   /** read latents with the encoder (the diagnostics, baseline (c)'s choice by μ): needs the encoder alone; default latent */
@@ -111,9 +113,12 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
     result.nearest = { identity: nearest.entry.identity, by: nearest.by, distance: nearest.distance };
   }
 
+  // the rig the latent path poses through: the auto-rig above (where it failed, the latent path cannot pose this
+  // identity and counts as no motion, like (b)), or the identity's own rig, the one its ground truth is posed with
+  const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig;
   // the apply path's own μ of this identity (its frame and samples, not the neutral's above), read once for every
   // pose and variant: what applyLatentPose would read each time
-  const applyMu = job.latent && result.latentMissing === null && rig ? await latentOfParts(parts) : undefined;
+  const applyMu = job.latent && result.latentMissing === null && latentRig ? await latentOfParts(parts) : undefined;
   const { up, forward } = identity.frame.frame;
   for (const pose of job.poses) {
     log(`${name}: ${pose}`);
@@ -142,11 +147,11 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
       if (job.latent && result.latentMissing === null) {
         // the latent path poses the mesh through its auto-rig (the same one as (b), made once above): where the rig
         // failed it cannot pose the character, and like (b) it counts as no motion
-        const latent = rig
-          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, rig, applyMu))
+        const latent = latentRig
+          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, latentRig, applyMu))
           : rest;
         if (variant === 'skinningCorrective') appliedPrediction = latent;
-        else if (rig && appliedPrediction && sameArray(latent, appliedPrediction)) {
+        else if (latentRig && appliedPrediction && sameArray(latent, appliedPrediction)) {
           // applyLatentPose ignored the variant: the corrective alone cannot be told apart from the applied pose
           result.latentMissing = 'applyLatentPose ignores the variant option: the corrective-only variant is not measured';
         }

@@ -6,6 +6,7 @@ import { extname } from 'node:path';
 import { AutoRigError } from '../../errors.js';
 import { DEFAULT_METHOD, METHODS } from '../../methods.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../../pose/poseLibrary.js';
+import { LATENT_RIGS, type LatentRig } from './poseEvalTypes.js';
 import type { PoseEvalOptions } from './runPoseEval.js';
 
 /** Where `autorig data --kind pose` put the latent-pose training identities on the training machine. */
@@ -14,11 +15,14 @@ export const DEFAULT_PROCEDURAL_TEST_IDENTITIES = 10;
 
 export const POSE_EVAL_USAGE = 'autorig eval poses --data <characters folder> [--only a,b] [--procedural N] [--train <folder of *.pose>]\n'
   + '                    [--json <out.json>] [--report <out.md>] [--write-marks] [--method NAME] [--strategy mean|nearest]\n'
+  + '                    [--latent-rig auto|own]\n'
   + '  Apply Latent Pose on test identities (the held-out dev characters in --data, N procedural humanoids from an unused\n'
   + '  seed stream) against the ground-truth posed mesh and three baselines: (a) no motion, (b) auto-rig + linear blend\n'
   + '  skinning (--method, default ' + DEFAULT_METHOD + '), (c) the nearest training identity\'s offsets (--train, default\n'
   + '  ' + DEFAULT_POSE_TRAIN_FOLDER + '; "none" to leave it out). --only: held-out names (default all); --procedural: default\n'
-  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + '. --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).';
+  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + '. --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).\n'
+  + '  --latent-rig: the rig the latent path poses each identity through: auto (default: its auto-rig, what a mesh without\n'
+  + '  a rig gets) or own (its own rig, what a character with a Mixamo rig gets). (b) is the auto-rig either way.';
 
 /** The parsed command line: PoseEvalOptions without what the caller supplies (version, log). */
 export type PoseEvalArguments = Omit<PoseEvalOptions, 'version' | 'log'>;
@@ -30,7 +34,7 @@ export type PoseEvalArguments = Omit<PoseEvalOptions, 'version' | 'log'>;
 export function parsePoseEvalArguments(args: string[], fail: (message: string) => Error = (m) => new AutoRigError('BAD_REQUEST', m)): PoseEvalArguments {
   const parsed: PoseEvalArguments = {
     data: '', procedural: DEFAULT_PROCEDURAL_TEST_IDENTITIES, train: DEFAULT_POSE_TRAIN_FOLDER, writeMarks: false,
-    rigMethod: DEFAULT_METHOD, strategy: 'mean',
+    rigMethod: DEFAULT_METHOD, strategy: 'mean', latentRig: 'auto',
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -61,9 +65,15 @@ export function parsePoseEvalArguments(args: string[], fail: (message: string) =
       const v = value();
       if (!(POSE_STRATEGIES as readonly string[]).includes(v)) throw fail(`--strategy: one of ${POSE_STRATEGIES.join(', ')}, got '${v}'`);
       parsed.strategy = v as PoseStrategy;
+    } else if (arg === '--latent-rig') {
+      const v = value();
+      if (!(LATENT_RIGS as readonly string[]).includes(v)) throw fail(`--latent-rig: one of ${LATENT_RIGS.join(', ')}, got '${v}'`);
+      parsed.latentRig = v as LatentRig;
     } else throw fail(`unknown argument '${arg}'`);
   }
   if (!parsed.data) throw fail('no characters folder given (--data <folder>)');
   if (parsed.only && parsed.only.length === 0) throw fail('--only names no character');
+  // the marks label the pose menu for every user; they come from the default path, a mesh without a rig
+  if (parsed.writeMarks && parsed.latentRig !== 'auto') throw fail('--write-marks takes its marks from --latent-rig auto');
   return parsed;
 }

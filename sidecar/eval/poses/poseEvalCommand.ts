@@ -32,7 +32,10 @@ export function poseEvalSummary(report: PoseEvalReport): string {
   const failed = report.identities.filter((i) => i.status === 'failed').length;
   const lines = [`eval poses: ${ok} test identities measured${failed ? `, ${failed} failed` : ''}, ${report.skipped.length} skipped (frame misread), ${report.poses.length} poses`];
   if (!report.latent.measured) lines.push(`latent path not measured: ${report.latent.note}`);
-  else lines.push(`bar (latent below (c) on the pose, below (b) on the corrective alone): ${report.bar.passed} of ${report.bar.measured} poses pass`);
+  else {
+    lines.push(`latent path posed through each identity's ${(report.settings.latentRig ?? 'auto') === 'own' ? 'own rig' : 'auto-rig'}`);
+    lines.push(`bar (latent below (c) on the pose, below (b) on the corrective alone): ${report.bar.passed} of ${report.bar.measured} poses pass`);
+  }
   const mean = (key: 'latent' | 'noMotion' | 'rig' | 'nearestOffsets') => {
     const values = report.poses.map((p) => p.variants.skinningCorrective.error[key]).filter((x): x is number => x !== null);
     return values.length ? `${((100 * values.reduce((a, b) => a + b, 0)) / values.length).toFixed(3)}%` : '—';

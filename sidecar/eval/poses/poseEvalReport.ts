@@ -18,7 +18,7 @@ export function renderPoseEvalMarkdown(report: PoseEvalReport): string {
     ['date', report.created],
     ['test identities', `${measured.length} measured: ${measured.map((i) => i.name).join(', ') || 'none'}`],
     ['procedural seeds', `${report.settings.proceduralSeeds.join(', ') || 'none'} (${report.settings.proceduralVertices} vertices; ${report.skipped.length} skipped for a misread frame)`],
-    ['latent path', report.latent.measured ? `measured (strategy ${report.settings.strategy}, strength ${report.settings.strength})` : `not measured: ${report.latent.note}`],
+    ['latent path', report.latent.measured ? `measured (strategy ${report.settings.strategy}, strength ${report.settings.strength}, posed through ${(report.settings.latentRig ?? 'auto') === 'own' ? 'each identity\'s own rig' : 'each identity\'s auto-rig'})` : `not measured: ${report.latent.note}`],
     ['baseline (b)', `auto-rig (${report.settings.rigMethod}), the pose's joint rotations, linear blend skinning`],
     ['latent method', `the encoder's Δμ → the decoder's joint rotations → the same auto-rig, dual-quaternion skinning (corrective alone: DQS − LBS)`],
     ['baseline (c)', report.train ? `nearest training identity's anchor offsets by closest anchor (${report.train})` : 'not measured (no --train folder)'],

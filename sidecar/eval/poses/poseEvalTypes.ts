@@ -103,6 +103,10 @@ export interface LatentDiagnostics {
   conditionToNoise: number | null;
 }
 
+/** The rig the latent path poses a test identity through: its auto-rig (a mesh without a rig) or its own rig. */
+export const LATENT_RIGS = ['auto', 'own'] as const;
+export type LatentRig = (typeof LATENT_RIGS)[number];
+
 export interface PoseEvalReport {
   format: typeof POSE_EVAL_FORMAT;
   created: string;
@@ -112,6 +116,8 @@ export interface PoseEvalReport {
     strength: number;
     strategy: string;
     rigMethod: string;
+    /** the rig the latent path posed through (absent in reports made before it was an option: auto) */
+    latentRig?: LatentRig;
     proceduralSeeds: number[];
     proceduralVertices: number;
     /** a vertex whose ground-truth motion is below this (fraction of height) is static */

@@ -21,7 +21,7 @@ import { encoderMissing, latentModelsMissing, loadEncoder, trainingIndex, type T
 import { renderPoseEvalMarkdown } from './poseEvalReport.js';
 import {
   MEASURED_VARIANTS, POSE_EVAL_FORMAT, POSE_EVAL_MARKS_FORMAT, PREDICTORS,
-  type IdentityPoseEval, type LatentDiagnostics, type MeasuredVariant, type PoseEvalMarks, type PoseEvalReport, type PoseSummary,
+  type IdentityPoseEval, type LatentRig, type LatentDiagnostics, type MeasuredVariant, type PoseEvalMarks, type PoseEvalReport, type PoseSummary,
   type PoseVariantSummary, type Predictor,
 } from './poseEvalTypes.js';
 import { cosineSimilarity, euclideanDistance, meanOf, meanOverPairs, STATIC_MOTION, vectorNorm } from './poseMetrics.js';
@@ -44,6 +44,8 @@ export interface PoseEvalOptions {
   /** auto-rig method of baseline (b) */
   rigMethod: string;
   strategy: PoseStrategy;
+  /** the rig the latent path poses through (default auto) */
+  latentRig?: LatentRig;
   /** poses to measure (default all of POSE_NAMES) */
   poses?: PoseName[];
   /** measure the latent path: default when its models are installed; false leaves it out (tests of the baselines) */
@@ -77,7 +79,8 @@ export async function runPoseEval(options: PoseEvalOptions): Promise<PoseEvalRep
     options.log(`eval poses: ${training.length} training identities for baseline (c)`);
   }
   const job = (identity: IdentitySpec): PoseIdentityJob => ({
-    identity, poses, rigMethod: options.rigMethod, strategy: options.strategy, latent, encoder, training, staticThreshold: STATIC_MOTION,
+    identity, poses, rigMethod: options.rigMethod, strategy: options.strategy, latentRig: options.latentRig ?? 'auto', latent, encoder, training,
+    staticThreshold: STATIC_MOTION,
   });
   const run = (identity: IdentitySpec) => (options.inProcess ? evaluatePoseIdentity(job(identity), options.log) : evaluateInChild(job(identity)));
 
@@ -112,7 +115,7 @@ export async function runPoseEval(options: PoseEvalOptions): Promise<PoseEvalRep
     data: options.data,
     train: options.train,
     settings: {
-      strength: 1, strategy: options.strategy, rigMethod: options.rigMethod, proceduralSeeds: seeds, proceduralVertices: vertices,
+      strength: 1, strategy: options.strategy, rigMethod: options.rigMethod, latentRig: options.latentRig ?? 'auto', proceduralSeeds: seeds, proceduralVertices: vertices,
       staticThreshold: STATIC_MOTION, poses,
     },
     environment: { node: process.version, platform: `${platform()} ${process.arch}`, cpus: availableParallelism(), autorig: options.version, provider },

@@ -13,6 +13,8 @@ import { toCanonical, type CanonicalFrame } from '../../mesh/canonicalFrame.js';
 import { mergeParts, type MergedMesh } from '../../mesh/mergeParts.js';
 import { posedCharacterStates } from '../../pose/posedStates.js';
 import type { PoseName } from '../../pose/poseVocabulary.js';
+import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../../skeleton/mixamoTemplate.js';
+import type { AutoRig } from './poseBaselines.js';
 import type { MeasuredVariant } from './poseEvalTypes.js';
 
 /**
@@ -97,5 +99,25 @@ export function groundTruth(identity: TestIdentity, pose: PoseName): Record<Meas
   return {
     skinningCorrective: mergedCanonical(identity, states.parts.map((p) => p.skinningCorrective)),
     corrective: mergedCanonical(identity, states.parts.map((p) => p.corrective)),
+  };
+}
+
+/**
+ * ownRig: a test identity's own rig (the generator's, or the artist's read as the template: the rig its ground truth
+ * is posed with) in the form rigCharacterAsync answers: 23 prefixed template joints (heads from the character; a tail
+ * just above each head, which posing does not read) and per-part weights. character: RiggedCharacter → AutoRig.
+ */
+export function ownRig(character: RiggedCharacter): AutoRig {
+  return {
+    skeleton: {
+      joints: MIXAMO_JOINTS.map((name, j) => {
+        const parent = MIXAMO_PARENTS[name];
+        const head: [number, number, number] = [character.joints[3 * j], character.joints[3 * j + 1], character.joints[3 * j + 2]];
+        return { name: MIXAMO_PREFIX + name, parent: parent ? MIXAMO_JOINTS.indexOf(parent) : -1, head, tail: [head[0], head[1] + 0.01, head[2]], roll: 0 };
+      }),
+    },
+    objects: character.weights.map((w, p) => ({
+      name: character.parts[p].name, influences: w.indices.length / (character.parts[p].positions.length / 3), indices: w.indices, weights: w.weights,
+    })),
   };
 }
