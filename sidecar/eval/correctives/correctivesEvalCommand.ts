@@ -9,7 +9,7 @@ import { METHODS } from '../../methods.js';
 import { loadModel } from '../../learned/onnxSession.js';
 import { modelPath } from '../../learned/modelFiles.js';
 import { correctivesMarkdown } from './correctivesReport.js';
-import { BASELINE_METHODS, fieldMethod } from './deformationMethods.js';
+import { BASELINE_METHODS, fieldMethod, fittedMethod, type DeformationMethod } from './deformationMethods.js';
 import { KEY_POSES } from './keyPoses.js';
 import { CORRECTIVES_SEED_BASE, runCorrectivesEval, type CorrectivesOptions } from './runCorrectivesEval.js';
 
@@ -17,11 +17,15 @@ export const DEFAULT_CORRECTIVES_CHARACTERS = 4;
 
 export const CORRECTIVES_EVAL_USAGE = 'autorig eval correctives [--procedural N] [--seed S] [--json] [--report <out.md>]\n'
   + '                    [--poses id,id] [--degrees 45,90] [--method geometric|learned] [--field]\n'
+  + '                    [--fit-examples 90[,..]] [--fit-blend dqs|linear]\n'
   + '  Static LBS and dual-quaternion skinning with our weights (--method, default geometric, on the true skeleton)\n'
   + '  against the exact posed surface of N procedural humanoids (default ' + DEFAULT_CORRECTIVES_CHARACTERS + ') from seeds S, S+1, ... (default\n'
   + '  ' + CORRECTIVES_SEED_BASE + ': a plain run the training data never draws; its seeds are hashes over all 32-bit values),\n'
   + '  at rest and at each key pose: ' + KEY_POSES.map((p) => p.id).join(', ') + ' (default all) and angle (default 45,90).\n'
   + '  --field: also the learned pose-dependent weight field (models/pose_weights.onnx; AUTORIG_MODELS picks another folder).\n'
+  + '  --fit-examples D: also weights fitted per character to posed examples (correctives/fitExampleWeights.ts): the exact\n'
+  + '  surface of every key pose at the angles D is given as an example, other angles are held out; on the field\'s weights\n'
+  + '  with --field, else on the static ones; blended as --fit-blend (default dqs).\n'
   + '  Prints the table (--json: the full results as JSON instead).';
 
 /** The parsed command line. */
@@ -29,6 +33,9 @@ export interface CorrectivesEvalArguments extends Pick<CorrectivesOptions, 'proc
   json: boolean;
   /** also measure the learned pose-dependent field (models/pose_weights.onnx, or AUTORIG_MODELS's) */
   field?: boolean;
+  /** also measure weights fitted to the exact surfaces at these angles (every key pose), blended as fitBlend */
+  exampleDegrees?: number[];
+  fitBlend?: 'dqs' | 'linear';
   report?: string;
 }
 
@@ -65,6 +72,14 @@ export function parseCorrectivesEvalArguments(args: string[], fail: (message: st
       const list = value().split(',').map((s) => Number(s.trim()));
       if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--degrees: angles in (0, 180], got '${args[i]}'`);
       parsed.degrees = list;
+    } else if (arg === '--fit-examples') {
+      const list = value().split(',').map((s) => Number(s.trim()));
+      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--fit-examples: angles in (0, 180], got '${args[i]}'`);
+      parsed.exampleDegrees = list;
+    } else if (arg === '--fit-blend') {
+      const v = value();
+      if (v !== 'dqs' && v !== 'linear') throw fail(`--fit-blend: dqs or linear, got '${v}'`);
+      parsed.fitBlend = v;
     } else if (arg === '--field') parsed.field = true;
     else if (arg === '--method') {
       const v = value();
@@ -84,9 +99,11 @@ interface Writer {
  * usageError: the error for a bad command line → exit code 0. Throws the usage error or what runCorrectivesEval throws.
  */
 export async function correctivesEvalCommand(args: string[], io: { stdout: Writer; stderr: Writer }, usageError: (message: string) => Error): Promise<number> {
-  const { json, report: reportPath, field, ...options } = parseCorrectivesEvalArguments(args, usageError);
+  const { json, report: reportPath, field, fitBlend, ...options } = parseCorrectivesEvalArguments(args, usageError);
+  if (fitBlend && !options.exampleDegrees) throw usageError('--fit-blend needs --fit-examples');
   const session = field ? await loadModel(modelPath('poseWeights')) : null;
-  const methods = session ? [...BASELINE_METHODS, fieldMethod(session, 'linear'), fieldMethod(session, 'dualQuaternion')] : BASELINE_METHODS;
+  const methods: DeformationMethod[] = session ? [...BASELINE_METHODS, fieldMethod(session, 'linear'), fieldMethod(session, 'dualQuaternion')] : [...BASELINE_METHODS];
+  if (options.exampleDegrees) methods.push(fittedMethod(session, fitBlend === 'linear' ? 'linear' : 'dualQuaternion'));
   const report = await runCorrectivesEval({ ...options, methods, log: (line) => io.stderr.write(`${line}\n`) });
   const markdown = correctivesMarkdown(report);
   io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown);

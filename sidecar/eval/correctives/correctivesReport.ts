@@ -22,6 +22,9 @@ export interface CorrectivesMeans {
   /** the largest angle measured (90° by default) */
   largest: PoseScores | null;
   largestDegrees: number;
+  /** for a method fitted to examples: its posed rows at the example angles, and at the held-out ones (else null) */
+  example: PoseScores | null;
+  heldOut: PoseScores | null;
 }
 
 const SCORE_KEYS = ['chamfer', 'pointToSurface', 'bodyChamfer', 'volumeLoss', 'jointVolumeLoss', 'sectionKept'] as const;
@@ -46,9 +49,15 @@ export function correctivesRows(report: CorrectivesReport): CorrectivesRow[] {
     groups.get(key)!.push(r);
   }
   return [...groups.values()].map((rs) => ({
-    pose: rs[0].pose, degrees: rs[0].degrees, method: rs[0].method, label: labels.get(rs[0].method) ?? rs[0].method,
+    pose: rs[0].pose, degrees: rs[0].degrees, method: rs[0].method, label: (labels.get(rs[0].method) ?? rs[0].method) + exampleNote(report, rs[0]),
     characters: rs.length, ...meanScores(rs),
   }));
+}
+
+/** ' (example)' or ' (held out)' for a posed row of a method fitted to examples, else ''. */
+function exampleNote(report: CorrectivesReport, r: CorrectivesResult): string {
+  if (!report.examples?.methods.includes(r.method) || r.pose === 'rest') return '';
+  return report.examples.degrees.includes(r.degrees) ? ' (example)' : ' (held out)';
 }
 
 /** correctivesMeans: report → per method (ground truth last) its means at rest, over the poses, and at the largest angle. */
@@ -57,6 +66,8 @@ export function correctivesMeans(report: CorrectivesReport): CorrectivesMeans[] 
   const largest = Math.max(0, ...posed.map((r) => r.degrees));
   return [...report.methods, { id: 'truth', label: 'ground truth' }].map((m) => {
     const mine = report.results.filter((r) => r.method === m.id);
+    const fitted = report.examples?.methods.includes(m.id) ?? false;
+    const examples = report.examples?.degrees ?? [];
     const pick = (f: (r: CorrectivesResult) => boolean) => { const rs = mine.filter(f); return rs.length ? meanScores(rs) : null; };
     return {
       method: m.id, label: m.label,
@@ -64,6 +75,8 @@ export function correctivesMeans(report: CorrectivesReport): CorrectivesMeans[] 
       posed: pick((r) => r.pose !== 'rest'),
       largest: pick((r) => r.pose !== 'rest' && r.degrees === largest),
       largestDegrees: largest,
+      example: fitted ? pick((r) => r.pose !== 'rest' && examples.includes(r.degrees)) : null,
+      heldOut: fitted ? pick((r) => r.pose !== 'rest' && !examples.includes(r.degrees)) : null,
     };
   });
 }
@@ -88,7 +101,8 @@ export function correctivesTable(rows: CorrectivesRow[]): string {
 export function correctivesMeansTable(means: CorrectivesMeans[]): string {
   const lines = [`| method | over | ${SCORE_HEADER} |`, `|---|---|${'---:|'.repeat(6)}`];
   for (const m of means) {
-    for (const [over, s] of [['rest', m.rest], ['all poses', m.posed], [`poses at ${m.largestDegrees}°`, m.largest]] as const) {
+    const rows = [['rest', m.rest], ['all poses', m.posed], [`poses at ${m.largestDegrees}°`, m.largest], ['example angles', m.example], ['held-out angles', m.heldOut]] as const;
+    for (const [over, s] of rows) {
       if (s) lines.push(`| ${m.label} | ${over} | ${scoreCells(s).join(' | ')} |`);
     }
   }
@@ -98,7 +112,7 @@ export function correctivesMeansTable(means: CorrectivesMeans[]): string {
 /** correctivesMarkdown: report → the whole markdown report (what was measured, the table, the means, timings). */
 export function correctivesMarkdown(report: CorrectivesReport): string {
   const chars = report.characters.map((c) =>
-    `| ${c.name} | ${c.build} | ${c.restPose} | ${c.heightMetres.toFixed(2)} | ${c.vertices} | ${(1000 * c.groundTruthCell).toFixed(1)} | ${c.seconds.skin.toFixed(1)} | ${c.seconds.groundTruth.toFixed(1)} | ${c.seconds.measure.toFixed(1)} |`);
+    `| ${c.name} | ${c.build} | ${c.restPose} | ${c.heightMetres.toFixed(2)} | ${c.vertices} | ${(1000 * c.groundTruthCell).toFixed(1)} | ${c.seconds.skin.toFixed(1)} | ${c.seconds.groundTruth.toFixed(1)} | ${c.seconds.measure.toFixed(1)} | ${(c.seconds.fit ?? 0).toFixed(1)} |`);
   return [
     '# Pose correctives eval (issue 7)',
     '',
@@ -107,9 +121,13 @@ export function correctivesMarkdown(report: CorrectivesReport): string {
     'field re-meshed at the pose. Left-side poses; "near joint": samples within a few joint depths of the posed joint (whole body at rest);',
     '"joint volume": inside a ball about the posed joint; "section kept": the limb\'s cross-section at the elbow, wrist or knee over the',
     'ground truth\'s (the candy-wrapper measure). Volume losses of the ground truth are against its own rest.',
+    ...(report.examples ? [
+      `Examples: ${report.examples.methods.join(', ')} were fitted, per character, to the exact surfaces of every key pose measured at`,
+      `${report.examples.degrees.map((d) => `${d}°`).join(', ')} (rows marked "example": measured on what they were fitted to); other angles are held out.`,
+    ] : []),
     '',
-    '| character | build | rest pose | height (m) | vertices | truth cell (mm) | skin (s) | truth meshing (s) | measuring (s) |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|',
+    '| character | build | rest pose | height (m) | vertices | truth cell (mm) | skin (s) | truth meshing (s) | measuring (s) | fitting (s) |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...chars,
     '',
     correctivesTable(correctivesRows(report)),

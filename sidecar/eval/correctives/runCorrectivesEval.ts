@@ -16,7 +16,7 @@ import { skinCharacterAsync } from '../../pipeline.js';
 import { MIXAMO_JOINTS, type MixamoJointName } from '../../skeleton/mixamoTemplate.js';
 import type { Skeleton, Vec3 } from '../../types.js';
 import { crossSectionArea } from './crossSection.js';
-import { BASELINE_METHODS, type DeformationMethod, type PoseQuery } from './deformationMethods.js';
+import { BASELINE_METHODS, type DeformationMethod, type PosedSurface, type PoseQuery } from './deformationMethods.js';
 import { KEY_POSE_DEGREES, KEY_POSES, keyPoseRotations, type KeyPose } from './keyPoses.js';
 import { signedVolume, volumeInBall, volumeLoss } from './meshVolume.js';
 import { meanPointToSurface, trianglesNear, type TriangleMesh } from './surfaceDistance.js';
@@ -52,6 +52,11 @@ export interface CorrectivesOptions {
   poses?: readonly KeyPose[];
   degrees?: readonly number[];
   targetVertices?: number;
+  /**
+   * angles whose exact surfaces are handed, for every key pose measured, as posed examples to the methods that learn
+   * from them (DeformationMethod.prepare); every other angle is held out for them. Default none.
+   */
+  exampleDegrees?: readonly number[];
   log?: (line: string) => void;
 }
 
@@ -91,7 +96,8 @@ export interface CorrectivesCharacter {
   restPose: string;
   vertices: number;
   groundTruthCell: number;
-  seconds: { build: number; skin: number; groundTruth: number; measure: number };
+  /** fit: seconds the methods that learn from examples spent preparing (0 when none) */
+  seconds: { build: number; skin: number; groundTruth: number; measure: number; fit: number };
 }
 
 export interface CorrectivesReport {
@@ -101,6 +107,8 @@ export interface CorrectivesReport {
   methods: { id: string; label: string }[];
   characters: CorrectivesCharacter[];
   results: CorrectivesResult[];
+  /** the angles given as examples (every key pose measured) and the methods that saw them; null when none */
+  examples: { degrees: number[]; methods: string[] } | null;
   seconds: number;
 }
 
@@ -117,6 +125,8 @@ interface PreparedCharacter {
   truthRestVolume: number;
   /** per joint index: the ball radius, the rest mesh's and the rest ground truth's volume in it */
   ball: Map<number, { radius: number; depth: number; rest: number; truthRest: number }>;
+  /** exact posed surfaces already meshed, by `${pose id} ${degrees}` (an example is measured again at its angle) */
+  truths: Map<string, TriangleMesh>;
 }
 
 const J = MIXAMO_JOINTS.length;
@@ -140,6 +150,14 @@ export async function runCorrectivesEval(options: CorrectivesOptions): Promise<C
   for (const seed of seeds) {
     const c = await prepareCharacter(seed, options.targetVertices ?? CORRECTIVES_VERTICES, options.skinMethod ?? 'geometric', poses);
     log(`${c.info.name}: ${c.info.vertices} vertices, ${c.info.build}, ${c.info.restPose}-pose, skinned in ${c.info.seconds.skin.toFixed(1)} s`);
+    const learners = methods.filter((m) => m.prepare);
+    if (learners.length && options.exampleDegrees?.length) {
+      const examples = poses.flatMap((pose) => options.exampleDegrees!.map((d) => posedSurface(c, pose, d)));
+      const t = performance.now();
+      for (const m of learners) await m.prepare!({ ...queryOf(c), examples });
+      c.info.seconds.fit = (performance.now() - t) / 1000;
+      log(`${c.info.name}: ${learners.map((m) => m.id).join(', ')} fitted to ${examples.length} examples in ${c.info.seconds.fit.toFixed(1)} s`);
+    }
     results.push(...await measurePose(c, null, 0, methods));
     for (const pose of poses) {
       for (const d of degrees) results.push(...await measurePose(c, pose, d, methods));
@@ -154,6 +172,9 @@ export async function runCorrectivesEval(options: CorrectivesOptions): Promise<C
     methods: methods.map((m) => ({ id: m.id, label: m.label })),
     characters,
     results,
+    examples: options.exampleDegrees?.length && methods.some((m) => m.prepare)
+      ? { degrees: [...options.exampleDegrees], methods: methods.filter((m) => m.prepare).map((m) => m.id) }
+      : null,
     seconds: (performance.now() - t0) / 1000,
   };
 }
@@ -197,13 +218,31 @@ async function prepareCharacter(seed: number, targetVertices: number, skinMethod
     info: {
       name: `procedural-${seed}`, seed, heightMetres: params.heightMetres, build: params.build, restPose: params.pose,
       vertices: mesh.positions.length / 3, groundTruthCell: cell,
-      seconds: { build, skin: skinSeconds, groundTruth: truthSeconds, measure: 0 },
+      seconds: { build, skin: skinSeconds, groundTruth: truthSeconds, measure: 0, fit: 0 },
     },
     plan, rest, heads, skeleton, weights: { indices, weights, influences },
     restVolume: signedVolume(rest.positions, rest.triangles),
     truthRestVolume: signedVolume(truthRest.positions, truthRest.triangles),
     ball,
+    truths: new Map(),
   };
+}
+
+/** The exact surface of a key pose at an angle on the character (meshed once, then kept). */
+function posedSurface(c: PreparedCharacter, pose: KeyPose, degrees: number): PosedSurface {
+  const rotations = keyPoseRotations(pose, c.heads, degrees);
+  const key = `${pose.id} ${degrees}`;
+  if (!c.truths.has(key)) {
+    const t = performance.now();
+    c.truths.set(key, merged(posedPlanSurface(c.plan, rotations, c.info.groundTruthCell).parts));
+    c.info.seconds.groundTruth += (performance.now() - t) / 1000;
+  }
+  return { pose, degrees, rotations, transforms: poseTransforms(c.heads, MIXAMO_PARENT_INDICES, rotations), target: c.truths.get(key)! };
+}
+
+/** What every method may read of the character, whatever the pose. */
+function queryOf(c: PreparedCharacter) {
+  return { rest: c.rest.positions, triangles: c.rest.triangles, ...c.weights, skeleton: c.skeleton, heads: c.heads, parents: MIXAMO_PARENT_INDICES };
 }
 
 function identityRotations(): Float64Array {
@@ -240,12 +279,17 @@ function sectionPlane(heads: Float64Array, transforms: Float64Array, joint: numb
 
 /** Every method (and the ground truth's own volume) on one character at one pose (null: rest). */
 async function measurePose(c: PreparedCharacter, pose: KeyPose | null, degrees: number, methods: readonly DeformationMethod[]): Promise<CorrectivesResult[]> {
-  const rotations = pose ? keyPoseRotations(pose, c.heads, degrees) : identityRotations();
-  const transforms = poseTransforms(c.heads, MIXAMO_PARENT_INDICES, rotations);
-  let t = performance.now();
-  const truth = merged(posedPlanSurface(c.plan, rotations, c.info.groundTruthCell).parts);
-  c.info.seconds.groundTruth += (performance.now() - t) / 1000;
-  t = performance.now();
+  let rotations: Float64Array, transforms: Float64Array, truth: TriangleMesh;
+  if (pose) ({ rotations, transforms, target: truth } = posedSurface(c, pose, degrees));
+  else {
+    rotations = identityRotations();
+    transforms = poseTransforms(c.heads, MIXAMO_PARENT_INDICES, rotations);
+    const t0 = performance.now();
+    truth = merged(posedPlanSurface(c.plan, rotations, c.info.groundTruthCell).parts);
+    c.info.seconds.groundTruth += (performance.now() - t0) / 1000;
+  }
+  c.truths.delete(pose ? `${pose.id} ${degrees}` : '');
+  const t = performance.now();
   const H = c.info.heightMetres;
   const truthGrid = buildTriangleGrid(truth.positions, truth.triangles);
   const joint = pose ? jointIndex(pose.joint) : -1;
@@ -255,10 +299,7 @@ async function measurePose(c: PreparedCharacter, pose: KeyPose | null, degrees: 
   const truthSections = planes.map((p) => crossSectionArea(truth.positions, truth.triangles, p.point, p.normal));
   const key = { character: c.info.name, pose: pose ? pose.name : 'rest', degrees };
   const out: CorrectivesResult[] = [];
-  const query: PoseQuery = {
-    rest: c.rest.positions, triangles: c.rest.triangles, ...c.weights, skeleton: c.skeleton, heads: c.heads, parents: MIXAMO_PARENT_INDICES,
-    rotations, transforms, pose, degrees,
-  };
+  const query: PoseQuery = { ...queryOf(c), rotations, transforms, pose, degrees };
   for (const method of methods) {
     const positions = await method.deform(query);
     const mesh = { positions, triangles: c.rest.triangles };
