@@ -15,6 +15,7 @@ LIMITS = {
     "maxNameLength": 63,
     "maxIdLength": 64,
     "influencesPerVertex": 4,
+    "maxExamples": 16,
 }
 MAX_MESSAGE_BYTES = 268435456
 MAX_OBJECTS = 64
@@ -25,6 +26,7 @@ MAX_JOINTS = 256
 MAX_NAME_LENGTH = 63
 MAX_ID_LENGTH = 64
 INFLUENCES_PER_VERTEX = 4
+MAX_EXAMPLES = 16
 
 # Error codes: code -> meaning.
 ERROR_CODES = {
@@ -141,6 +143,17 @@ TYPES = {
         "angle": "float",
         "objects": "list:ObjectOffsets",
     },
+    "PosedExample": {
+        "name": "str",
+        "rotations": "bin:f32:9",
+        "objects": "list:MeshObject",
+    },
+    "ExampleFitReport": {
+        "examples": "uint",
+        "before": "float",
+        "after": "float",
+        "seconds": "float",
+    },
 }
 
 REQUESTS = {
@@ -181,6 +194,7 @@ REQUESTS = {
         "objects": "list:MeshObject",
         "skeleton": "Skeleton",
         "weights": "list:ObjectWeights",
+        "examples?": "list:PosedExample",
         "options?": "CorrectiveOptions",
     },
     "correctives.preview": {
@@ -248,6 +262,7 @@ RESULTS = {
     "correctives": {
         "keys": "list:CorrectiveKey",
         "method": "str",
+        "fit?": "ExampleFitReport",
         "seconds": "float",
     },
     "correctives.preview": {
