@@ -6,6 +6,7 @@ import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
 import { findLandmarks2D } from './landmarks2d.js';
 import { liftJointsByRayMidpoint } from './liftJoints.js';
+import { withoutPropRods } from './propRods.js';
 import type { MixamoJointName } from './mixamoTemplate.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS } from './mixamoTemplate.js';
 
@@ -55,13 +56,15 @@ export function estimateSkeleton(
   canonical: Float32Array, triangles: Uint32Array, cf: CanonicalFrame, prefix: boolean,
   source: JointSource = { method: 'geometric' }, view: FrontView = renderFrontView(canonical, triangles, FRONT_VIEW_RESOLUTION),
 ): SkeletonEstimate {
+  // The rules read the body's silhouette: a staff standing beside it would take the place of a head, a hand or a leg.
+  const body = withoutPropRods(view);
   // A shape that is no standing humanoid is refused before landmarks are read into it.
-  checkHumanoidShape(canonical, triangles, view);
+  checkHumanoidShape(canonical, triangles, body);
   const res = view.res;
   let lm: Landmarks2D | null = null;
   // hybrid reads the rules' landmarks too, and refuses what they refuse (NOT_HUMANOID): the network answers joints for
   // any picture, a chair included, so it only moves joints of a shape the rules accept.
-  if (source.method === 'geometric' || source.method === 'hybrid') lm = findLandmarks2D(view);
+  if (source.method === 'geometric' || source.method === 'hybrid') lm = findLandmarks2D(body);
   const toXY = (p: Pixel): [number, number] => [pixelToCanonical(p[0], res), pixelToCanonical(p[1], res)];
   const geometric: Partial<Record<Named2D, [number, number]>> = {};
   if (lm) {

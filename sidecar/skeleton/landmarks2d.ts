@@ -34,6 +34,8 @@ const CORE_DEPTH = 0.6;
 const GLUED_ARM_TOP = 0.04;
 const GLUED_ARM_LENGTH = 0.4;
 const GLUED_ARM_INSET = 0.035;
+/** the body's edge stepping inwards by more than this (fraction of the height) from one row to the next: the arm left it */
+const GLUED_ARM_STEP = 0.03;
 /** a hand tip at least this far (fraction of the height) below the shoulder, and not far out, hangs down */
 const HANGING_DROP = 0.12;
 /** the shoulder joint of a hanging arm, as a fraction of the way from the armpit up to the base of the neck */
@@ -185,7 +187,7 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     let path: Pixel[], k0: number;
     if (glued) {
       notes.push(`${side > 0 ? 'left' : 'right'} arm not separable from the body: laid along its side${tip < 0 ? ' from proportions' : ' down to its tip'}`);
-      path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H, tip < 0 ? undefined : Math.floor(tip / res));
+      path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H, tip < 0 ? undefined : tip);
       k0 = 0;
     } else if (hanging) {
       notes.push(`${side > 0 ? 'left' : 'right'} arm hangs down: followed from the armpit (row ${hanging.armpitRow})`);
@@ -359,17 +361,29 @@ function trackHangingArm(
 /**
  * An arm that cannot be told apart from the body, laid down the body's side: from the shoulder joint (a little under the
  * base of the neck) down to the tip's row when the tip was seen, else GLUED_ARM_LENGTH of the body's height (not below
- * the crotch), GLUED_ARM_INSET inside the outer edge.
+ * the crotch), GLUED_ARM_INSET inside the outer edge. Where the body's edge steps inwards by more than GLUED_ARM_STEP
+ * above the tip's row, the arm has left the body (a hand hanging out of a wide sleeve beside the thigh): the path ends
+ * at the tip there, instead of following the thigh's edge.
  * mask: Uint8Array res*res, side: +1 left, -1 right, cm: midline column, neckRow: base of the neck, crotch: crotch row,
- * height: body height (pixels), tipRow: the hand tip's row when known → the arm's centre line, top to bottom (pixels)
+ * height: body height (pixels), tip: pixel index of the hand tip when known → the arm's centre line, top to bottom (pixels)
  */
 function gluedArmPath(
-  mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, crotch: number, height: number, tipRow?: number,
+  mask: Uint8Array, res: number, side: 1 | -1, cm: number, neckRow: number, crotch: number, height: number, tip?: number,
 ): Pixel[] {
   const top = Math.round(neckRow - GLUED_ARM_TOP * height);
+  const tipRow = tip === undefined ? undefined : Math.floor(tip / res);
   const bottom = tipRow ?? Math.max(crotch, Math.round(top - GLUED_ARM_LENGTH * height));
   const path: Pixel[] = [];
-  for (let j = top; j >= bottom; j--) path.push([outerEdge(mask, res, j, cm, side) - side * GLUED_ARM_INSET * height, j]);
+  let edgeAbove = NaN;
+  for (let j = top; j >= bottom; j--) {
+    const edge = outerEdge(mask, res, j, cm, side);
+    if (tip !== undefined && (edgeAbove - edge) * side > GLUED_ARM_STEP * height) {
+      path.push([tip % res, tipRow!]);
+      break;
+    }
+    edgeAbove = edge;
+    path.push([edge - side * GLUED_ARM_INSET * height, j]);
+  }
   return path;
 }
 
