@@ -14,12 +14,13 @@
  *
  * On top of the type language, validateRequest checks what the types cannot say: triangle indices < #V (BAD_INDEX),
  * the limits (TOO_LARGE), the protocol version, the skeleton's parent order, the locked groups, a pose.apply's
- * pose, strength, strategy and rig, and a correctives request's method, poses and weights (BAD_REQUEST, BAD_ARRAY, BAD_INDEX
- * before any job starts; sidecar/correctives/bakeCorrectives.ts checkCorrectiveInput).
+ * pose, strength, strategy and rig, and a correctives request's method, poses, weights and examples (BAD_REQUEST,
+ * BAD_ARRAY, BAD_INDEX, EMPTY_MESH, TOO_LARGE before any job starts; sidecar/correctives/bakeCorrectives.ts
+ * checkCorrectiveInput; whether an example's rotations are rotations is the job's to say, as for a preview).
  */
 import protocol from './protocol.json' with { type: 'json' };
 import { AutoRigError } from '../sidecar/errors.js';
-import { checkCorrectiveInput, checkWeightsFit, type CorrectiveOptions } from '../sidecar/correctives/bakeCorrectives.js';
+import { checkCorrectiveInput, checkWeightsFit, type CorrectiveExample, type CorrectiveOptions } from '../sidecar/correctives/bakeCorrectives.js';
 import { keyPoses } from '../sidecar/correctives/keyPoses.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../sidecar/pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH } from '../sidecar/pose/poseVocabulary.js';
@@ -81,7 +82,12 @@ export interface PoseApplyRequest {
   /** the mesh's own rig when the client sent skeleton + weights (weights as PartWeights per object); absent: auto-rig */
   rig?: { skeleton: Skeleton; objects: PartWeights[] };
 }
-/** correctives: the static weights per object (same order as objects) and the checked options. */
+/** A correctives request's posed example, its rotations #J*9 as sent. */
+export type CorrectivesExample = CorrectiveExample & { rotations: Float32Array };
+/**
+ * correctives: the static weights per object (same order as objects), the checked options, and the posed examples to
+ * fit to (empty when none were sent).
+ */
 export interface CorrectivesRequest {
   kind: 'correctives';
   id: string;
@@ -89,6 +95,7 @@ export interface CorrectivesRequest {
   skeleton: Skeleton;
   weights: PartWeights[];
   options: CorrectiveOptions;
+  examples: CorrectivesExample[];
 }
 /** correctives.preview: a correctives request plus the armature's current pose, rotations #J*9. */
 export interface CorrectivesPreviewRequest {
@@ -166,7 +173,8 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
       if (kind === 'correctives') {
         // a skeleton without the template's joints or a frame has no key poses: BAD_SKELETON before a job starts
         keyPoses(skeleton, poses);
-        return { kind, ...request };
+        const examples = checkExamples((fields.examples ?? []) as CorrectivesExample[], objects, skeleton, limits);
+        return { kind, ...request, examples };
       }
       const rotations = fields.rotations as Float32Array;
       if (rotations.length !== skeleton.joints.length * 9) {
@@ -297,6 +305,8 @@ function listLimit(key: string, limits: Limits): number {
       return limits.maxJoints;
     case 'locked':
       return limits.maxObjects * limits.maxJoints;
+    case 'examples':
+      return limits.maxExamples;
     default:
       return Number.POSITIVE_INFINITY;
   }
@@ -443,6 +453,32 @@ function checkMesh(objects: MeshPart[], limits: Limits): MeshPart[] {
   }
   objects.forEach((part, p) => checkTriangleIndices(part, `objects[${p}] (${part.name})`));
   return objects;
+}
+
+/**
+ * A correctives request's examples: each one's rotations #J*9 (BAD_ARRAY), objects with triangles (EMPTY_MESH) whose
+ * indices name their own vertices (BAD_INDEX), and their vertices and triangles within the totals together with the
+ * character's objects (TOO_LARGE). The list's length is held to maxExamples as it is read (listLimit).
+ */
+function checkExamples(examples: CorrectivesExample[], objects: MeshPart[], skeleton: Skeleton, limits: Limits): CorrectivesExample[] {
+  let vertices = 0;
+  let triangles = 0;
+  for (const part of [...objects, ...examples.flatMap((example) => example.objects)]) {
+    vertices += part.positions.length / 3;
+    triangles += part.triangles.length / 3;
+  }
+  if (vertices > limits.maxVerticesTotal) throw new AutoRigError('TOO_LARGE', `${vertices} vertices with the examples'; the limit is ${limits.maxVerticesTotal}`);
+  if (triangles > limits.maxTrianglesTotal) throw new AutoRigError('TOO_LARGE', `${triangles} triangles with the examples'; the limit is ${limits.maxTrianglesTotal}`);
+  const want = skeleton.joints.length * 9;
+  examples.forEach((example, e) => {
+    const label = `examples[${e}]`;
+    if (example.rotations.length !== want) {
+      throw new AutoRigError('BAD_ARRAY', `${label}.rotations has ${example.rotations.length} numbers; ${skeleton.joints.length} joints need ${want}`);
+    }
+    if (!example.objects.some((part) => part.triangles.length > 0)) throw new AutoRigError('EMPTY_MESH', `${label} has no triangles`);
+    example.objects.forEach((part, p) => checkTriangleIndices(part, `${label}.objects[${p}] (${part.name})`));
+  });
+  return examples;
 }
 
 /** Every triangle index of a part must name one of its vertices. */

@@ -7,15 +7,18 @@
  * blend skinning with the field's weights, VINECS's own), 'dualQuaternion' (dual-quaternion skinning with the static
  * weights, no model). docs/EVAL.md has the measurements that chose the default.
  */
+import protocol from '../../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from '../errors.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
-import { poseTransforms, restSkeleton } from '../deform/linearBlendSkinning.js';
+import { poseTransforms, restSkeleton, type RestSkeleton } from '../deform/linearBlendSkinning.js';
 import { modelPath } from '../learned/modelFiles.js';
 import { loadModel, type ModelSession } from '../learned/onnxSession.js';
+import { mergeParts, type MergedMesh } from '../mesh/mergeParts.js';
 import type { MeshPart, PartWeights, ProgressFn, Skeleton, Vec3 } from '../types.js';
 import { correctiveOffsets } from './correctiveOffsets.js';
+import { fitExampleWeights, fittedDeformation, type ExampleFit, type PosedExample } from './fitExampleWeights.js';
 import { keyPoseRotations, keyPoses, KEY_POSE_NAMES, type KeyPoseName } from './keyPoses.js';
-import { poseDependentDeformation, type FieldBlend, type StaticSlots } from './poseDependentWeights.js';
+import { poseDependentDeformation, poseDependentWeights, type FieldBlend, type StaticSlots } from './poseDependentWeights.js';
 import { topFourSlots } from './poseFeatures.js';
 
 /** The pose-dependent deformations a request may name; the first is the default. */
@@ -48,9 +51,33 @@ export interface CorrectiveKey {
   objects: ObjectOffsets[];
 }
 
+/**
+ * One of the character's posed examples (protocol.json PosedExample): its objects taken together as one surface (any
+ * topology, the objects' space and units) and the pose it shows.
+ */
+export interface CorrectiveExample {
+  name: string;
+  /** #J*9 over skeleton.joints, correctives.preview's convention (row-major 3x3 per joint, world axes, about the rest head) */
+  rotations: ArrayLike<number>;
+  objects: MeshPart[];
+}
+
+/** How the fit to the examples went (protocol.json ExampleFitReport). */
+export interface ExampleFitReport {
+  examples: number;
+  /** mean distance from the moving vertices of the posed mesh to the examples with the base weights (objects' units) */
+  before: number;
+  /** the same after the fit's last step */
+  after: number;
+  /** the fit's seconds (its base weights included) */
+  seconds: number;
+}
+
 export interface CorrectivesResult {
   keys: CorrectiveKey[];
   method: CorrectiveMethod;
+  /** present only when the request brought examples */
+  fit?: ExampleFitReport;
   seconds: number;
 }
 
@@ -173,29 +200,137 @@ async function fieldFor(method: CorrectiveMethod, weights: PartWeights[]): Promi
 /**
  * bakeCorrectives: the corrective keys of a character. For each key pose of the skeleton (keyPoses.ts; options.poses
  * picks families), the per-object rest-space offsets that make LBS with `weights` reach the pose-dependent
- * deformation at that pose.
+ * deformation at that pose. With examples (at most limits.maxExamples), the pose-dependent deformation is first fitted
+ * to them (fitExampleWeights over all objects merged, progress stage 'fit') and every key reaches the fitted one;
+ * result.fit says how the fit went. Without examples (absent or empty) there is no fit and no result.fit.
  * objects: MeshPart[] (rest pose), skeleton: Auto Rig's Mixamo skeleton (same space), weights: PartWeights[] (one per
- * object, same order, indices into skeleton.joints), options, onProgress → CorrectivesResult (keys in keyPoses order).
- * Throws as checkCorrectiveInput, and BAD_SKELETON for a skeleton without the Mixamo joints or a frame.
+ * object, same order, indices into skeleton.joints), options, onProgress, examples: CorrectiveExample[]
+ * → CorrectivesResult (keys in keyPoses order).
+ * Throws as checkCorrectiveInput, BAD_SKELETON for a skeleton without the Mixamo joints or a frame, and for examples as
+ * checkExamples.
  */
 export async function bakeCorrectives(
   objects: MeshPart[], skeleton: Skeleton, weights: PartWeights[], options: CorrectiveOptions = {}, onProgress: ProgressFn = () => {},
+  examples: CorrectiveExample[] = [],
 ): Promise<CorrectivesResult> {
   const started = performance.now();
   const { method, poses } = checkCorrectiveInput(objects, skeleton, weights, options);
   const keys = keyPoses(skeleton, poses);
   const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
+  const surfaces = checkExamples(examples, skeleton.joints.length);
   const field = await fieldFor(method, weights);
+  const fitted = surfaces.length > 0 ? await fitToExamples(objects, weights, skeleton, rest, surfaces, method, field, onProgress) : null;
   const out: CorrectiveKey[] = [];
   onProgress('correctives', 0);
   for (const [n, key] of keys.entries()) {
     const rotations = keyPoseRotations(key, skeleton.joints.length);
     const transforms = poseTransforms(rest.heads, rest.parents, rotations);
-    const targets = await targetsAtPose(objects, weights, skeleton, rotations, transforms, field);
+    const targets = fitted
+      ? await fittedTargetsAtPose(fitted, objects, skeleton, rest, rotations, field)
+      : await targetsAtPose(objects, weights, skeleton, rotations, transforms, field);
     out.push({ name: key.name, bone: key.bone, pose: key.pose, axis: key.axis, angle: key.angle, objects: offsetsAtPose(objects, weights, transforms, targets) });
     onProgress('correctives', (n + 1) / keys.length);
   }
-  return { keys: out, method, seconds: (performance.now() - started) / 1000 };
+  const seconds = (performance.now() - started) / 1000;
+  return fitted ? { keys: out, method, fit: fitted.report, seconds } : { keys: out, method, seconds };
+}
+
+/** An example checked: its rotations (Float64Array #J*9, each a rotation) and its objects merged into one surface. */
+interface ExampleSurface {
+  rotations: Float64Array;
+  surface: { positions: Float32Array; triangles: Uint32Array };
+}
+
+/**
+ * The examples of a bake request, checked: at most limits.maxExamples (TOO_LARGE), rotations as a preview's
+ * (BAD_ARRAY for the wrong length, BAD_REQUEST for a matrix that is no rotation), objects that merge into a surface
+ * with triangles (mergeParts: EMPTY_MESH, BAD_ARRAY, BAD_INDEX, BAD_NUMBER, TOO_LARGE). Errors name the example.
+ * examples: CorrectiveExample[], jointCount → ExampleSurface[] (same order)
+ */
+export function checkExamples(examples: CorrectiveExample[], jointCount: number): ExampleSurface[] {
+  if (examples.length > protocol.limits.maxExamples) {
+    throw new AutoRigError('TOO_LARGE', `${examples.length} examples; the limit is ${protocol.limits.maxExamples}`);
+  }
+  return examples.map((example, e) => {
+    try {
+      const rotations = checkRotations(example.rotations, jointCount);
+      const { positions, triangles } = mergeParts(example.objects);
+      return { rotations, surface: { positions, triangles } };
+    } catch (err) {
+      if (err instanceof AutoRigError) throw new AutoRigError(err.code, `examples[${e}] (${printable(example.name)}): ${err.message}`);
+      throw err;
+    }
+  });
+}
+
+/** The character fitted to its examples: all objects merged, their slots, the fit, how to blend, the report. */
+interface FittedCharacter {
+  mesh: MergedMesh;
+  /** the merged vertices' top-4 static slots, #V*4 (objects' order) */
+  slots: StaticSlots;
+  fit: ExampleFit;
+  blend: FieldBlend;
+  report: ExampleFitReport;
+}
+
+/**
+ * Fits the pose-dependent weights to the examples once for the whole character (fitExampleWeights on all objects
+ * merged, so one example surface serves every object), on top of the method's base: the field's weights at each
+ * example's pose, or the static slots for 'dualQuaternion'. Reports progress 'fit' from 0 to 1.
+ * objects, weights (checked), skeleton, rest (its RestSkeleton), surfaces (checkExamples), method, field (fieldFor)
+ * → FittedCharacter
+ */
+async function fitToExamples(
+  objects: MeshPart[], weights: PartWeights[], skeleton: Skeleton, rest: RestSkeleton, surfaces: ExampleSurface[],
+  method: CorrectiveMethod, field: PreparedField | null, onProgress: ProgressFn,
+): Promise<FittedCharacter> {
+  const started = performance.now();
+  onProgress('fit', 0);
+  const mesh = mergeParts(objects);
+  const parts = field?.slots ?? weights.map((w) => topFourSlots(w.indices, w.weights, w.influences));
+  const slots: StaticSlots = { indices: concatenate(parts.map((p) => p.indices), Uint16Array), weights: concatenate(parts.map((p) => p.weights), Float32Array) };
+  const posed: PosedExample[] = [];
+  for (const { rotations, surface } of surfaces) {
+    posed.push({ rotations, baseWeights: await baseWeightsAtPose(objects, skeleton, rotations, field, slots), target: surface });
+  }
+  const blend: FieldBlend = method === 'poseDependent' ? 'linear' : 'dualQuaternion';
+  const fit = fitExampleWeights(mesh.positions, mesh.triangles, slots, rest, posed, { blend }, (fraction) => onProgress('fit', fraction));
+  // an empty history: no vertex the weights can move (all rigid); the fit's own convention reads that as distance 0
+  const first = fit.history[0]?.forward ?? 0, last = fit.history[fit.history.length - 1]?.forward ?? 0;
+  const report = { examples: surfaces.length, before: first, after: last, seconds: (performance.now() - started) / 1000 };
+  onProgress('fit', 1);
+  return { mesh, slots, fit, blend, report };
+}
+
+/**
+ * The base weights of the merged character at a pose, #V*4 over the merged slots: the field's at the pose (run object by
+ * object, as the bake runs it) or, without a field, the static slots' weights.
+ */
+async function baseWeightsAtPose(
+  objects: MeshPart[], skeleton: Skeleton, rotations: Float64Array, field: PreparedField | null, slots: StaticSlots,
+): Promise<Float32Array> {
+  if (!field) return slots.weights;
+  const parts: Float32Array[] = [];
+  for (const [p, part] of objects.entries()) parts.push(await poseDependentWeights(field.session, part.positions, field.slots[p], skeleton, rotations));
+  return concatenate(parts, Float32Array);
+}
+
+/** The fitted deformation at a pose, split back per object (each #V_p*3, the objects' vertex order). */
+async function fittedTargetsAtPose(
+  fitted: FittedCharacter, objects: MeshPart[], skeleton: Skeleton, rest: RestSkeleton, rotations: Float64Array, field: PreparedField | null,
+): Promise<Float32Array[]> {
+  const base = await baseWeightsAtPose(objects, skeleton, rotations, field, fitted.slots);
+  const posed = fittedDeformation(fitted.mesh.positions, fitted.slots, fitted.fit.params, rest, rotations, base, fitted.blend);
+  const offsets = fitted.mesh.partOffsets;
+  return objects.map((_, p) => posed.slice(offsets[p] * 3, offsets[p + 1] * 3));
+}
+
+/** The arrays one after another, as one array of their type. */
+function concatenate<T extends Float32Array | Uint16Array>(arrays: T[], Type: { new (length: number): T }): T {
+  const out = new Type(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) { out.set(a, at); at += a.length; }
+  return out;
 }
 
 /**

@@ -174,7 +174,10 @@ function jobInput(request: JobRequest): JobInput {
         ...(request.rig ? { rig: request.rig } : {}),
       };
     case 'correctives':
-      return { request: 'correctives', objects: request.objects, skeleton: request.skeleton, weights: request.weights, options: request.options };
+      return {
+        request: 'correctives', objects: request.objects, skeleton: request.skeleton, weights: request.weights, options: request.options,
+        examples: request.examples,
+      };
     case 'correctives.preview': {
       const { objects, skeleton, weights, rotations, options } = request;
       return { request: 'correctives.preview', objects, skeleton, weights, rotations, options };
@@ -266,6 +269,8 @@ function correctivesResultFields(result: CorrectivesResult): Record<string, unkn
       name: key.name, bone: key.bone, pose: key.pose, axis: [...key.axis], angle: key.angle, objects: offsetFields(key.objects),
     })),
     method: result.method,
+    // only a bake with examples has a fit (an absent field, not nil: the answer without examples is as before)
+    ...(result.fit ? { fit: { ...result.fit } } : {}),
     seconds: result.seconds,
   };
 }

@@ -3,7 +3,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
-import type { CorrectiveOptions, CorrectivesPreviewResult, CorrectivesResult } from '../correctives/bakeCorrectives.js';
+import type { CorrectiveExample, CorrectiveOptions, CorrectivesPreviewResult, CorrectivesResult } from '../correctives/bakeCorrectives.js';
 import type { LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
 import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
@@ -16,7 +16,11 @@ export type JobInput =
     /** the mesh's own rig (skeleton + weights per object), when the client sent one; absent: auto-rig */
     rig?: { skeleton: Skeleton; objects: PartWeights[] };
   }
-  | { request: 'correctives'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[]; options: CorrectiveOptions }
+  | {
+    request: 'correctives'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[]; options: CorrectiveOptions;
+    /** the character's posed examples to fit to (empty: no fit); rotations #J*9 */
+    examples: (CorrectiveExample & { rotations: Float32Array })[];
+  }
   | {
     request: 'correctives.preview'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[];
     /** rotations: Float32Array, #J*9 */

@@ -15,7 +15,9 @@ import { transferables, type JobInput, type JobOutput, type JobResult, type JobW
 async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<JobResult> {
   const onProgress = (stage: string, fraction: number) => post({ type: 'progress', stage, fraction });
   if (input.request === 'rig') return rigCharacterAsync(input.objects, input.options, onProgress);
-  if (input.request === 'correctives') return bakeCorrectives(input.objects, input.skeleton, input.weights, input.options, onProgress);
+  if (input.request === 'correctives') {
+    return bakeCorrectives(input.objects, input.skeleton, input.weights, input.options, onProgress, input.examples);
+  }
   if (input.request === 'correctives.preview') {
     return previewCorrectives(input.objects, input.skeleton, input.weights, input.rotations, input.options, onProgress);
   }

@@ -44,6 +44,9 @@ export function startJob(input: JobInput, listener: JobListener, onThreadExit: (
     ...(input.request === 'skin' ? input.locked.map((group) => group.weights) : []),
     ...(input.request === 'correctives' || input.request === 'correctives.preview' ? input.weights.flatMap((entry) => [entry.indices, entry.weights]) : []),
     ...(input.request === 'correctives.preview' ? [input.rotations] : []),
+    ...(input.request === 'correctives'
+      ? input.examples.flatMap((example) => [example.rotations, ...example.objects.flatMap((part) => [part.positions, part.triangles])])
+      : []),
     ...(input.request === 'pose' && input.rig ? input.rig.objects.flatMap((entry) => [entry.indices, entry.weights]) : []),
   ];
   const worker = new Worker(entry.url, {
