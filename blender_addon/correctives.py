@@ -1,5 +1,6 @@
 """Pose Correctives without bpy: the weights sent with the request, the driver that turns a corrective key on, the
-offsets taken to an object's own space, and the pose sent for a preview.
+offsets taken to an object's own space, the pose sent for a preview, and the posed examples the keys can be fitted
+to (the JSON a Pose Example keeps on its object).
 
 The driver reads no text: Blender evaluates a scripted driver expression as Python (the add-on never sets one, see
 test/python/addon_audit.py), so a key's driver is an AVERAGE of one Transform Channel variable (the bone's twist
@@ -10,12 +11,14 @@ axis's twist of the key rotation, so the key is exactly 0 at rest and 1 at the k
 and for rotations about other axes, it follows the rotation's share about that bone axis (report the deviation).
 """
 
+import json
 import math
 from array import array
 
 __all__ = ["METHOD_ITEMS", "method_value", "PREVIEW_KEY", "INFLUENCES", "top_weights", "DriverChannel",
            "driver_channel", "driver_value", "inverse3", "apply_linear", "offsets_to_local", "matmul3", "transpose3",
-           "orthonormalised", "own_rotation", "to_world_axes", "rows_to_floats"]
+           "orthonormalised", "own_rotation", "to_world_axes", "rows_to_floats", "EXAMPLE_PROPERTY", "example_json",
+           "parse_example", "example_problem", "sort_examples", "count_examples", "turned_joint_count"]
 
 # The methods the sidecar offers (messages.CORRECTIVE_METHODS), as enum items: identifier, label, description.
 METHOD_ITEMS = (
@@ -197,3 +200,109 @@ def to_world_axes(world_rotation, rotation):
 def rows_to_floats(rotations):
     """Row-major 3x3 rotations, one per joint → array('f') #J*9 (the request's rotations)."""
     return array("f", [v for m in rotations for row in m for v in row])
+
+
+# --- posed examples --------------------------------------------------------------------------------------------------
+
+# The custom property a Pose Example keeps on its mesh object: a JSON string (example_json).
+EXAMPLE_PROPERTY = "autorig_example"
+
+
+def example_json(armature_name, bone_names, rotations):
+    """The Pose Example property: {"armature": name, "bones": [names in skeleton order], "rotations": [#J*9 floats,
+    the correctives.preview convention]} as a JSON string. rotations: array('f') #J*9 (pose_rotations' answer); its
+    float32 values are written as the doubles they are, so they read back bit for bit."""
+    bones = [str(name) for name in bone_names]
+    if len(rotations) != 9 * len(bones):
+        raise ValueError("%d rotation values for %d bones" % (len(rotations), len(bones)))
+    return json.dumps({"armature": str(armature_name), "bones": bones, "rotations": [float(v) for v in rotations]})
+
+
+def parse_example(text):
+    """A Pose Example property read back: {"armature": str, "bones": [str], "rotations": array('f') #J*9}.
+    Raises ValueError when it is not one (not JSON, fields missing or of the wrong type, wrong length, NaN)."""
+    if not isinstance(text, str):
+        raise ValueError("not a string")
+    try:
+        value = json.loads(text)
+    except ValueError as err:
+        raise ValueError("not JSON (%s)" % err) from None
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    armature, bones, rotations = value.get("armature"), value.get("bones"), value.get("rotations")
+    if not isinstance(armature, str) or not armature:
+        raise ValueError("no armature name")
+    if not isinstance(bones, list) or not bones or not all(isinstance(b, str) for b in bones):
+        raise ValueError("no bone list")
+    if not isinstance(rotations, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                  for v in rotations):
+        raise ValueError("no rotation list")
+    if len(rotations) != 9 * len(bones):
+        raise ValueError("%d rotation values for %d bones" % (len(rotations), len(bones)))
+    if not all(math.isfinite(v) for v in rotations):
+        raise ValueError("a rotation is NaN or infinite")
+    return {"armature": armature, "bones": list(bones), "rotations": array("f", rotations)}
+
+
+def example_problem(example, bone_names):
+    """Why a parsed example (parse_example) cannot be sent with a skeleton of `bone_names` (its order), or None."""
+    if list(example["bones"]) == list(bone_names):
+        return None
+    if sorted(example["bones"]) == sorted(bone_names):
+        return "its bones are in another order than the armature's"
+    return "posed with other bones (%d) than the armature has now (%d)" % (len(example["bones"]), len(bone_names))
+
+
+def _names_armature(text, armature_name):
+    """Whether a property text looks meant for `armature_name` (so that a broken one is warned about, not ignored)."""
+    try:
+        return parse_example(text)["armature"] == armature_name
+    except ValueError:
+        try:
+            value = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            return False
+        return isinstance(value, dict) and value.get("armature") == armature_name
+
+
+def sort_examples(candidates, armature_name, bone_names):
+    """The Pose Examples of one armature among objects' properties, those that can be sent and those that cannot.
+
+    candidates: iterable of (object name, property text); armature_name, bone_names: the armature and its skeleton
+    as sent (bone_names in skeleton order). An example naming another armature is not this one's: left out, silently.
+    Returns (accepted [(object name, rotations array('f') #J*9)], skipped [(object name, why)]), in candidates' order.
+    """
+    accepted, skipped = [], []
+    for name, text in candidates:
+        if not _names_armature(text, armature_name):
+            continue
+        try:
+            example = parse_example(text)
+        except ValueError as err:
+            skipped.append((name, "its %s is broken: %s" % (EXAMPLE_PROPERTY, err)))
+            continue
+        problem = example_problem(example, bone_names)
+        if problem is not None:
+            skipped.append((name, problem))
+        else:
+            accepted.append((name, example["rotations"]))
+    return accepted, skipped
+
+
+def count_examples(candidates, armature_name):
+    """How many of candidates' properties ((object name, text) pairs) are Pose Examples of `armature_name`."""
+    count = 0
+    for _name, text in candidates:
+        try:
+            count += parse_example(text)["armature"] == armature_name
+        except ValueError:
+            pass
+    return count
+
+
+def turned_joint_count(rotations, tolerance=1e-4):
+    """How many joints of a pose (rotations array('f') #J*9) are turned from rest: some entry off the identity's by
+    more than `tolerance` (tells the artist whether the armature was posed at all)."""
+    identity = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    return sum(any(abs(rotations[9 * j + k] - identity[k]) > tolerance for k in range(9))
+               for j in range(len(rotations) // 9))

@@ -15,7 +15,7 @@ from . import protocol
 __all__ = [
     "ProtocolError", "AutoRigFailure", "check_spec", "check_message",
     "hello_request", "rig_request", "skin_request", "cancel_request", "pose_list_request", "pose_apply_request",
-    "object_weights", "correctives_request", "correctives_preview_request",
+    "object_weights", "posed_example", "correctives_request", "correctives_preview_request",
     "POSE_STRATEGIES", "MAX_POSE_STRENGTH", "CORRECTIVE_METHODS",
     "le_bytes", "from_le_bytes", "mesh_object", "result_payload",
     "check_hello_result", "check_rig_result", "check_skin_result", "check_pose_list_result", "check_pose_apply_result",
@@ -306,12 +306,53 @@ def _corrective_fields(objects, joints, weights, method, poses):
     return fields
 
 
-def correctives_request(job_id, objects, joints, weights, method=None, poses=()):
+def posed_example(name, rotations, objects):
+    """A PosedExample map: the character's surface in one pose as the artist wants it. rotations array('f') #J*9
+    (the pose, correctives.preview's convention); objects MeshObject maps (world space, taken together as one
+    surface; any topology)."""
+    return {"name": name, "rotations": le_bytes(rotations), "objects": list(objects)}
+
+
+def _check_examples(examples, objects, joint_count):
+    """Refuse locally what the sidecar would refuse in correctives' examples, with its codes (protocol.json
+    notes["correctives.examples"]): their count, each pose's length and numbers, a surface without triangles, and
+    their vertices and triangles counted with the objects' towards the totals."""
+    if len(examples) > protocol.MAX_EXAMPLES:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE,
+                             "%d pose examples; at most %d" % (len(examples), protocol.MAX_EXAMPLES))
+    vertices = sum(len(o["positions"]) // 12 for o in objects)
+    triangles = sum(len(o["triangles"]) // 12 for o in objects)
+    for example in examples:
+        rotations = example["rotations"]
+        if len(rotations) != 9 * 4 * joint_count:
+            raise AutoRigFailure(protocol.ERROR_BAD_ARRAY, "pose example '%s' has %d rotation values for %d joints"
+                                 % (example["name"], len(rotations) // 4, joint_count))
+        if not _finite(from_le_bytes(rotations, "f32")):
+            raise AutoRigFailure(protocol.ERROR_BAD_NUMBER,
+                                 "a bone rotation of pose example '%s' is NaN or infinite" % example["name"])
+        example_triangles = sum(len(o["triangles"]) // 12 for o in example["objects"])
+        if example_triangles == 0:
+            raise AutoRigFailure(protocol.ERROR_EMPTY_MESH, "pose example '%s' has no faces" % example["name"])
+        vertices += sum(len(o["positions"]) // 12 for o in example["objects"])
+        triangles += example_triangles
+    if vertices > protocol.MAX_VERTICES_TOTAL:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d vertices with the pose examples; at most %d"
+                             % (vertices, protocol.MAX_VERTICES_TOTAL))
+    if triangles > protocol.MAX_TRIANGLES_TOTAL:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d triangles with the pose examples; at most %d"
+                             % (triangles, protocol.MAX_TRIANGLES_TOTAL))
+
+
+def correctives_request(job_id, objects, joints, weights, method=None, poses=(), examples=()):
     """correctives: objects MeshObject maps (world space, the Basis), joints Joint maps (world space, parents
     first), weights one ObjectWeights map per object (indices into joints); method one of CORRECTIVE_METHODS or None
-    (the sidecar's default); poses: pose names to bake (empty: all)."""
+    (the sidecar's default); poses: pose names to bake (empty: all); examples: PosedExample maps (posed_example) the
+    keys are fitted to (empty: no fit, no `examples` field: the request as without them)."""
     message = {"kind": protocol.KIND_CORRECTIVES, "id": job_id}
     message.update(_corrective_fields(objects, joints, weights, method, poses))
+    if examples:
+        _check_examples(examples, objects, len(joints))
+        message["examples"] = list(examples)
     return message
 
 
@@ -484,15 +525,37 @@ def _check_offsets(objects, vertex_counts, path):
 _MIN_KEY_ANGLE = 1e-3
 
 
-def check_correctives_result(payload, vertex_counts, bone_names):
-    """A correctives result checked in full. vertex_counts: #V per object sent; bone_names: the skeleton's bones.
+def _check_fit(fit, examples_sent):
+    """result.fit against the examples sent: present exactly when examples were sent (else the sidecar ignored
+    them, or answers another request), for all of them, its distances and seconds finite and not negative."""
+    if fit is None:
+        if examples_sent:
+            raise ProtocolError("result.fit", "missing: %d pose examples were sent and none was fitted (is the "
+                                "sidecar older than the add-on?)" % examples_sent)
+        return None
+    if not examples_sent:
+        raise ProtocolError("result.fit", "a fit although no pose example was sent")
+    if fit["examples"] != examples_sent:
+        raise ProtocolError("result.fit.examples", "%d examples fitted, %d sent" % (fit["examples"], examples_sent))
+    for name in ("before", "after", "seconds"):
+        if not (math.isfinite(fit[name]) and fit[name] >= 0):
+            raise ProtocolError("result.fit." + name, "%r is not a distance or time" % (fit[name],))
+    return {"examples": fit["examples"], "before": float(fit["before"]), "after": float(fit["after"]),
+            "seconds": float(fit["seconds"])}
+
+
+def check_correctives_result(payload, vertex_counts, bone_names, examples_sent=0):
+    """A correctives result checked in full. vertex_counts: #V per object sent; bone_names: the skeleton's bones;
+    examples_sent: how many pose examples the request carried.
 
     Key names become shape key names (bone_name_problem's rules, unique); each key's bone is a bone of the skeleton,
-    its axis finite and not zero (returned unit length), its angle finite, not ~0 and within a half turn.
+    its axis finite and not zero (returned unit length), its angle finite, not ~0 and within a half turn; `fit` is
+    there exactly when examples were sent, for all of them (_check_fit).
     Returns {"keys": [{"name", "bone", "pose", "axis": (x, y, z), "angle", "offsets": [array('f') #V*3 per
-    object]}], "method", "seconds"}.
+    object]}], "method", "seconds", "fit": None or {"examples", "before", "after", "seconds"}}.
     """
     check_fields(payload, protocol.RESULTS["correctives"], "result")
+    fit = _check_fit(payload.get("fit"), examples_sent)
     bones = set(bone_names)
     seen = set()
     keys = []
@@ -517,7 +580,7 @@ def check_correctives_result(payload, vertex_counts, bone_names):
         keys.append({"name": name, "bone": key["bone"], "pose": display_text(key["pose"], 63),
                      "axis": tuple(v / length for v in axis), "angle": angle,
                      "offsets": _check_offsets(key["objects"], vertex_counts, kpath + ".objects")})
-    return {"keys": keys, "method": display_text(payload["method"], 40), "seconds": payload["seconds"]}
+    return {"keys": keys, "method": display_text(payload["method"], 40), "seconds": payload["seconds"], "fit": fit}
 
 
 def check_correctives_preview_result(payload, vertex_counts):

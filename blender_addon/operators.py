@@ -1,6 +1,8 @@
 """Operators: Auto Rig (rig the selected meshes as one character), Re-skin (new weights for a bound mesh), Apply
 Latent Pose (a shape key with the mesh in a semantic pose), Refresh Poses (the pose menu from the sidecar), Pose
-Correctives (shape keys driven by bone rotations that make skinning pose-dependent) with its Preview and Clear Preview.
+Correctives (shape keys driven by bone rotations that make skinning pose-dependent) with its Preview and Clear Preview,
+and Add / Clear Pose Example (a mesh showing the character in a pose as the artist wants it, for the keys to be
+fitted to).
 
 invoke() runs the job modally: a timer polls the sidecar without blocking the UI, progress goes to the status bar,
 Esc cancels. execute() runs the same job to the end in one call (background mode has no event loop, so tests and
@@ -13,7 +15,7 @@ from . import apply, client, corrective_keys, correctives, messages, poses, pref
 
 __all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose", "AUTORIG_OT_refresh_poses",
            "AUTORIG_OT_pose_correctives", "AUTORIG_OT_preview_correctives", "AUTORIG_OT_clear_correctives_preview",
-           "addon_preferences", "sidecar_config", "fetch_poses"]
+           "AUTORIG_OT_add_example", "AUTORIG_OT_clear_example", "pose_examples", "addon_preferences", "sidecar_config", "fetch_poses"]
 
 TIMER_INTERVAL = 0.1
 
@@ -388,6 +390,37 @@ def _method_from_panel(operator, context):
         operator.method = settings.method
 
 
+def _fit_from_panel(operator, context):
+    settings = getattr(context.scene, "autorig_correctives", None)
+    if settings is not None and not operator.properties.is_property_set("fit_examples"):
+        operator.fit_examples = settings.fit_examples
+
+
+def pose_examples(context, inputs):
+    """The Pose Examples of the inputs' armature as PosedExample maps: every mesh object of the scene whose
+    Pose Example property names that armature and whose bones are the skeleton sent (inputs.bone_names, in order),
+    its evaluated mesh (as the viewport shows it) in world space, triangulated. → (examples, skipped [(object name,
+    why)]): an example of another skeleton, a broken property, or one of the meshes the keys go on is skipped."""
+    texts = scene_io.pose_example_texts(context.scene, correctives.EXAMPLE_PROPERTY)
+    accepted, skipped = correctives.sort_examples(texts, inputs.armature_name, inputs.bone_names)
+    depsgraph = context.evaluated_depsgraph_get()
+    examples = []
+    for name, rotations in accepted:
+        if name in inputs.names:
+            skipped.append((name, "it is one of the meshes the keys are baked on"))
+            continue
+        surface = scene_io.evaluated_mesh_object(context.scene.objects[name], depsgraph)
+        examples.append(messages.posed_example(name, rotations, [surface]))
+    return examples, skipped
+
+
+def _fit_summary(fit):
+    if fit is None:
+        return ""
+    return "; fitted to %d examples: mean distance %.4g \u2192 %.4g (%.1f s)" % (
+        fit["examples"], fit["before"], fit["after"], fit["seconds"])
+
+
 class AUTORIG_OT_pose_correctives(_SidecarJobOperator, bpy.types.Operator):
     """Add corrective shape keys, driven by the bones' rotations, that turn the armature's linear blend skinning into
     pose-dependent skinning at key poses (elbow and knee bends, shoulder raise and forward, hip flex, wrist bend,
@@ -403,6 +436,10 @@ class AUTORIG_OT_pose_correctives(_SidecarJobOperator, bpy.types.Operator):
     poses: bpy.props.StringProperty(
         name="Poses", default="",
         description="Key poses to bake, comma-separated (empty: every key pose the sidecar knows)")
+    fit_examples: bpy.props.BoolProperty(
+        name="Fit to Examples", default=False,
+        description="Fit the keys to the armature's Pose Examples (meshes showing the character posed as it should "
+                    "look) before baking them")
 
     @classmethod
     def poll(cls, context):
@@ -411,14 +448,22 @@ class AUTORIG_OT_pose_correctives(_SidecarJobOperator, bpy.types.Operator):
 
     def prepare(self, context):
         _method_from_panel(self, context)
+        _fit_from_panel(self, context)
         inputs = _CorrectivesInputs(context)
         wanted = [p.strip() for p in self.poses.split(",") if p.strip()]
+        examples, skipped = pose_examples(context, inputs) if self.fit_examples else ([], [])
+        for name, why in skipped:
+            self.report({'WARNING'}, "AutoRig: pose example '%s' skipped: %s" % (name, why))
+        if self.fit_examples and not examples:
+            self.report({'WARNING'}, "AutoRig: no pose example of %s to fit to; baking without a fit"
+                        % inputs.armature_name)
         request = messages.correctives_request(client.new_job_id("correctives"), inputs.objects, inputs.joints,
                                                inputs.weights, method=correctives.method_value(self.method),
-                                               poses=wanted)
+                                               poses=wanted, examples=examples)
+        skipped_note = "; %d pose example(s) skipped (see the warnings)" % len(skipped) if skipped else ""
 
         def check(payload):
-            return messages.check_correctives_result(payload, inputs.counts, inputs.bone_names)
+            return messages.check_correctives_result(payload, inputs.counts, inputs.bone_names, len(examples))
 
         def apply_result(context, result):
             armature, found = inputs.found()
@@ -430,8 +475,9 @@ class AUTORIG_OT_pose_correctives(_SidecarJobOperator, bpy.types.Operator):
             channels = corrective_keys.bake_corrective_keys(found, keys, local, armature)
             worst = max(channel.deviation for channel in channels)
             return ("AutoRig: %d corrective keys on %d mesh(es), driven by %s (%s, %.1f s; key axes within %.0f deg "
-                    "of bone axes)%s" % (len(keys), len(found), armature.name, result["method"], result["seconds"],
-                                         worst * 57.29577951308232, inputs.warning()))
+                    "of bone axes)%s%s%s" % (len(keys), len(found), armature.name, result["method"], result["seconds"],
+                                             worst * 57.29577951308232, _fit_summary(result["fit"]), skipped_note,
+                                             inputs.warning()))
 
         return request, check, apply_result
 
@@ -495,5 +541,69 @@ class AUTORIG_OT_clear_correctives_preview(bpy.types.Operator):
         return {'FINISHED'}
 
 
+class AUTORIG_OT_add_example(bpy.types.Operator):
+    """Make the active mesh a Pose Example: it shows the character in the selected armature's current pose as it
+    should look (a sculpted duplicate, a scan), and Pose Correctives with Fit to Examples fits its keys to it"""
+
+    bl_idname = "autorig.add_example"
+    bl_label = "Add Pose Example"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        return (context.mode == 'OBJECT' and obj is not None and obj.type == 'MESH'
+                and scene_io.selected_armature(context) is not None)
+
+    def execute(self, context):
+        obj = context.active_object
+        armature = scene_io.selected_armature(context)
+        joints = scene_io.armature_joints(armature)
+        try:
+            rotations = corrective_keys.pose_rotations(armature, joints)
+        except ValueError as err:
+            self.report({'ERROR'}, "AutoRig %s: the pose cannot be read: %s" % (protocol.ERROR_BAD_SKELETON, err))
+            return {'CANCELLED'}
+        obj[correctives.EXAMPLE_PROPERTY] = correctives.example_json(armature.name, [j["name"] for j in joints],
+                                                                     rotations)
+        turned = correctives.turned_joint_count(rotations)
+        if scene_io.deforming_armature(obj) == armature:
+            self.report({'WARNING'}, "AutoRig: '%s' follows %s through its Armature modifier: apply the modifier so "
+                        "the example keeps this pose" % (obj.name, armature.name))
+        if turned == 0:
+            self.report({'WARNING'}, "AutoRig: %s is at rest: pose it as '%s' shows it" % (armature.name, obj.name))
+        self.report({'INFO'}, "AutoRig: '%s' is a pose example of %s (%d of %d bones turned)" % (
+            obj.name, armature.name, turned, len(joints)))
+        return {'FINISHED'}
+
+
+def _example_objects(context):
+    """The active and selected objects that carry a Pose Example property."""
+    objects = [context.active_object] if context.active_object is not None else []
+    objects += [obj for obj in context.selected_objects if obj not in objects]
+    return [obj for obj in objects if obj.get(correctives.EXAMPLE_PROPERTY) is not None]
+
+
+class AUTORIG_OT_clear_example(bpy.types.Operator):
+    """Make the active and selected meshes plain meshes again: Pose Correctives no longer fits to them"""
+
+    bl_idname = "autorig.clear_example"
+    bl_label = "Clear Pose Example"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return context.mode == 'OBJECT' and bool(_example_objects(context))
+
+    def execute(self, context):
+        objects = _example_objects(context)
+        for obj in objects:
+            del obj[correctives.EXAMPLE_PROPERTY]
+        self.report({'INFO'}, "AutoRig: %d pose example(s) cleared: %s" % (
+            len(objects), ", ".join(obj.name for obj in objects[:3]) + (", ..." if len(objects) > 3 else "")))
+        return {'FINISHED'}
+
+
 classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin, AUTORIG_OT_refresh_poses, AUTORIG_OT_apply_latent_pose,
-           AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives, AUTORIG_OT_clear_correctives_preview)
+           AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives, AUTORIG_OT_clear_correctives_preview,
+           AUTORIG_OT_add_example, AUTORIG_OT_clear_example)

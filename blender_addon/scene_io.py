@@ -11,8 +11,9 @@ from mathutils import Matrix
 from . import messages
 from .weights import locked_weight_rows
 
-__all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "world_to_local", "bound_armature",
-           "deforming_armature", "armature_joints", "locked_groups"]
+__all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "evaluated_mesh_object", "world_to_local",
+           "bound_armature", "deforming_armature", "armature_joints", "locked_groups", "pose_example_texts",
+           "selected_armature", "example_armature"]
 
 
 def selected_meshes(context):
@@ -38,17 +39,22 @@ def _transform_positions(positions, matrix):
     return out
 
 
-def mesh_world_arrays(obj):
-    """positions: array('f') #V*3 in world space (matrix_world applied, modifiers not: the weights go onto these
-    vertices); triangles: array('I') #T*3 from the mesh's loop triangles."""
-    mesh = obj.data
+def _mesh_arrays(mesh, matrix):
+    """positions array('f') #V*3 of a Mesh datablock with the 4x4 `matrix` applied, triangles array('I') #T*3 from
+    its loop triangles (n-gons triangulated as Blender draws them)."""
     positions = array("f", bytes(len(mesh.vertices) * 12))
     mesh.vertices.foreach_get("co", positions)
     mesh.calc_loop_triangles()
     corners = array("i", bytes(len(mesh.loop_triangles) * 12))
     mesh.loop_triangles.foreach_get("vertices", corners)
     triangles = array("I", corners.tobytes())  # indices are never negative: same bits
-    return _transform_positions(positions, obj.matrix_world), triangles
+    return _transform_positions(positions, matrix), triangles
+
+
+def mesh_world_arrays(obj):
+    """positions: array('f') #V*3 in world space (matrix_world applied, modifiers not: the weights go onto these
+    vertices); triangles: array('I') #T*3 from the mesh's loop triangles."""
+    return _mesh_arrays(obj.data, obj.matrix_world)
 
 
 def mesh_objects(meshes):
@@ -59,6 +65,19 @@ def mesh_objects(meshes):
         objects.append(messages.mesh_object(obj.name, positions, triangles))
         counts.append(len(obj.data.vertices))
     return objects, counts
+
+
+def evaluated_mesh_object(obj, depsgraph):
+    """A MeshObject of the mesh as the viewport shows it (modifiers, shape keys and the armature's pose applied), in
+    world space and triangulated: what a Pose Example's surface is (it needs no correspondence with the character's
+    vertices, so generative modifiers may change the count)."""
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    try:
+        positions, triangles = _mesh_arrays(mesh, evaluated.matrix_world)
+    finally:
+        evaluated.to_mesh_clear()
+    return messages.mesh_object(obj.name, positions, triangles)
 
 
 def world_to_local(obj, positions):
@@ -146,3 +165,23 @@ def locked_groups(meshes, bone_names):
             locked.append({"object": object_index, "bone": name,
                            "weights": messages.le_bytes(array("f", rows[group_index]))})
     return locked
+
+
+def pose_example_texts(scene, property_name):
+    """(object name, property value) of every mesh object in the scene that carries the Pose Example property (its
+    value as stored: parsing and checking it is correctives.sort_examples' work)."""
+    return [(obj.name, obj.get(property_name)) for obj in scene.objects
+            if obj.type == 'MESH' and obj.get(property_name) is not None]
+
+
+def selected_armature(context):
+    """The one armature among the selected objects (the character's, posed for a Pose Example), or None when none
+    or several are selected."""
+    armatures = [obj for obj in context.selected_objects if obj.type == 'ARMATURE']
+    return armatures[0] if len(armatures) == 1 else None
+
+
+def example_armature(context):
+    """The armature whose Pose Examples the panel counts: the active mesh's deforming armature (the one Pose
+    Correctives bakes for), else the one selected armature (the one Add Pose Example reads), else None."""
+    return deforming_armature(context.active_object) or selected_armature(context)

@@ -27,11 +27,15 @@ class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
 
 
 class AUTORIG_PG_correctives(bpy.types.PropertyGroup):
-    """The panel's Pose Correctives choice (kept with the scene)."""
+    """The panel's Pose Correctives choices (kept with the scene)."""
 
     method: bpy.props.EnumProperty(
         name="Method", items=correctives.METHOD_ITEMS, default=correctives.METHOD_ITEMS[0][0],
         description="The pose-dependent deformation the corrective keys reproduce")
+    fit_examples: bpy.props.BoolProperty(
+        name="Fit to Examples", default=False,
+        description="Fit the corrective keys to the armature's Pose Examples (meshes showing the character posed as "
+                    "it should look) before baking them")
 
 
 def register_pose_settings():
@@ -70,8 +74,25 @@ def _draw_latent_pose(layout, context):
     box.label(text=poses.list_status())
 
 
+def _draw_examples(box, context, settings):
+    """The Pose Examples part of the section: Fit to Examples, how many examples the armature has, Add and Clear."""
+    if settings is not None:
+        box.prop(settings, "fit_examples")
+    armature = scene_io.example_armature(context)
+    if armature is not None:
+        texts = scene_io.pose_example_texts(context.scene, correctives.EXAMPLE_PROPERTY)
+        count = correctives.count_examples(texts, armature.name)
+        box.label(text="%d pose example(s) of %s" % (count, armature.name), icon='OUTLINER_OB_MESH')
+    else:
+        box.label(text="Pose examples: select the character", icon='INFO')
+    row = box.row(align=True)
+    row.operator("autorig.add_example", icon='ADD')
+    row.operator("autorig.clear_example", text="", icon='X')
+
+
 def _draw_correctives(layout, context):
-    """The Pose Correctives section: the method (only when there is a choice), bake, preview and clear."""
+    """The Pose Correctives section: the method (only when there is a choice), bake, preview and clear, and the
+    pose examples the keys can be fitted to."""
     settings = getattr(context.scene, _CORRECTIVES_PROPERTY, None)
     box = layout.box()
     box.label(text="Pose Correctives", icon='MOD_ARMATURE')
@@ -84,6 +105,7 @@ def _draw_correctives(layout, context):
     op = row.operator("autorig.preview_correctives", icon='HIDE_OFF')
     op.method = method
     row.operator("autorig.clear_correctives_preview", text="", icon='X')
+    _draw_examples(box, context, settings)
 
 
 class AUTORIG_PT_main(bpy.types.Panel):

@@ -75,3 +75,32 @@ describe('requests built by the add-on', () => {
     expect(kinds.sort()).toEqual(['cancel', 'hello', 'rig', 'rig', 'skin', 'skin']);
   });
 });
+
+describe('correctives requests with pose examples built by the add-on', () => {
+  it('carry the examples the schema describes and pass the sidecar validator', () => {
+    const file = join(tmp, 'examples.msgpack');
+    execFileSync(PYTHON, ['test/python/sample_requests.py', file, '--examples']);
+    const frames = new Unpackr({ useRecords: false }).unpack(readFileSync(file)) as Uint8Array[];
+    const messages = frames.map((frame) => decodeMessage(frame));
+    expect(messages.map((m) => m.kind)).toEqual(['correctives', 'correctives']);
+    // as sent: two examples, each its name, #J*9 f32 rotations and its surfaces; without examples no field at all
+    const sent = messages[0].examples as { name: string; rotations: Uint8Array; objects: { name: string }[] }[];
+    expect(sent.map((e) => e.name)).toEqual(['BodyBent', 'AtRest']);
+    expect(sent.map((e) => e.rotations.byteLength)).toEqual([23 * 9 * 4, 23 * 9 * 4]);
+    expect(sent[0].objects.map((o) => o.name)).toEqual(['BodyBent', 'Hat']);
+    expect(Object.hasOwn(messages[1], 'examples')).toBe(false);
+
+    const requests = messages.map((m) => validateRequest(m) as unknown as Record<string, unknown>);
+    expect(requests.map((r) => r.kind)).toEqual(['correctives', 'correctives']);
+    // what the sidecar keeps of them (the validator's conversion of examples: Side A of the examples slice)
+    const examples = requests[0].examples as { name: string; rotations: Float32Array; objects: { positions: Float32Array; triangles: Uint32Array }[] }[];
+    expect(examples, 'the validator keeps the examples').toBeDefined();
+    expect(examples.map((e) => e.name)).toEqual(['BodyBent', 'AtRest']);
+    const forearm = 9; // mixamorig:LeftForeArm in sample_requests' skeleton: a quarter turn about y
+    expect(examples[0].rotations).toBeInstanceOf(Float32Array);
+    expect(Array.from(examples[0].rotations.slice(9 * forearm, 9 * forearm + 9))).toEqual([0, 0, 1, 0, 1, 0, -1, 0, 0]);
+    expect(examples[0].objects.map((o) => o.positions.length / 3)).toEqual([5, 3]);
+    expect(Array.from(examples[0].objects[0].triangles)).toEqual([0, 1, 2, 0, 2, 3, 1, 2, 4]);
+    expect(requests[1].examples ?? []).toEqual([]);
+  });
+});

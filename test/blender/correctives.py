@@ -198,8 +198,8 @@ def capture_checked_results():
     captured = []
     original = messages.check_correctives_result
 
-    def capture(payload, vertex_counts, bone_names):
-        checked = original(payload, vertex_counts, bone_names)
+    def capture(payload, *args):
+        checked = original(payload, *args)
         captured.append(checked)
         return checked
 
@@ -390,15 +390,16 @@ def main():
     results["total_seconds"] = round(time.monotonic() - t0, 2)
 
 
-try:
-    main()
-except Exception:
-    results["exception"] = traceback.format_exc()
-finally:
+if __name__ == "__main__":  # imported by correctives_examples.py for its helpers
     try:
-        from autorig import client
-
-        client.stop_sidecar()
+        main()
     except Exception:
-        pass
-    print("AUTORIG_CORRECTIVES " + json.dumps(results), flush=True)
+        results["exception"] = traceback.format_exc()
+    finally:
+        try:
+            from autorig import client
+
+            client.stop_sidecar()
+        except Exception:
+            pass
+        print("AUTORIG_CORRECTIVES " + json.dumps(results), flush=True)

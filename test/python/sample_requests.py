@@ -1,5 +1,5 @@
 """The requests the add-on builds (hello, rig, skin with locked groups, cancel; pose.list and pose.apply apart;
-correctives and correctives.preview apart), from the add-on's own builders.
+correctives and correctives.preview apart; correctives with pose examples apart), from the add-on's own builders.
 
 Run as a script it writes them, msgpack-packed, as one msgpack array to the path given: the vitest cross-check
 (test/addon-protocol.test.ts) feeds them to the sidecar's validator.
@@ -99,12 +99,40 @@ def correctives_sample_requests():
     ]
 
 
+def examples_sample_requests():
+    """Pose Correctives with Fit to Examples: two examples (one of two surfaces, one of one) with the left forearm
+    bent a quarter turn about world y, and the same request without them."""
+    objects = sample_objects()
+    joints = mixamo_joints()
+    weights = [
+        messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
+        messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
+    ]
+    identity = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+    forearm = [name for name, _, _ in MIXAMO_HEADS].index("LeftForeArm")
+    bent = identity * forearm + [0, 0, 1, 0, 1, 0, -1, 0, 0] + identity * (len(joints) - forearm - 1)
+    posed_body = messages.mesh_object("BodyBent", array("f", [0, 0, 0, 1, 0, 0, 1, 0, 2, 0, 0, 2, 0.5, 0.5, 1]),
+                                      array("I", [0, 1, 2, 0, 2, 3, 1, 2, 4]))
+    examples = [
+        messages.posed_example("BodyBent", array("f", bent), [posed_body, objects[1]]),
+        messages.posed_example("AtRest", array("f", identity * len(joints)), objects[:1]),
+    ]
+    return [
+        messages.correctives_request(client.new_job_id("correctives"), objects, joints, weights,
+                                     method="dualQuaternion", examples=examples),
+        messages.correctives_request(client.new_job_id("correctives"), objects, joints, weights, examples=[]),
+    ]
+
+
 if __name__ == "__main__":
     from blender_addon.msgpack import packb
 
-    # --pose: Apply Latent Pose's requests instead of the rig ones; --correctives: Pose Correctives' requests
+    # --pose: Apply Latent Pose's requests instead of the rig ones; --correctives: Pose Correctives' requests;
+    # --examples: Pose Correctives' requests with and without pose examples
     if "--pose" in sys.argv[2:]:
         chosen = pose_sample_requests()
+    elif "--examples" in sys.argv[2:]:
+        chosen = examples_sample_requests()
     elif "--correctives" in sys.argv[2:]:
         chosen = correctives_sample_requests()
     else:
