@@ -6,6 +6,8 @@
  *   node dist/bench/rigOnce.js skin <mesh.bin> <skeleton-from-rig.bin> [<result.bin>]
  *   node dist/bench/rigOnce.js correctives <mesh.bin> <rig.bin> [<method>]   (bake every key pose's corrective;
  *                                                                        method: default the sidecar's)
+ *   node dist/bench/rigOnce.js correctives-fit <mesh.bin> <rig.bin> [<method>]   (the same bake fitted to 4 posed examples
+ *                                                                            first: bench/posedExamples.ts, made untimed)
  *   node dist/bench/rigOnce.js pose <mesh.bin> <pose> [<rig.bin>]   (Apply Latent Pose, strength 1, strategy mean, the
  *                                                                   user's variant; without rig.bin it auto-rigs the mesh
  *                                                                   inside the timed call, as for a mesh with no rig)
@@ -15,6 +17,8 @@
  * The models the job runs are loaded first, timed apart (sessionSeconds): the sidecar loads them once, at start-up
  * (sidecar/server/modelHost.ts), so no request pays for them.
  * For `pose` the latent pose library (JSON) is read in that same untimed part: the sidecar reads it once per process too.
+ * For `correctives-fit` the examples (the user's posed meshes, which a request brings) are made before the timed call;
+ * the timed call is the whole bake, fit included, and the report adds the fit's own report (result.fit).
  * `seconds` is the wall time of the rigCharacter / skinCharacter / bakeCorrectives / applyLatentPose call only (reading the
  * files is not counted), and
  * cpuSeconds its CPU time (user + system, all threads): on a busy machine the wall time grows, the CPU time much less;
@@ -25,12 +29,13 @@ import { readFileSync } from 'node:fs';
 import { loadModel } from '../sidecar/learned/onnxSession.js';
 import { modelDataPath, modelPath } from '../sidecar/learned/modelFiles.js';
 import { modelsRunBy, modelsRunByCorrectives, modelsRunByPose } from '../sidecar/methods.js';
-import { bakeCorrectives } from '../sidecar/correctives/bakeCorrectives.js';
+import { bakeCorrectives, type CorrectiveExample, type ExampleFitReport } from '../sidecar/correctives/bakeCorrectives.js';
 import { applyLatentPose } from '../sidecar/pose/applyLatentPose.js';
 import { readPoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
 import type { RigResult, SkinResult } from '../sidecar/types.js';
 import { readMeshBundle, readRigBundle, writeRigBundle } from './bundle.js';
+import { keyPoseExamples } from './posedExamples.js';
 import { stageRecorder } from './stageTimes.js';
 
 /** Peak resident set size of this process in bytes: VmHWM where /proc exists, else Node's maxRSS. */
@@ -59,41 +64,54 @@ function maxDisplacement(rest: { positions: Float32Array }[], posed: Float32Arra
   return most;
 }
 
+/** correctives-fit: how many key poses become examples, and the power their weights are sharpened to. */
+const FIT_EXAMPLES = 4;
+const FIT_SHARPNESS = 4;
+
 async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
-  const needsRig = mode === 'skin' || mode === 'correctives';
+  const isCorrectives = mode === 'correctives' || mode === 'correctives-fit';
+  const needsRig = mode === 'skin' || isCorrectives;
   const isPose = mode === 'pose';
-  if (!['rig', 'rig-learned', 'skin', 'correctives', 'pose'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>]\n');
+  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>]\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
   const rig = needsRig ? readRigBundle(rest[0]) : isPose && rest[1] ? readRigBundle(rest[1]) : undefined;
   const skeleton = mode === 'skin' ? rig!.header.skeleton : undefined;
-  const outPath = mode === 'skin' ? rest[1] : mode === 'correctives' || isPose ? undefined : rest[0];
+  const outPath = mode === 'skin' ? rest[1] : isCorrectives || isPose ? undefined : rest[0];
 
   const s0 = performance.now();
-  const correctiveMethod = mode === 'correctives' ? rest[1] : undefined;
+  const correctiveMethod = isCorrectives ? rest[1] : undefined;
   if (isPose) {
     for (const name of modelsRunByPose()) await loadModel(modelPath(name));
     readPoseLibrary(modelDataPath('latentPoseLibrary'));
   } else if (!needsRig) {
     for (const name of modelsRunBy('rig', mode === 'rig-learned' ? 'learned' : undefined)) await loadModel(modelPath(name));
-  } else if (mode === 'correctives') {
+  } else if (isCorrectives) {
     for (const name of modelsRunByCorrectives(correctiveMethod)) await loadModel(modelPath(name));
   }
   const sessionSeconds = (performance.now() - s0) / 1000;
+  const examples: CorrectiveExample[] = mode === 'correctives-fit'
+    ? keyPoseExamples(parts, rig!.header.skeleton, rig!.objects, FIT_EXAMPLES, FIT_SHARPNESS)
+    : [];
 
   const recorder = stageRecorder();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let result: RigResult | SkinResult | undefined;
   let keys = 0;
+  let fit: ExampleFitReport | undefined;
   let posed: Float32Array[] = [];
   if (isPose) {
     const rigGiven = rig ? { skeleton: rig.header.skeleton, objects: rig.objects } : undefined;
     posed = (await applyLatentPose(parts, { pose: rest[0], strength: 1, strategy: 'mean', ...(rigGiven ? { rig: rigGiven } : {}) }, recorder.onProgress)).objects.map((o) => o.positions);
-  } else if (mode === 'correctives') keys = (await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, correctiveMethod ? { method: correctiveMethod } : {}, recorder.onProgress)).keys.length;
+  } else if (isCorrectives) {
+    const baked = await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, correctiveMethod ? { method: correctiveMethod } : {}, recorder.onProgress, examples);
+    keys = baked.keys.length;
+    fit = baked.fit;
+  }
   else if (skeleton) result = skinCharacter(parts, skeleton, [], {}, recorder.onProgress);
   else result = await rigCharacterAsync(parts, mode === 'rig-learned' ? { method: 'learned' } : {}, recorder.onProgress);
   const seconds = (performance.now() - t0) / 1000;
@@ -110,7 +128,8 @@ async function main(argv: string[]): Promise<void> {
     stages,
     sessionSeconds,
     peakRssBytes: peak,
-    ...(mode === 'correctives' ? { keys } : {}),
+    ...(isCorrectives ? { keys } : {}),
+    ...(mode === 'correctives-fit' ? { fit } : {}),
     ...(isPose ? { pose: rest[0], rigGiven: rig !== undefined, maxDisplacement: maxDisplacement(parts, posed) } : {}),
   };
   process.stdout.write(JSON.stringify(report) + '\n');

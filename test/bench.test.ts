@@ -1,8 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readMeshBundle, readRigBundle, writeMeshBundle, writeRigBundle } from '../bench/bundle.js';
+import { keyPoseExamples, sharpenedWeights } from '../bench/posedExamples.js';
+import { keyPoseRotations, keyPoses } from '../sidecar/correctives/keyPoses.js';
+import { linearBlendSkinning, poseTransforms, restSkeleton } from '../sidecar/deform/linearBlendSkinning.js';
+import { loadCharacter } from '../sidecar/io/character.js';
+import { rigWeights, skeletonFromRig } from '../sidecar/io/rigSkeleton.js';
 import { stageRecorder } from '../bench/stageTimes.js';
 import { subdivideMidpoints, subdivideUntil, uniqueEdges } from '../bench/subdivide.js';
 
@@ -129,5 +134,55 @@ describe('bench hand-off files and stage times', () => {
     expect(seconds.voxelise).toBeCloseTo(0.2);
     expect(seconds.geodesic).toBeCloseTo(0.6);
     expect(seconds['weights→vertices']).toBeCloseTo(0.5);
+  });
+});
+
+describe('bench/posedExamples: the examples the correctives-fit row fits to', () => {
+  it('sharpens each row of weights: same joints, renormalised, unweighted rows left at 0', () => {
+    const rows = { name: 'body', influences: 4, indices: new Uint16Array(12), weights: new Float32Array([0.75, 0.25, 0, 0, 0.5, 0.5, 0, 0, 0, 0, 0, 0]) };
+    const sharp = Array.from(sharpenedWeights(rows, 4));
+    [81 / 82, 1 / 82, 0, 0, 0.5, 0.5, 0, 0, 0, 0, 0, 0].forEach((w, i) => expect(sharp[i]).toBeCloseTo(w, 6));
+  });
+
+  it('poses a rigged dev character at its first four key poses, sharper than its own skin, as one object', async () => {
+    const character = await loadCharacter(resolve(import.meta.dirname, '../../shared/data/characters/mixamo_ely.glb'));
+    const skeleton = skeletonFromRig(character.rig!);
+    const body = character.parts[0];
+    const weights = rigWeights(character)[0]!;
+    // the body twice, as two objects: the example must be one object over both, the second's triangles shifted
+    const parts = [body, { ...body, name: 'copy' }];
+    const examples = keyPoseExamples(parts, skeleton, [weights, { ...weights, name: 'copy' }], 4, 4);
+    const keys = keyPoses(skeleton).slice(0, 4);
+    expect(examples.map((e) => e.name)).toEqual(keys.map((k) => k.name));
+    expect(keys.map((k) => k.pose)).toEqual(['elbowBend', 'elbowBend', 'kneeBend', 'kneeBend']);
+    const V = body.positions.length / 3;
+    const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
+    const sharp = sharpenedWeights(weights, 4);
+    let height = 0;
+    for (let i = 1; i < body.positions.length; i += 3) height = Math.max(height, body.positions[i]);
+    examples.forEach((example, e) => {
+      const rotations = keyPoseRotations(keys[e], skeleton.joints.length);
+      expect(Array.from(example.rotations)).toEqual(Array.from(rotations));
+      expect(example.objects).toHaveLength(1);
+      const { positions, triangles } = example.objects[0];
+      expect(positions.length).toBe(2 * V * 3);
+      expect(triangles.length).toBeGreaterThan(0);
+      expect(Math.max(...triangles)).toBeGreaterThanOrEqual(V);
+      expect(Math.max(...triangles)).toBeLessThan(2 * V);
+      const transforms = poseTransforms(rest.heads, rest.parents, rotations);
+      const expected = linearBlendSkinning(body.positions, weights.indices, sharp, weights.influences, transforms);
+      const staticLbs = linearBlendSkinning(body.positions, weights.indices, weights.weights, weights.influences, transforms);
+      let error = 0, moved = 0, sharper = 0;
+      for (let i = 0; i < 3 * V; i++) {
+        error = Math.max(error, Math.abs(positions[i] - expected[i]), Math.abs(positions[3 * V + i] - expected[i]));
+        moved = Math.max(moved, Math.abs(positions[i] - body.positions[i]));
+        sharper = Math.max(sharper, Math.abs(positions[i] - staticLbs[i]));
+      }
+      expect(error).toBe(0);
+      // the key pose turns a whole forearm or shin (ely is 1.6 tall: 0.32 at the elbow, 0.68 at the knee today), and the
+      // sharper weights move the joint's surface away from the static skin (≈ 0.025), a difference for the fit to close
+      expect(moved).toBeGreaterThan(0.1 * height);
+      expect(sharper).toBeGreaterThan(0.005 * height);
+    });
   });
 });
