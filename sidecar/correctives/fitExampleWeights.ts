@@ -395,19 +395,19 @@ function blendVertex(
  * g_vs = ∂p_v/∂z_vs of the affected vertices, in edge lengths, Float64Array #A*4*3.
  */
 function poseExample(rest: Float32Array, slots: StaticSlots, params: Float64Array, ex: PreparedExample, blend: FieldBlend, h: number): Float64Array {
-  const V = rest.length / 3;
   const row = new Float64Array(SLOTS);
   const p = new Float64Array(3), plus = new Float64Array(3), minus = new Float64Array(3);
   const derivatives = new Float64Array(ex.affected.length * SLOTS * 3);
   // the difference step of the dual-quaternion derivative (weights are O(1))
   const eps = 1e-5;
-  for (let v = 0; v < V; v++) {
+  // only the affected vertices move with a: the others stay where prepareExample posed them with the base weights (a
+  // vertex left out turns with no joint, or its slots' positions lie within AFFECTED_SPREAD of each other)
+  for (const v of ex.affected) {
     if (logitsAt(v, slots, params, ex.turns, row)) softmaxRow(ex.base, v, row);
     else for (let s = 0; s < SLOTS; s++) row[s] = ex.base[v * SLOTS + s];
     blendVertex(rest, v, slots, row, ex, blend, p);
     ex.posed.positions[3 * v] = p[0]; ex.posed.positions[3 * v + 1] = p[1]; ex.posed.positions[3 * v + 2] = p[2];
     const r = ex.row[v];
-    if (r < 0) continue;
     let sum = 0;
     for (let s = 0; s < SLOTS; s++) if (slots.weights[v * SLOTS + s] > 0) sum += row[s];
     for (let s = 0; s < SLOTS; s++) {
@@ -434,9 +434,12 @@ function poseExample(rest: Float32Array, slots: StaticSlots, params: Float64Arra
 /** Scratch for accumulate: J's columns, (slot, component) × xyz. */
 const jacobian = new Float64Array(PARAMS * 3);
 
-/** Adds one residual d (edge lengths) of affected vertex v, weighted `share`, to its normal matrix and gradient. */
+/**
+ * Adds one residual d (edge lengths) of affected vertex v (free index f, its normal matrix's block), weighted `share`,
+ * to its normal matrix and gradient.
+ */
 function accumulate(
-  v: number, ex: PreparedExample, derivatives: Float64Array, slots: StaticSlots, f: number, share: number,
+  v: number, ex: PreparedExample, derivatives: Float64Array, slots: StaticSlots, f: number, block: number, share: number,
   dx: number, dy: number, dz: number, normal: Float64Array, gradient: Float64Array,
 ): void {
   // J (3 × 12): column (s, k) = g_s · r_{j_s}[k]
@@ -449,7 +452,7 @@ function accumulate(
       for (let c = 0; c < 3; c++) jacobian[(s * 3 + k) * 3 + c] = derivatives[g + c] * r;
     }
   }
-  const N = f * PARAMS * PARAMS, G = f * PARAMS;
+  const N = block * PARAMS * PARAMS, G = f * PARAMS;
   for (let a = 0; a < PARAMS; a++) {
     const ax = jacobian[a * 3], ay = jacobian[a * 3 + 1], az = jacobian[a * 3 + 2];
     if (ax === 0 && ay === 0 && az === 0) continue;
@@ -608,13 +611,20 @@ export function fitExampleWeights(
   const neighbours = slotNeighbours(triangles, slots, free, freeList);
   const prepared = examples.map((example) => prepareExample(rest, triangles, slots, skeleton, example, free, o.blend, h));
   const F = freeList.length;
-  // per free vertex: the data terms' normal matrix (12x12) and gradient at the current a
-  const normal = new Float64Array(F * PARAMS * PARAMS);
+  // the data terms' normal matrix (12x12) of each free vertex some example moves (its block; −1 for the others, most
+  // of them, whose system is the diagonal alone) and every free vertex's gradient at the current a
+  const block = new Int32Array(F).fill(-1);
+  let blocks = 0;
+  for (const ex of prepared) for (const v of ex.affected) if (block[free[v]] < 0) block[free[v]] = blocks++;
+  const normal = new Float64Array(blocks * PARAMS * PARAMS);
   const gradient = new Float64Array(F * PARAMS);
   const previous = new Float64Array(V * PARAMS);
   const system = new Float64Array(PARAMS * PARAMS);
-  const factors = new Float64Array(F * PARAMS * PARAMS);
+  const factors = new Float64Array(blocks * PARAMS * PARAMS);
   const rhs = new Float64Array(PARAMS);
+  const fixedRhs = new Float64Array(F * PARAMS);
+  const withData = new Uint8Array(F);
+  const diagonals = new Float64Array(F);
   const point = new Vector3();
   const hit = { point: new Vector3(), distance: 0, faceIndex: 0 } as HitPointInfo;
   const bary = [0, 0, 0];
@@ -635,7 +645,7 @@ export function fitExampleWeights(
         point.set(ex.posed.positions[3 * v], ex.posed.positions[3 * v + 1], ex.posed.positions[3 * v + 2]);
         if (!ex.target.bvh.closestPointToPoint(point, hit)) continue;
         forwardSum += hit.distance; forwardCount++;
-        accumulate(v, ex, derivatives, slots, free[v], forwardShare,
+        accumulate(v, ex, derivatives, slots, free[v], block[free[v]], forwardShare,
           (point.x - hit.point.x) / h, (point.y - hit.point.y) / h, (point.z - hit.point.z) / h, normal, gradient);
       }
       // example point → posed surface: the closest point's corners each pull by their barycentric share
@@ -650,7 +660,7 @@ export function fitExampleWeights(
           const v = corners[k];
           if (ex.row[v] < 0 || !(bary[k] > 1e-3)) continue;
           // this corner alone moving: residual d + β J δa, so β² on JᵀJ and β on Jᵀd
-          accumulate(v, ex, derivatives, slots, free[v], reverseShare * bary[k] * bary[k], dx / bary[k], dy / bary[k], dz / bary[k], normal, gradient);
+          accumulate(v, ex, derivatives, slots, free[v], block[free[v]], reverseShare * bary[k] * bary[k], dx / bary[k], dy / bary[k], dz / bary[k], normal, gradient);
         }
       }
     }
@@ -662,8 +672,16 @@ export function fitExampleWeights(
     for (let f = 0; f < F; f++) {
       const v = freeList[f];
       const diagonal = o.smoothness * neighbours.degree(f) + o.shrink + o.damping;
+      // most free vertices have no residual at any example (the examples move a few joints): their system is the
+      // diagonal alone, solved by a division in the sweeps, with no factoring
+      const n = block[f];
+      let data = false;
+      for (let r = 0; r < PARAMS && !data && n >= 0; r++) data = normal[n * PARAMS * PARAMS + r * (PARAMS + 1)] > 0;
+      withData[f] = data ? 1 : 0;
+      diagonals[f] = diagonal;
+      if (!data) continue;
       for (let r = 0; r < PARAMS; r++) {
-        for (let c = 0; c < PARAMS; c++) system[r * PARAMS + c] = normal[f * PARAMS * PARAMS + r * PARAMS + c] + (r === c ? diagonal : 0);
+        for (let c = 0; c < PARAMS; c++) system[r * PARAMS + c] = normal[n * PARAMS * PARAMS + r * PARAMS + c] + (r === c ? diagonal : 0);
       }
       // a padded slot is no unknown: its rows and columns become the identity (its a stays 0)
       for (let s = 0; s < SLOTS; s++) {
@@ -674,21 +692,28 @@ export function fitExampleWeights(
           system[r * PARAMS + r] = 1;
         }
       }
-      cholesky(system, factors.subarray(f * PARAMS * PARAMS, (f + 1) * PARAMS * PARAMS));
+      cholesky(system, factors.subarray(n * PARAMS * PARAMS, (n + 1) * PARAMS * PARAMS));
+    }
+    // the minimiser over a_v of |d + J(a_v − a0)|² + smoothness Σ|a_v − a_u|² + shrink |a_v|² + damping |a_v − a0|²:
+    // its right-hand side without the neighbours' sums depends on a0 alone, so it is made once for all the sweeps
+    for (let f = 0; f < F; f++) {
+      const v = freeList[f];
+      const m = block[f] * PARAMS * PARAMS;
+      for (let r = 0; r < PARAMS; r++) {
+        let sum = -gradient[f * PARAMS + r] + o.damping * previous[v * PARAMS + r];
+        if (withData[f]) for (let c = 0; c < PARAMS; c++) sum += normal[m + r * PARAMS + c] * previous[v * PARAMS + c];
+        fixedRhs[f * PARAMS + r] = sum;
+      }
     }
     for (let sweep = 0; sweep < o.sweeps; sweep++) {
       for (let f = 0; f < F; f++) {
         const v = freeList[f];
-        const m = f * PARAMS * PARAMS;
-        // the minimiser over a_v of |d + J(a_v − a0)|² + smoothness Σ|a_v − a_u|² + shrink |a_v|² + damping |a_v − a0|²
-        for (let r = 0; r < PARAMS; r++) {
-          let sum = -gradient[f * PARAMS + r] + o.damping * previous[v * PARAMS + r];
-          for (let c = 0; c < PARAMS; c++) sum += normal[m + r * PARAMS + c] * previous[v * PARAMS + c];
-          rhs[r] = sum;
-        }
+        const m = block[f] * PARAMS * PARAMS;
+        for (let r = 0; r < PARAMS; r++) rhs[r] = fixedRhs[f * PARAMS + r];
         neighbours.addSums(f, params, o.smoothness, rhs);
         for (let s = 0; s < SLOTS; s++) if (!slotValid(v, s)) for (let k = 0; k < 3; k++) rhs[s * 3 + k] = 0;
-        choleskySolve(factors.subarray(m, m + PARAMS * PARAMS), rhs);
+        if (withData[f]) choleskySolve(factors.subarray(m, m + PARAMS * PARAMS), rhs);
+        else for (let r = 0; r < PARAMS; r++) rhs[r] /= diagonals[f];
         for (let r = 0; r < PARAMS; r++) params[v * PARAMS + r] = rhs[r];
       }
     }
