@@ -208,18 +208,24 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
   };
 
   /** The axis along which the centroids of order[start, end) spread most, and their extent along it. */
+  // scratch of longestAxis: lo xyz, hi xyz (it runs once per node, tens of thousands of times on a large mesh)
+  const extent = new Float64Array(6);
   const longestAxis = (start: number, end: number): { axis: number; lo: number; hi: number } => {
-    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
     for (let i = start; i < end; i++) {
-      for (let k = 0; k < 3; k++) {
-        const x = centroid[order[i] * 3 + k];
-        if (x < lo[k]) lo[k] = x;
-        if (x > hi[k]) hi[k] = x;
-      }
+      const c = order[i] * 3;
+      const x = centroid[c], y = centroid[c + 1], z = centroid[c + 2];
+      if (x < lx) lx = x;
+      if (x > hx) hx = x;
+      if (y < ly) ly = y;
+      if (y > hy) hy = y;
+      if (z < lz) lz = z;
+      if (z > hz) hz = z;
     }
+    extent[0] = lx; extent[1] = ly; extent[2] = lz; extent[3] = hx; extent[4] = hy; extent[5] = hz;
     let axis = 0;
-    for (let k = 1; k < 3; k++) if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
-    return { axis, lo: lo[axis], hi: hi[axis] };
+    for (let k = 1; k < 3; k++) if (extent[3 + k] - extent[k] > extent[3 + axis] - extent[axis]) axis = k;
+    return { axis, lo: extent[axis], hi: extent[3 + axis] };
   };
 
   /** Partitions order[start, end) at the median centroid along the longest axis (quickselect); returns the split index. */
