@@ -183,13 +183,17 @@ export interface PreparedMesh {
  * prepareMesh: the first stages of every job: merge the parts (progress 'mesh'), bound the work, run `checkInput`
  * (checks that need the merged mesh to have passed), then the canonical frame (progress 'frame'). The frame and the
  * skeleton are read from the body alone; debris scattered around it is skinned with the rest.
- * parts: MeshPart[] → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what
- * checkInput and findCanonicalFrame throw.
+ * parts: MeshPart[], voxelised: whether the job will voxelise the mesh (default true: then TOO_LARGE bounds the work)
+ * → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what checkInput and
+ * findCanonicalFrame throw.
  */
-export function prepareMesh(parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}): PreparedMesh {
+export function prepareMesh(
+  parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}, voxelised = true,
+): PreparedMesh {
   onProgress('mesh', 0);
   const mesh = mergeParts(parts);
-  checkSurfaceWork(mesh);
+  // the bound is the voxel skinning's: a caller that will not voxelise (a pose through a given rig) skips it
+  if (voxelised) checkSurfaceWork(mesh);
   checkInput();
   onProgress('frame', 0.05);
   const body = bodyTriangles(mesh.positions, mesh.triangles);

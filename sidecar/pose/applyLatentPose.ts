@@ -90,7 +90,7 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 /**
  * applyLatentPose: parts (MeshPart[], any space, any topology) + options → LatentPoseResult.
  * Throws BAD_REQUEST (pose, strength, strategy, variant), the mesh errors of mergeParts, TOO_LARGE (pipeline
- * checkSurfaceWork, as for a rig), MODEL_MISSING / MODEL_FAILED,
+ * checkSurfaceWork, as for a rig, when the auto-rig is to run), MODEL_MISSING / MODEL_FAILED,
  * what rigCharacterAsync throws (its models, a mesh it cannot rig; none of it with options.rig), BAD_SKELETON when the
  * rig lacks a template joint (a given rig: before any work), BAD_ARRAY when a given rig's weights do not fit the parts.
  */
@@ -108,7 +108,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
   if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
   // the frame the auto-rig would find again: found once, shared with it
-  const prepared = prepareMesh(parts, onProgress);
+  const prepared = prepareMesh(parts, onProgress, () => {}, !rigGiven);
   const { mesh, cf, canonical } = prepared;
   const result = (positions: (part: number) => Float32Array, identity: string | null): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
@@ -184,7 +184,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
 export async function latentOfParts(parts: MeshPart[]): Promise<Float32Array> {
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
-  const { mesh, canonical } = prepareMesh(parts);
+  const { mesh, canonical } = prepareMesh(parts, () => {}, () => {}, false);
   return encodeSamples(encoder, sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }), library.latentSize);
 }
 
