@@ -6,22 +6,14 @@
  * and the fitted bake adds the keys, tells the fit in its report and is one undo step.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildAddonZip } from '../sidecar/cli/addonZip.js';
+import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
-const BLENDER = findBlender();
-const ON_CI = process.env.CI === 'true';
-
-function findBlender(): string | null {
-  const which = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' });
-  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
-}
 
 interface SentExample {
   name: string; rotation_count: number; forearm: number[];
@@ -59,19 +51,9 @@ describe('Pose Correctives fitted to pose examples in Blender', () => {
     const zipPath = join(tmp, 'autorig_blender.zip');
     buildAddonZip(ROOT, zipPath);
 
-    const run = spawnSync(BLENDER!, [
-      '-b', '--factory-startup', '--python', 'test/blender/correctives_examples.py', '--',
-      '--zip', zipPath, '--node', process.execPath, '--entry', join(ROOT, 'bin', 'autorig.js'), '--character', CHARACTER,
-    ], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 300_000,
-      env: { ...process.env, BLENDER_USER_SCRIPTS: join(tmp, 'scripts'), BLENDER_USER_CONFIG: join(tmp, 'config') },
+    const r = runAddonScript<Run>({
+      script: 'correctives_examples.py', marker: 'AUTORIG_EXAMPLES', zip: zipPath, character: CHARACTER, home: tmp, timeout: 300_000,
     });
-    const line = run.stdout.split('\n').find((l) => l.startsWith('AUTORIG_EXAMPLES '));
-    expect(line, `no result line; stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`).toBeDefined();
-    const r = JSON.parse(line!.slice('AUTORIG_EXAMPLES '.length)) as Run;
-    if (process.env.AUTORIG_EXAMPLES_DUMP) console.log(JSON.stringify(r, null, 1));
     expect(r.exception, r.exception).toBeUndefined();
 
     expect(r.registered).toEqual({ add: true, clear: true, undo_flags: [true, true], fit_setting_default: false });

@@ -7,22 +7,14 @@
  * keys, a failure half way leaves the scene exactly as it was.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildAddonZip } from '../sidecar/cli/addonZip.js';
+import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
-const BLENDER = findBlender();
-const ON_CI = process.env.CI === 'true';
-
-function findBlender(): string | null {
-  const which = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' });
-  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
-}
 
 interface Stats { max: number; mean: number }
 interface KeyFacts {
@@ -77,19 +69,9 @@ describe('Pose Correctives in Blender', () => {
     const zipPath = join(tmp, 'autorig_blender.zip');
     buildAddonZip(ROOT, zipPath);
 
-    const run = spawnSync(BLENDER!, [
-      '-b', '--factory-startup', '--python', 'test/blender/correctives.py', '--',
-      '--zip', zipPath, '--node', process.execPath, '--entry', join(ROOT, 'bin', 'autorig.js'), '--character', CHARACTER,
-    ], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 150_000,
-      env: { ...process.env, BLENDER_USER_SCRIPTS: join(tmp, 'scripts'), BLENDER_USER_CONFIG: join(tmp, 'config') },
+    const r = runAddonScript<Run>({
+      script: 'correctives.py', marker: 'AUTORIG_CORRECTIVES', zip: zipPath, character: CHARACTER, home: tmp, timeout: 150_000,
     });
-    const line = run.stdout.split('\n').find((l) => l.startsWith('AUTORIG_CORRECTIVES '));
-    expect(line, `no result line; stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`).toBeDefined();
-    const r = JSON.parse(line!.slice('AUTORIG_CORRECTIVES '.length)) as Run;
-    if (process.env.AUTORIG_CORRECTIVES_DUMP) console.log(JSON.stringify(r, null, 1));
     expect(r.exception, r.exception).toBeUndefined();
 
     expect(r.registered).toMatchObject({ bake: true, preview: true, clear: true, settings: true });

@@ -8,16 +8,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
-const BLENDER = findBlender();
-const ON_CI = process.env.CI === 'true';
-
-function findBlender(): string | null {
-  const which = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' });
-  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
-}
 
 interface E2E {
   steps: string[];
@@ -60,18 +53,9 @@ describe('Blender add-on end to end', () => {
     const zip = spawnSync(process.execPath, ['dist/sidecar/cli/addonZip.js', zipPath], { cwd: ROOT, encoding: 'utf8' });
     expect(zip.status, zip.stderr).toBe(0);
 
-    const run = spawnSync(BLENDER!, [
-      '-b', '--factory-startup', '--python', 'test/blender/e2e.py', '--',
-      '--zip', zipPath, '--node', process.execPath, '--entry', join(ROOT, 'bin', 'autorig.js'), '--character', CHARACTER,
-    ], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { ...process.env, BLENDER_USER_SCRIPTS: join(tmp, 'scripts'), BLENDER_USER_CONFIG: join(tmp, 'config') },
+    const r = runAddonScript<E2E>({
+      script: 'e2e.py', marker: 'AUTORIG_E2E', zip: zipPath, character: CHARACTER, home: tmp, timeout: 120_000,
     });
-    const line = run.stdout.split('\n').find((l) => l.startsWith('AUTORIG_E2E '));
-    expect(line, `no result line; stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`).toBeDefined();
-    const r = JSON.parse(line!.slice('AUTORIG_E2E '.length)) as E2E;
     expect(r.exception, r.exception).toBeUndefined();
 
     expect(r.operators_registered).toBe(true);

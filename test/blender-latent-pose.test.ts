@@ -10,23 +10,15 @@
  * the real auto-rig): what is tested here is the add-on and the path to it, not the models' quality.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAddonZip } from '../sidecar/cli/addonZip.js';
 import { makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
+import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
-const BLENDER = findBlender();
-const ON_CI = process.env.CI === 'true';
-
-function findBlender(): string | null {
-  const which = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' });
-  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
-}
 
 type Motion = Record<'left_forearm' | 'right_forearm' | 'left_leg' | 'right_leg' | 'head', number>;
 interface Undo { restores: boolean; differences: string[]; shape_keys_after_undo: boolean; redo_restores: boolean; redo_differences: string[] }
@@ -75,22 +67,10 @@ describe('Apply Latent Pose in Blender', () => {
     const zipPath = join(tmp, 'autorig_blender.zip');
     buildAddonZip(ROOT, zipPath);
 
-    const run = spawnSync(BLENDER!, [
-      '-b', '--factory-startup', '--python', 'test/blender/latent_pose.py', '--',
-      '--zip', zipPath, '--node', process.execPath, '--entry', join(ROOT, 'bin', 'autorig.js'), '--character', CHARACTER,
-    ], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 150_000,
-      env: {
-        ...process.env, AUTORIG_MODELS: stub,
-        BLENDER_USER_SCRIPTS: join(tmp, 'scripts'), BLENDER_USER_CONFIG: join(tmp, 'config'),
-      },
+    const r = runAddonScript<PoseRun>({
+      script: 'latent_pose.py', marker: 'AUTORIG_POSE', zip: zipPath, character: CHARACTER, home: tmp, timeout: 150_000,
+      env: { AUTORIG_MODELS: stub },
     });
-    const line = run.stdout.split('\n').find((l) => l.startsWith('AUTORIG_POSE '));
-    expect(line, `no result line; stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`).toBeDefined();
-    const r = JSON.parse(line!.slice('AUTORIG_POSE '.length)) as PoseRun;
-    if (process.env.AUTORIG_POSE_DUMP) console.log(JSON.stringify(r, null, 1));
     expect(r.exception, r.exception).toBeUndefined();
 
     expect(r.registered).toMatchObject({ apply: true, refresh: true, settings: true, undo_flag: true });

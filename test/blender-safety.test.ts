@@ -10,23 +10,16 @@
  *  - Blender quitting, or being killed, in the middle of a job makes the sidecar exit.
  * Without `blender` on PATH the tests are skipped locally and FAIL on CI (CI must run them).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildAddonZip } from '../sidecar/cli/addonZip.js';
+import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
-const BLENDER = findBlender();
-const ON_CI = process.env.CI === 'true';
 const SYSTEM_PYTHON = '/usr/bin/python3';
-
-function findBlender(): string | null {
-  const which = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' });
-  return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : null;
-}
 
 interface Case {
   finished: boolean;
@@ -127,14 +120,10 @@ describe('Blender safety', () => {
     const zipPath = prepare('safety');
     const work = join(tmp, 'work');
     mkdirSync(work, { recursive: true });
-    const run = spawnSync(BLENDER!, [
-      '-b', '--factory-startup', '--python', 'test/blender/safety.py', '--',
-      '--zip', zipPath, '--node', process.execPath, '--entry', join(ROOT, 'bin', 'autorig.js'), '--character', CHARACTER,
-      '--fake', join(ROOT, 'test', 'python', 'fake_sidecar.py'), '--python', SYSTEM_PYTHON, '--work', work,
-    ], { cwd: ROOT, encoding: 'utf8', timeout: 150_000, env: blenderEnv('safety') });
-    const line = run.stdout.split('\n').find((l) => l.startsWith('AUTORIG_SAFETY '));
-    expect(line, `no result line; stdout:\n${run.stdout.slice(-3000)}\nstderr:\n${run.stderr.slice(-3000)}`).toBeDefined();
-    const r = JSON.parse(line!.slice('AUTORIG_SAFETY '.length)) as Safety;
+    const r = runAddonScript<Safety>({
+      script: 'safety.py', marker: 'AUTORIG_SAFETY', zip: zipPath, character: CHARACTER, home: join(tmp, 'safety'), timeout: 150_000,
+      args: ['--fake', join(ROOT, 'test', 'python', 'fake_sidecar.py'), '--python', SYSTEM_PYTHON, '--work', work],
+    });
     expect(r.exception, r.exception).toBeUndefined();
     expect(r.hero_vertices).toBe(5040);
     expect(Object.keys(r.cases).sort()).toEqual([...FAILURES, ...SUCCESSES].sort());

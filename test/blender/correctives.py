@@ -16,18 +16,17 @@ Prints one line `AUTORIG_CORRECTIVES {json}` with every measured fact; the vites
 """
 
 import argparse
-import json
 import math
 import os
 import sys
 import time
-import traceback
 
 import bpy
 from mathutils import Euler, Matrix, Quaternion, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
+from script_run import run_and_report  # noqa: E402
 
 P = "mixamorig:"
 ELBOW_KEY = P + "LeftForeArm_elbowBend"
@@ -391,15 +390,4 @@ def main():
 
 
 if __name__ == "__main__":  # imported by correctives_examples.py for its helpers
-    try:
-        main()
-    except Exception:
-        results["exception"] = traceback.format_exc()
-    finally:
-        try:
-            from autorig import client
-
-            client.stop_sidecar()
-        except Exception:
-            pass
-        print("AUTORIG_CORRECTIVES " + json.dumps(results), flush=True)
+    run_and_report(main, results, "AUTORIG_CORRECTIVES")

@@ -24,7 +24,6 @@ import os
 import sys
 import tempfile
 import time
-import traceback
 
 import bpy
 from mathutils import Vector
@@ -32,6 +31,7 @@ from mathutils import Vector
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import correctives as harness  # noqa: E402  (test/blender/correctives.py: its main() only runs as a script)
 from scene_digest import digest_differences, scene_digest  # noqa: E402
+from script_run import run_and_report  # noqa: E402
 
 P = harness.P
 FOREARM = P + "LeftForeArm"
@@ -270,15 +270,4 @@ def main():
     results["total_seconds"] = round(time.monotonic() - t0, 2)
 
 
-try:
-    main()
-except Exception:
-    results["exception"] = traceback.format_exc()
-finally:
-    try:
-        from autorig import client
-
-        client.stop_sidecar()
-    except Exception:
-        pass
-    print("AUTORIG_EXAMPLES " + json.dumps(results), flush=True)
+run_and_report(main, results, "AUTORIG_EXAMPLES")

@@ -7,14 +7,16 @@ Prints one line `AUTORIG_E2E {json}` with every measured fact; the vitest test a
 """
 
 import argparse
-import json
 import math
+import os
 import sys
 import time
-import traceback
 
 import bpy
 from mathutils import Matrix, Vector
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_run import run_and_report  # noqa: E402
 
 MIXAMO = ["Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End", "LeftShoulder", "LeftArm",
           "LeftForeArm", "LeftHand", "RightShoulder", "RightArm", "RightForeArm", "RightHand", "LeftUpLeg", "LeftLeg",
@@ -307,15 +309,4 @@ def main():
     results["total_seconds"] = time.monotonic() - t0
 
 
-try:
-    main()
-except Exception:
-    results["exception"] = traceback.format_exc()
-finally:
-    try:
-        from autorig import client
-
-        client.stop_sidecar()
-    except Exception:
-        pass
-    print("AUTORIG_E2E " + json.dumps(results), flush=True)
+run_and_report(main, results, "AUTORIG_E2E")

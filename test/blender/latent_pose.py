@@ -10,18 +10,17 @@ Prints one line `AUTORIG_POSE {json}` with every measured fact; the vitest test 
 """
 
 import argparse
-import json
 import math
 import os
 import sys
 import time
-import traceback
 
 import bpy
 from mathutils import Euler, Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
+from script_run import run_and_report  # noqa: E402
 
 P = "mixamorig:"
 results = {"steps": []}
@@ -310,15 +309,4 @@ def main():
     results["total_seconds"] = round(time.monotonic() - t0, 2)
 
 
-try:
-    main()
-except Exception:
-    results["exception"] = traceback.format_exc()
-finally:
-    try:
-        from autorig import client
-
-        client.stop_sidecar()
-    except Exception:
-        pass
-    print("AUTORIG_POSE " + json.dumps(results), flush=True)
+run_and_report(main, results, "AUTORIG_POSE")

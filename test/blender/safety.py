@@ -18,19 +18,18 @@ Prints one line `AUTORIG_SAFETY {json}`; the vitest test asserts on it.
 """
 
 import argparse
-import json
 import os
 import signal
 import stat
 import sys
 import threading
 import time
-import traceback
 
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
+from script_run import run_and_report  # noqa: E402
 
 P = "mixamorig:"
 results = {"steps": [], "cases": {}}
@@ -473,15 +472,4 @@ def main():
     results["total_seconds"] = round(time.monotonic() - t0, 2)
 
 
-try:
-    main()
-except Exception:
-    results["exception"] = traceback.format_exc()
-finally:
-    try:
-        from autorig import client
-
-        client.stop_sidecar()
-    except Exception:
-        pass
-    print("AUTORIG_SAFETY " + json.dumps(results), flush=True)
+run_and_report(main, results, "AUTORIG_SAFETY")
