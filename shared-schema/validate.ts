@@ -435,18 +435,27 @@ function checkHello(request: HelloRequest): HelloRequest {
 }
 
 /**
+ * The vertices and triangles of `parts` together, held to limits.maxVerticesTotal / maxTrianglesTotal (TOO_LARGE; the
+ * message names the counts, then `what` they include). → { vertices, triangles }
+ */
+function checkTotals(parts: MeshPart[], limits: Limits, what: string): { vertices: number; triangles: number } {
+  let vertices = 0;
+  let triangles = 0;
+  for (const part of parts) {
+    vertices += part.positions.length / 3;
+    triangles += part.triangles.length / 3;
+  }
+  if (vertices > limits.maxVerticesTotal) throw new AutoRigError('TOO_LARGE', `${vertices} vertices${what}; the limit is ${limits.maxVerticesTotal}`);
+  if (triangles > limits.maxTrianglesTotal) throw new AutoRigError('TOO_LARGE', `${triangles} triangles${what}; the limit is ${limits.maxTrianglesTotal}`);
+  return { vertices, triangles };
+}
+
+/**
  * The mesh of a rig/skin request: triangle indices within each part (BAD_INDEX), totals within the limits (TOO_LARGE),
  * and something to rig at all (EMPTY_MESH).
  */
 function checkMesh(objects: MeshPart[], limits: Limits): MeshPart[] {
-  let vertices = 0;
-  let triangles = 0;
-  for (const part of objects) {
-    vertices += part.positions.length / 3;
-    triangles += part.triangles.length / 3;
-  }
-  if (vertices > limits.maxVerticesTotal) throw new AutoRigError('TOO_LARGE', `${vertices} vertices; the limit is ${limits.maxVerticesTotal}`);
-  if (triangles > limits.maxTrianglesTotal) throw new AutoRigError('TOO_LARGE', `${triangles} triangles; the limit is ${limits.maxTrianglesTotal}`);
+  const { vertices, triangles } = checkTotals(objects, limits, '');
   if (objects.length === 0) throw new AutoRigError('EMPTY_MESH', 'no objects were sent');
   if (vertices < limits.minVerticesTotal || triangles === 0) {
     throw new AutoRigError('EMPTY_MESH', `${vertices} vertices and ${triangles} triangles are too few to rig`);
@@ -461,14 +470,7 @@ function checkMesh(objects: MeshPart[], limits: Limits): MeshPart[] {
  * character's objects (TOO_LARGE). The list's length is held to maxExamples as it is read (listLimit).
  */
 function checkExamples(examples: CorrectivesExample[], objects: MeshPart[], skeleton: Skeleton, limits: Limits): CorrectivesExample[] {
-  let vertices = 0;
-  let triangles = 0;
-  for (const part of [...objects, ...examples.flatMap((example) => example.objects)]) {
-    vertices += part.positions.length / 3;
-    triangles += part.triangles.length / 3;
-  }
-  if (vertices > limits.maxVerticesTotal) throw new AutoRigError('TOO_LARGE', `${vertices} vertices with the examples'; the limit is ${limits.maxVerticesTotal}`);
-  if (triangles > limits.maxTrianglesTotal) throw new AutoRigError('TOO_LARGE', `${triangles} triangles with the examples'; the limit is ${limits.maxTrianglesTotal}`);
+  checkTotals([...objects, ...examples.flatMap((example) => example.objects)], limits, " with the examples'");
   const want = skeleton.joints.length * 9;
   examples.forEach((example, e) => {
     const label = `examples[${e}]`;
