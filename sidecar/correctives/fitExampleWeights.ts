@@ -30,6 +30,7 @@ import { MeshBVH, type HitPointInfo } from 'three-mesh-bvh';
 import { jointDualQuaternions, dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, type RestSkeleton } from '../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../errors.js';
+import { barycentric } from '../geometry/barycentric.js';
 import type { FieldBlend, StaticSlots } from './poseDependentWeights.js';
 import { rotationVector, SLOTS } from './poseFeatures.js';
 
@@ -525,20 +526,6 @@ function slotNeighbours(triangles: Uint32Array, slots: StaticSlots, free: Int32A
   };
 }
 
-/** Barycentric coordinates of p (on or near the triangle) → out #3. */
-function barycentric(positions: Float32Array, corners: number[], p: Vector3, out: number[]): void {
-  const a = corners[0] * 3, b = corners[1] * 3, c = corners[2] * 3;
-  const e1 = [positions[b] - positions[a], positions[b + 1] - positions[a + 1], positions[b + 2] - positions[a + 2]];
-  const e2 = [positions[c] - positions[a], positions[c + 1] - positions[a + 1], positions[c + 2] - positions[a + 2]];
-  const d = [p.x - positions[a], p.y - positions[a + 1], p.z - positions[a + 2]];
-  const d11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], d12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
-  const d22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
-  const p1 = d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2], p2 = d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2];
-  const det = d11 * d22 - d12 * d12;
-  if (!(det > 0)) { out[0] = 1 / 3; out[1] = 1 / 3; out[2] = 1 / 3; return; }
-  const s = (d22 * p1 - d12 * p2) / det, t = (d11 * p2 - d12 * p1) / det;
-  out[0] = 1 - s - t; out[1] = s; out[2] = t;
-}
 
 /** In-place-free Cholesky of a symmetric positive definite n×n matrix (row-major) → its lower factor L in `out`. */
 function cholesky(m: Float64Array, out: Float64Array): void {
@@ -654,7 +641,7 @@ export function fitExampleWeights(
         if (!ex.posed.bvh.closestPointToPoint(point, hit)) continue;
         reverseSum += hit.distance; reverseCount++;
         for (let k = 0; k < 3; k++) corners[k] = ex.posed.corners[3 * hit.faceIndex + k];
-        barycentric(ex.posed.positions, corners, hit.point, bary);
+        barycentric(ex.posed.positions, corners[0], corners[1], corners[2], hit.point, bary);
         const dx = (hit.point.x - point.x) / h, dy = (hit.point.y - point.y) / h, dz = (hit.point.z - point.z) / h;
         for (let k = 0; k < 3; k++) {
           const v = corners[k];
