@@ -25,12 +25,13 @@
  *    reads as a boundary).
  * Distances are measured in mean rest edge lengths, so the regulariser weights do not depend on the character's units.
  */
-import { BufferAttribute, BufferGeometry, Vector3 } from 'three';
-import { MeshBVH, type HitPointInfo } from 'three-mesh-bvh';
+import { Vector3 } from 'three';
+import type { HitPointInfo } from 'three-mesh-bvh';
 import { jointDualQuaternions, dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, type RestSkeleton } from '../deform/linearBlendSkinning.js';
 import { AutoRigError } from '../errors.js';
 import { barycentric } from '../geometry/barycentric.js';
+import { closestSurface, type ClosestSurface } from '../geometry/closestSurface.js';
 import type { FieldBlend, StaticSlots } from './poseDependentWeights.js';
 import { rotationVector, SLOTS } from './poseFeatures.js';
 
@@ -212,21 +213,6 @@ function checkOptions(options: ExampleFitOptions): typeof DEFAULTS {
   if (!(o.rigidWeight > 0 && o.rigidWeight <= 1)) throw new AutoRigError('BAD_REQUEST', `example fit: rigidWeight must be in (0, 1], got ${o.rigidWeight}`);
   if (!(o.shrink + o.damping > 0)) throw new AutoRigError('BAD_REQUEST', 'example fit: shrink and damping cannot both be 0 (the step would be undetermined)');
   return o;
-}
-
-/** A triangle mesh with a BVH for closest points; `corners` is the BVH's reordered index. */
-interface ClosestSurface {
-  bvh: MeshBVH;
-  positions: Float32Array;
-  corners: Uint32Array;
-}
-
-function closestSurface(positions: Float32Array, triangles: Uint32Array): ClosestSurface {
-  const geometry = new BufferGeometry();
-  geometry.setAttribute('position', new BufferAttribute(positions, 3));
-  geometry.setIndex(new BufferAttribute(triangles.slice(), 1));
-  const bvh = new MeshBVH(geometry);
-  return { bvh, positions, corners: geometry.index!.array as Uint32Array };
 }
 
 /** Per example, what stays fixed through the fit. */

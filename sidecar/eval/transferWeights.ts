@@ -2,10 +2,11 @@
  * Skinning weights carried from one mesh to another by closest point: what a remeshed character's "artist weights"
  * are in the eval (the remesh has other vertices, so the artist's weights are read off the surface it came from).
  */
-import { BufferAttribute, BufferGeometry, Vector3 } from 'three';
-import { MeshBVH, type HitPointInfo } from 'three-mesh-bvh';
+import { Vector3 } from 'three';
+import type { HitPointInfo } from 'three-mesh-bvh';
 import { AutoRigError } from '../errors.js';
 import { barycentric } from '../geometry/barycentric.js';
+import { closestSurface } from '../geometry/closestSurface.js';
 import { mergeParts } from '../mesh/mergeParts.js';
 import type { MeshPart, PartWeights } from '../types.js';
 
@@ -61,12 +62,8 @@ export function transferWeightsByClosestPoint(source: { parts: MeshPart[]; weigh
     if (weighted[mesh.triangles[t]] || weighted[mesh.triangles[t + 1]] || weighted[mesh.triangles[t + 2]]) kept.push(mesh.triangles[t], mesh.triangles[t + 1], mesh.triangles[t + 2]);
   }
   if (kept.length === 0) throw new AutoRigError('BAD_REQUEST', 'transferWeightsByClosestPoint: no source vertex carries a weight');
-  const geometry = new BufferGeometry();
-  geometry.setAttribute('position', new BufferAttribute(mesh.positions, 3));
-  geometry.setIndex(new BufferAttribute(Uint32Array.from(kept), 1));
-  const bvh = new MeshBVH(geometry);
-  // the BVH reorders the index in place: read corners from it, not from `kept`
-  const corners = geometry.index!.array as Uint32Array;
+  // the BVH reorders its index: corners are read from it, not from `kept`
+  const { bvh, geometry, corners } = closestSurface(mesh.positions, Uint32Array.from(kept));
 
   const targetCount = target.length / 3;
   const indices = new Uint16Array(targetCount * INFLUENCES);

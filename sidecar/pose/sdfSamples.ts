@@ -21,10 +21,11 @@
  * plain 0.5 threshold on purpose: it is the winding number's own reading of the volume an open surface most nearly
  * bounds, it needs no notion of parts, and it agrees with the closed case everywhere else.
  */
-import { BufferAttribute, BufferGeometry, Vector3 } from 'three';
-import { MeshBVH, type HitPointInfo } from 'three-mesh-bvh';
+import { Vector3 } from 'three';
+import type { HitPointInfo } from 'three-mesh-bvh';
 import { SeededRandom } from '../data/seededRandom.js';
 import { AutoRigError } from '../errors.js';
+import { closestSurface } from '../geometry/closestSurface.js';
 import { buildWindingNumberTree, windingNumbers } from '../geometry/windingNumber.js';
 
 /** Winding numbers above this are inside (see the file comment on open sheets). */
@@ -117,11 +118,8 @@ export function signedDistances(positions: Float32Array, triangles: Uint32Array,
  * reorders the index it is built over).
  */
 export function unsignedDistances(positions: Float32Array, triangles: Uint32Array, queries: Float32Array): Float32Array {
-  const geometry = new BufferGeometry();
-  geometry.setAttribute('position', new BufferAttribute(positions, 3));
-  geometry.setIndex(new BufferAttribute(triangles.slice(), 1));
+  const { bvh, geometry } = closestSurface(positions, triangles);
   // set as the geometry's boundsTree so that anything three does with it uses the tree, never a brute-force scan
-  const bvh = new MeshBVH(geometry);
   geometry.boundsTree = bvh;
   const queryCount = queries.length / 3;
   const result = new Float32Array(queryCount);
