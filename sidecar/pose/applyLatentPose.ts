@@ -197,19 +197,25 @@ function checkedLatent(mu: Float32Array, latentSize: number): Float32Array {
 }
 
 /**
- * encodeSamples: the encoder's μ of one mesh's SDF samples. encoder: the latent pose encoder's session, samples:
- * SdfSamples (N points), latentSize: the library's → Float32Array #latentSize. Throws MODEL_FAILED when the encoder
- * gives another size.
+ * encodeSdfSamples: the encoder's μ of SDF samples (the apply path's, the eval's, a training file's). encoder: the
+ * latent pose encoder's session, points: Float32Array #N*3 (canonical frame), sdf: Float32Array #N → Float32Array #L.
+ * Throws MODEL_FAILED when the encoder answers no μ.
  */
-async function encodeSamples(encoder: ModelSession, samples: SdfSamples, latentSize: number): Promise<Float32Array> {
-  const N = samples.sdf.length;
+export async function encodeSdfSamples(encoder: ModelSession, points: Float32Array, sdf: Float32Array): Promise<Float32Array> {
+  const N = sdf.length;
   const input = new Float32Array(N * 4);
   for (let i = 0; i < N; i++) {
-    input.set(samples.points.subarray(3 * i, 3 * i + 3), 4 * i);
-    input[4 * i + 3] = samples.sdf[i];
+    input.set(points.subarray(3 * i, 3 * i + 3), 4 * i);
+    input[4 * i + 3] = sdf[i];
   }
-  const encoded = await runModel(encoder, { sdf_samples: { data: input, dims: [1, N, 4] } });
-  const mu = encoded.mu?.data as Float32Array | undefined;
-  if (!mu || mu.length !== latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu?.length ?? 'no'} latents, the library holds ${latentSize}`);
+  const out = await runModel(encoder, { sdf_samples: { data: input, dims: [1, N, 4] } });
+  if (!out.mu) throw new AutoRigError('MODEL_FAILED', 'the latent pose encoder gives no output "mu"');
+  return Float32Array.from(out.mu.data as Float32Array);
+}
+
+/** One mesh's μ for the library: encodeSdfSamples of its samples, MODEL_FAILED when μ and library differ in size. */
+async function encodeSamples(encoder: ModelSession, samples: SdfSamples, latentSize: number): Promise<Float32Array> {
+  const mu = await encodeSdfSamples(encoder, samples.points, samples.sdf);
+  if (mu.length !== latentSize) throw new AutoRigError('MODEL_FAILED', `the encoder gives ${mu.length} latents, the library holds ${latentSize}`);
   return mu;
 }

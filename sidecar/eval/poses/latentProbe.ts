@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { POSE_SDF_SAMPLES, readPoseSample, type PoseSample, type PoseVariant } from '../../data/poses/poseSample.js';
 import { AutoRigError } from '../../errors.js';
 import { modelDataPath, modelPath } from '../../learned/modelFiles.js';
-import { loadModel, runModel, type ModelSession } from '../../learned/onnxSession.js';
-import { applyLatentPose } from '../../pose/applyLatentPose.js';
+import { loadModel, type ModelSession } from '../../learned/onnxSession.js';
+import { applyLatentPose, encodeSdfSamples } from '../../pose/applyLatentPose.js';
 import type { PoseStrategy } from '../../pose/poseLibrary.js';
 import { sdfSamples } from '../../pose/sdfSamples.js';
 import type { MeshPart } from '../../types.js';
@@ -37,30 +37,12 @@ export function loadEncoder(): Promise<ModelSession> {
 }
 
 /**
- * encodeSamples: the encoder's μ of SDF samples. points: Float32Array #N*3 (canonical frame), sdf: Float32Array #N
- * → Float32Array #L. Throws MODEL_FAILED when the encoder does not answer a μ.
- */
-export async function encodeSamples(encoder: ModelSession, points: Float32Array, sdf: Float32Array): Promise<Float32Array> {
-  const N = sdf.length;
-  const input = new Float32Array(N * 4);
-  for (let i = 0; i < N; i++) {
-    input[4 * i] = points[3 * i];
-    input[4 * i + 1] = points[3 * i + 1];
-    input[4 * i + 2] = points[3 * i + 2];
-    input[4 * i + 3] = sdf[i];
-  }
-  const out = await runModel(encoder, { sdf_samples: { data: input, dims: [1, N, 4] } });
-  if (!out.mu) throw new AutoRigError('MODEL_FAILED', 'the latent pose encoder gives no output "mu"');
-  return Float32Array.from(out.mu.data as Float32Array);
-}
-
-/**
  * encodeShape: μ of a mesh as the apply path sees it: POSE_SDF_SAMPLES samples of seed `seed` (the apply path uses 1)
  * of the canonical-frame mesh. canonical: Float32Array #V*3, triangles: Uint32Array #T*3 → Float32Array #L.
  */
 export async function encodeShape(encoder: ModelSession, canonical: Float32Array, triangles: Uint32Array, seed: number): Promise<Float32Array> {
   const samples = sdfSamples(canonical, triangles, { count: POSE_SDF_SAMPLES, seed });
-  return encodeSamples(encoder, samples.points, samples.sdf);
+  return encodeSdfSamples(encoder, samples.points, samples.sdf);
 }
 
 /** A training identity baseline (c) may carry offsets from: its file, and what it is compared by. */
@@ -98,7 +80,7 @@ export async function trainingIndex(
       onSkip(file, err instanceof Error ? err.message : String(err));
       continue;
     }
-    const mu = encoder ? Array.from(await encodeSamples(encoder, sample.neutralSdfPoints, sample.neutralSdf)) : null;
+    const mu = encoder ? Array.from(await encodeSdfSamples(encoder, sample.neutralSdfPoints, sample.neutralSdf)) : null;
     out.push({ identity: sample.header.identity, file, mu, anchors: mu ? null : Array.from(sample.anchorPositions) });
   }
   if (!out.length) throw new AutoRigError('BAD_REQUEST', `--train ${folder}: no readable .pose file`);
