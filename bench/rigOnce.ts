@@ -11,6 +11,10 @@
  *   node dist/bench/rigOnce.js pose <mesh.bin> <pose> [<rig.bin>]   (Apply Latent Pose, strength 1, strategy mean, the
  *                                                                   user's variant; without rig.bin it auto-rigs the mesh
  *                                                                   inside the timed call, as for a mesh with no rig)
+ *   node dist/bench/rigOnce.js pose-again <mesh.bin> <pose>   (the same mesh posed again, as a user trying strength
+ *                                                            after strength: an untimed apply at strength 0.5 first,
+ *                                                            then the timed one reusing its latent and auto-rig, as the
+ *                                                            sidecar's PoseReuseCache hands them over)
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
@@ -72,9 +76,9 @@ async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
   const isCorrectives = mode === 'correctives' || mode === 'correctives-fit';
   const needsRig = mode === 'skin' || isCorrectives;
-  const isPose = mode === 'pose';
-  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>]\n');
+  const isPose = mode === 'pose' || mode === 'pose-again';
+  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose', 'pose-again'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>] | pose-again <mesh.bin> <pose>\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
@@ -93,6 +97,8 @@ async function main(argv: string[]): Promise<void> {
     for (const name of modelsRunByCorrectives(correctiveMethod)) await loadModel(modelPath(name));
   }
   const sessionSeconds = (performance.now() - s0) / 1000;
+  // pose-again: what the sidecar holds after a first apply of this mesh (server/poseReuseCache.ts)
+  const reuse = mode === 'pose-again' ? (await applyLatentPose(parts, { pose: rest[0], strength: 0.5, strategy: 'mean' })).reusable : undefined;
   const examples: CorrectiveExample[] = mode === 'correctives-fit'
     ? keyPoseExamples(parts, rig!.header.skeleton, rig!.objects, FIT_EXAMPLES, FIT_SHARPNESS)
     : [];
@@ -106,7 +112,10 @@ async function main(argv: string[]): Promise<void> {
   let posed: Float32Array[] = [];
   if (isPose) {
     const rigGiven = rig ? { skeleton: rig.header.skeleton, objects: rig.objects } : undefined;
-    posed = (await applyLatentPose(parts, { pose: rest[0], strength: 1, strategy: 'mean', ...(rigGiven ? { rig: rigGiven } : {}) }, recorder.onProgress)).objects.map((o) => o.positions);
+    const options = { pose: rest[0], strength: 1, strategy: 'mean' as const, ...(rigGiven ? { rig: rigGiven } : {}), ...(reuse ? { reuse } : {}) };
+    const applied = await applyLatentPose(parts, options, recorder.onProgress);
+    if (mode === 'pose-again' && !applied.reused) throw new Error('pose-again: the second apply did not reuse the first one\'s latent and rig');
+    posed = applied.objects.map((o) => o.positions);
   } else if (isCorrectives) {
     const baked = await bakeCorrectives(parts, rig!.header.skeleton, rig!.objects, correctiveMethod ? { method: correctiveMethod } : {}, recorder.onProgress, examples);
     keys = baked.keys.length;

@@ -347,6 +347,10 @@ async function main(): Promise<void> {
       reports.poseRigGiven30k = typeof rig30k !== 'string' ? rig30k : runChildMedian(['pose', meshes.k30.path, BENCH_POSE, rig30k]);
       const given = childRow(`apply latent pose (${BENCH_POSE}, rig given)`, meshes.k30, reports.poseRigGiven30k, '≤ 0.5 s', (t) => t <= 0.5);
       rows.push({ ...given, note: [given.note, poseNote(reports.poseRigGiven30k, `rig (${DEFAULT_METHOD}) made beforehand, untimed`)].filter(Boolean).join('; ') });
+      say(`apply latent pose (${BENCH_POSE}) ~30k, the same mesh again`);
+      reports.poseAgain30k = runChildMedian(['pose-again', meshes.k30.path, BENCH_POSE]);
+      const again = childRow(`apply latent pose (${BENCH_POSE}, the same mesh again: latent and auto-rig reused)`, meshes.k30, reports.poseAgain30k, '≤ 0.5 s', (t) => t <= 0.5);
+      rows.push({ ...again, note: [again.note, poseNote(reports.poseAgain30k, 'a first apply at strength 0.5 untimed; the sidecar keeps a few meshes\' latent and auto-rig (server/poseReuseCache.ts)')].filter(Boolean).join('; ') });
       const load = reports.poseNoRig30k;
       rows.push({
         measurement: 'loading the latent pose models (encoder + decoder + the auto-rig\'s) and the pose library', mesh: '—', vertices: 0,
@@ -396,13 +400,13 @@ async function main(): Promise<void> {
     const stageNames = ['mesh', 'frame', 'skeleton', 'voxelise', 'geodesic', 'weights→vertices'];
     const measured = Object.entries(reports).filter((e): e is [string, ChildReport] => !('error' in e[1]));
     const stageRows = measured
-      .filter(([, r]) => r.mode !== 'pose')
+      .filter(([, r]) => !r.mode.startsWith('pose'))
       .map(([key, r]) => [key, r.vertices.toLocaleString('en-US'), ...stageNames.map((s) => fmtS(r.stages[s])), fmtS(r.seconds)]);
     const stages = markdownTable(['job', 'vertices', ...stageNames, 'total'], stageRows);
     // applyLatentPose's own progress stages: merge + canonical frame, SDF samples + encoder, auto-rig, decoder, skinning
     const poseStageNames = ['mesh', 'encode', 'rig', 'decode', 'skin'];
     const poseStageRows = measured
-      .filter(([, r]) => r.mode === 'pose')
+      .filter(([, r]) => r.mode.startsWith('pose'))
       .map(([key, r]) => [key, r.vertices.toLocaleString('en-US'), ...poseStageNames.map((s) => fmtS(r.stages[s])), fmtS(r.seconds)]);
     const poseStages = poseStageRows.length === 0 ? ''
       : `### Apply Latent Pose, time per stage (s, wall)\n\n${markdownTable(['job', 'vertices', ...poseStageNames, 'total'], poseStageRows)}\n\n`;

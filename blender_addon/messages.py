@@ -481,7 +481,8 @@ def check_pose_apply_result(payload, vertex_counts, pose):
     """A pose.apply result checked in full: one object per object sent, each with #V*3 finite positions.
 
     Returns {"positions": [array('f') #V*3 per object, world space], "pose", "strength", "strategy", "identity",
-    "rig" ('given': posed through the armature sent, 'auto': auto-rigged), "seconds", "provider"}.
+    "rig" ('given': posed through the armature sent, 'auto': auto-rigged), "reused" (the sidecar reused the latent and
+    auto-rig of an earlier apply of the same mesh), "seconds", "provider"}.
     """
     check_fields(payload, protocol.RESULTS["pose.apply"], "result")
     if payload["pose"] != pose:
@@ -501,7 +502,7 @@ def check_pose_apply_result(payload, vertex_counts, pose):
         positions.append(values)
     return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
             "strategy": payload["strategy"], "identity": payload["identity"], "rig": payload["rig"],
-            "seconds": payload["seconds"], "provider": payload["provider"]}
+            "reused": payload["reused"], "seconds": payload["seconds"], "provider": payload["provider"]}
 
 
 def _check_offsets(objects, vertex_counts, path):

@@ -313,6 +313,8 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
             who = ", identity %s" % messages.display_text(result["identity"], 63) if result["identity"] else ""
             through = ("through %s" % messages.display_text(armature_name, 63) if result["rig"] == "given"
                        else "through the auto-rig")
+            if result["reused"]:
+                through += " (mesh read earlier, reused)"
             return "AutoRig: shape key '%s'%s on %d mesh(es) %s: strength %.2f, %s%s (%.1f s on %s)" % (
                 keys[0], experimental, len(found), through, result["strength"],
                 messages.display_text(result["strategy"], 16), who, result["seconds"],

@@ -256,6 +256,7 @@ RESULTS = {
         "strategy": "str",
         "identity": "str|nil",
         "rig": "str",
+        "reused": "bool",
         "seconds": "float",
         "provider": "str",
     },

@@ -156,7 +156,7 @@ describe('pose.list and pose.apply in the schema', () => {
   it('checks the server\'s answers strictly', () => {
     const result = {
       kind: 'result', id: 'r', request: 'pose.apply', objects: [{ name: 'Body', positions: new Float32Array(6) }],
-      pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto', seconds: 0.1, provider: 'cpu',
+      pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto', reused: false, seconds: 0.1, provider: 'cpu',
     };
     expect(() => validateServerMessage(result)).not.toThrow();
     const { rig: _, ...withoutRig } = result;
@@ -235,7 +235,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   it('poses the mesh: every object back in the order and count sent, only the requested limb moved', async () => {
     const id = 'apply-1';
     const reply = await client.ask({ kind: 'pose.apply', id, objects: wire(humanoid), pose: 'elbowBentLf' });
-    expect(reply, JSON.stringify(reply)).toMatchObject({ kind: 'result', request: 'pose.apply', pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto' });
+    expect(reply, JSON.stringify(reply)).toMatchObject({ kind: 'result', request: 'pose.apply', pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto', reused: false });
     expect(client.received.some((m) => m.kind === 'progress' && m.id === id)).toBe(true);
     const posed = posedPositions(reply);
     expect((reply.objects as { name: string }[]).map((o) => o.name)).toEqual(humanoid.map((p) => p.name));
@@ -278,14 +278,42 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     for (const ratio of lengthRatios(full.moved, nearest.moved, end)) expect(ratio).toBeCloseTo(Math.sin(theta) / Math.sin(theta / 2), 3);
   });
 
+  it('reuses an earlier apply\'s latent and auto-rig for the same mesh, with the same answer, and not for a changed mesh', async () => {
+    const runs = async () => (await server.models.stats()).runs;
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.01) }));
+    const ask = async (id: string, objects: typeof humanoid, pose: string) => {
+      const before = await runs();
+      const reply = await client.ask({ kind: 'pose.apply', id, objects: wire(objects), pose });
+      expect(reply.kind, JSON.stringify(reply)).toBe('result');
+      return { reply, posed: posedPositions(reply), runs: (await runs()) - before };
+    };
+    const first = await ask('reuse-1', mesh, 'elbowBentLf');
+    const again = await ask('reuse-2', mesh, 'elbowBentLf');
+    const other = await ask('reuse-3', mesh, 'kneeBentRt');
+    expect(first.reply.reused).toBe(false);
+    // the first apply runs the encoder, the auto-rig's 2D joints and the decoder; a repeat only the decoder
+    expect(first.runs).toBe(3);
+    expect(again.reply).toMatchObject({ reused: true, rig: 'auto' });
+    expect(again.runs).toBe(1);
+    again.posed.forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(first.posed[k])));
+    expect(other.reply.reused).toBe(true);
+    expect(meanMotion(sent[region('RightLeg')].map((x) => x * 1.01), other.posed[region('RightLeg')], () => true)).toBeGreaterThan(0.02);
+    // one vertex moved by a micrometre is another mesh: read again from scratch
+    const moved = mesh.map((p, k) => (k === 0 ? { ...p, positions: p.positions.map((x, i) => (i === 0 ? x + 1e-6 : x)) } : p));
+    const changed = await ask('reuse-4', moved, 'elbowBentLf');
+    expect(changed.reply.reused).toBe(false);
+    expect(changed.runs).toBe(3);
+  });
+
   it('runs the models in the sidecar\'s model host, each loaded once for all pose jobs', async () => {
     const stats = await server.models.stats();
     // earlier tests ran several pose jobs: the encoder, the decoder and the auto-rig's 2D joints were loaded once each,
     // run many times
     expect(modelsRunByPose()).toEqual(['latentPoseEncoder', 'latentPoseDecoder', 'joints2d']);
     expect(stats.loads).toBe(3);
-    // four posing jobs (strength 0 runs none), each running the encoder, the 2D joints and the decoder
-    expect(stats.runs).toBeGreaterThanOrEqual(12);
+    // posing jobs on two meshes: each mesh's first runs the encoder, the 2D joints and the decoder, its repeats (the
+    // mesh's latent and auto-rig reused) the decoder alone, strength 0 none
+    expect(stats.runs).toBeGreaterThanOrEqual(6);
   });
 
   it('answers bad input with its code and keeps serving', async () => {

@@ -55,6 +55,20 @@ export interface ApplyLatentPoseOptions {
    * once for all its poses and variants). Default: encoded here. Bit for bit the same μ either way.
    */
   mu?: Float32Array;
+  /**
+   * what an earlier apply of these same parts left (its result's `reusable`): its μ, and its auto-rig when it made one.
+   * A server keeps it per mesh, so that a user trying pose after pose on one character pays for the SDF samples, the
+   * encoder and the auto-rig once. options.mu and options.rig, when given, win over it.
+   */
+  reuse?: LatentPoseReuse;
+}
+
+/** What one apply can hand to the next apply of the same parts (a server's cache; structured-clone safe). */
+export interface LatentPoseReuse {
+  /** μ of the parts as latentOfParts reads it: Float32Array #latentSize */
+  mu: Float32Array;
+  /** the auto-rig of the parts (skeleton + one PartWeights per part, the parts' space); absent when a rig was given */
+  autoRig?: Pick<RigResult, 'skeleton' | 'objects'>;
 }
 
 export interface LatentPoseResult {
@@ -67,6 +81,10 @@ export interface LatentPoseResult {
   identity: string | null;
   /** which rig posed the mesh: 'given' (options.rig, the caller's) or 'auto' (the auto-rig ran) */
   rig: 'given' | 'auto';
+  /** whether options.reuse served μ or the auto-rig (nothing was sampled, encoded or rigged for it) */
+  reused: boolean;
+  /** what the next apply of these same parts may reuse (options.reuse); absent at strength 0, where nothing is read */
+  reusable?: LatentPoseReuse;
   seconds: number;
   provider: string;
 }
@@ -103,16 +121,21 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   // every model the job runs (modelsRunByPose: encoder, decoder, and the auto-rig's unless the caller brings the rig),
   // in that order: a missing one is MODEL_MISSING whatever the strength, before any work (sessions are cached)
   const rigGiven = options.rig !== undefined;
-  for (const model of modelsRunByPose(rigGiven)) await loadModel(modelPath(model));
+  // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
+  const reusedRig = rigGiven ? undefined : options.reuse?.autoRig;
+  const knownMu = options.mu ?? options.reuse?.mu;
+  const reused = reusedRig !== undefined || (options.mu === undefined && options.reuse?.mu !== undefined);
+  for (const model of modelsRunByPose(rigGiven || reusedRig !== undefined)) await loadModel(modelPath(model));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
   const decoder = await loadModel(modelPath('latentPoseDecoder'));
   if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
-  // the frame the auto-rig would find again: found once, shared with it
-  const prepared = prepareMesh(parts, onProgress, () => {}, !rigGiven);
+  // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound)
+  const prepared = prepareMesh(parts, onProgress, () => {}, !rigGiven && reusedRig === undefined);
   const { mesh, cf, canonical } = prepared;
-  const result = (positions: (part: number) => Float32Array, identity: string | null): LatentPoseResult => ({
+  const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
-    pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
+    pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused: reusable !== undefined && reused,
+    ...(reusable ? { reusable } : {}), seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 
@@ -120,9 +143,9 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   // samples are drawn on a thread of their own while this one rigs. A given rig leaves nothing to overlap.
   onProgress('encode', 0.05);
   const sampling = new AbortController();
-  const encoded = options.mu
-    ? Promise.resolve(checkedLatent(options.mu, library.latentSize))
-    : (rigGiven
+  const encoded = knownMu
+    ? Promise.resolve(checkedLatent(knownMu, library.latentSize))
+    : (rigGiven || reusedRig
       ? Promise.resolve(sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }))
       : sdfSamplesInThread(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }, sampling.signal)
     ).then((samples) => encodeSamples(encoder, samples, library.latentSize));
@@ -131,13 +154,14 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   let rig: Pick<RigResult, 'skeleton' | 'objects'>;
   try {
     onProgress('rig', 0.15);
-    rig = options.rig ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
+    rig = options.rig ?? reusedRig ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
   } catch (err) {
     // the mesh cannot be rigged: its error is the answer, and the samples are no longer wanted
     sampling.abort();
     throw err;
   }
   const mu = await encoded;
+  const reusable: LatentPoseReuse = rigGiven ? { mu } : { mu, autoRig: rig };
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
   const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
   let norm = 0;
@@ -173,7 +197,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
       out[i + 2] = own[i + 2] + (left[2] * dx + up[2] * dy + forward[2] * dz) / s;
     }
     return out;
-  }, identity);
+  }, identity, reusable);
 }
 
 /**

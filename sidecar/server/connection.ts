@@ -18,6 +18,7 @@ import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
 import type { JobInput, JobResult } from './jobMessages.js';
 import type { JobQueue, RunningJob } from './jobs.js';
+import { meshDigest, PoseReuseCache } from './poseReuseCache.js';
 
 export type Log = (line: string) => void;
 
@@ -30,7 +31,9 @@ export interface Connection {
 }
 
 /** Serve one accepted WebSocket. `label` names it in the log; its jobs wait in `queue` (shared by all connections). */
-export function serveConnection(socket: WebSocket, limits: Limits, log: Log, label: string, queue: JobQueue): Connection {
+export function serveConnection(
+  socket: WebSocket, limits: Limits, log: Log, label: string, queue: JobQueue, poseReuse: PoseReuseCache = new PoseReuseCache(),
+): Connection {
   const jobs = new Map<string, RunningJob>();
 
   const send = (message: Record<string, unknown>) => {
@@ -47,7 +50,11 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
     let ended = false;
     // The mesh's arrays move to the worker; a pose or correctives answer is checked against the vertex counts sent.
     const sentLengths = request.objects.map((part) => part.positions.length);
+    // pose.apply: what an earlier apply of exactly this mesh left (μ, its auto-rig), read before the arrays move
+    const meshKey = request.kind === 'pose.apply' ? meshDigest(request.objects) : null;
+    const reuse = meshKey ? poseReuse.get(meshKey) : undefined;
     const input = jobInput(request);
+    if (input.request === 'pose' && reuse) input.reuse = reuse;
     let running = false;
     const job = queue.submit(input, {
       onProgress: (stage, fraction) => {
@@ -63,7 +70,11 @@ export function serveConnection(socket: WebSocket, limits: Limits, log: Log, lab
         jobs.delete(id);
         const reply = resultMessage(id, request.kind, result, limits, sentLengths);
         if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
-        else send(reply);
+        else {
+          send(reply);
+          const reusable = (result as LatentPoseResult).reusable;
+          if (meshKey && reusable) poseReuse.set(meshKey, reusable);
+        }
         log(`${label}: ${named} done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       },
       onError: (code, message) => {
@@ -252,6 +263,7 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
     strategy: result.strategy,
     identity: result.identity,
     rig: result.rig,
+    reused: result.reused,
     seconds: result.seconds,
     provider: result.provider,
   };

@@ -4,7 +4,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
 import type { CorrectiveExample, CorrectiveOptions, CorrectivesPreviewResult, CorrectivesResult } from '../correctives/bakeCorrectives.js';
-import type { LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
+import type { LatentPoseResult, LatentPoseReuse, PoseStrategy } from '../pose/applyLatentPose.js';
 import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
 /** The work of one rig, skin, pose.apply, correctives or correctives.preview request, handed to the worker as workerData. */
@@ -15,6 +15,8 @@ export type JobInput =
     request: 'pose'; objects: MeshPart[]; pose: string; strength: number; strategy: PoseStrategy;
     /** the mesh's own rig (skeleton + weights per object), when the client sent one; absent: auto-rig */
     rig?: { skeleton: Skeleton; objects: PartWeights[] };
+    /** what an earlier apply of exactly this mesh left (the server's PoseReuseCache); copied to the thread, not moved */
+    reuse?: LatentPoseReuse;
   }
   | {
     request: 'correctives'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[]; options: CorrectiveOptions;

@@ -22,8 +22,8 @@ async function runJob(input: JobInput, post: (message: JobOutput) => void): Prom
     return previewCorrectives(input.objects, input.skeleton, input.weights, input.rotations, input.options, onProgress);
   }
   if (input.request === 'pose') {
-    const { pose, strength, strategy, rig } = input;
-    return applyLatentPose(input.objects, { pose, strength, strategy, rig }, onProgress);
+    const { pose, strength, strategy, rig, reuse } = input;
+    return applyLatentPose(input.objects, { pose, strength, strategy, rig, reuse }, onProgress);
   }
   return skinCharacterAsync(input.objects, input.skeleton, input.locked, input.options, onProgress);
 }

@@ -18,6 +18,7 @@ import { defaultJobSlots, JobQueue } from './jobs.js';
 import { MODEL_FILES, modelPath, type ModelName } from '../learned/modelFiles.js';
 import { modelsRunBy } from '../methods.js';
 import { ModelHost } from './modelHost.js';
+import { PoseReuseCache } from './poseReuseCache.js';
 
 export interface ServeOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one (read it back from the result). */
@@ -75,6 +76,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const connections = new Map<WebSocket, Connection>();
   const models = new ModelHost(log);
   const queue = new JobQueue(options.jobSlots ?? defaultJobSlots(), models);
+  // one for the whole server: the add-on opens a connection per request
+  const poseReuse = new PoseReuseCache();
   let nextConnection = 1;
 
   const http = createServer((_request, response) => {
@@ -99,7 +102,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         connections.delete(ws);
         log(`${label} disconnected (${code})`);
       });
-      connections.set(ws, serveConnection(ws, limits, log, label, queue));
+      connections.set(ws, serveConnection(ws, limits, log, label, queue, poseReuse));
     });
   });
 

@@ -114,7 +114,7 @@ def pose_result(request):
         pose = "elbowBentLf" if pose != "elbowBentLf" else "kneeBentRt"
     return {"objects": objects, "pose": pose, "strength": float(strength), "strategy": request.get("strategy", "mean"),
             "identity": "fakeIdentity" if request.get("strategy") == "nearest" else None,
-            "rig": "given" if "skeleton" in request else "auto", "seconds": 0.01, "provider": "cpu"}
+            "rig": "given" if "skeleton" in request else "auto", "reused": False, "seconds": 0.01, "provider": "cpu"}
 
 
 def answer_job(conn, kind, rid, request):

@@ -17,7 +17,7 @@ from test_client import make_launcher, two_triangle_mesh
 def pose_payload(objects, pose="elbowBentLf", **fields):
     """A well-formed pose.apply result for `objects` [(name, [x, y, z, ...])]."""
     payload = {"objects": [{"name": n, "positions": struct.pack("<%df" % len(v), *v)} for n, v in objects],
-               "pose": pose, "strength": 1.0, "strategy": "mean", "identity": None, "rig": "auto", "seconds": 0.5,
+               "pose": pose, "strength": 1.0, "strategy": "mean", "identity": None, "rig": "auto", "reused": False, "seconds": 0.5,
                "provider": "cpu"}
     payload.update(fields)
     return payload
