@@ -34,9 +34,10 @@ interface PoseRun {
   apply: {
     finished: boolean; error: string | null; seconds: number; keys: string[]; values: number[]; relative_to: string[];
     reference: string; active: string; use_relative: boolean; motion: Motion; basis_max_offset: number; undo: Undo;
-    rigs: string[];
+    rigs: string[]; reuses: boolean[];
   };
-  auto_rig: { finished: boolean; error: string | null; rigs: string[]; keys: string[] };
+  auto_rig: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; keys: string[] };
+  auto_rig_again: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; seconds: number; motion: Record<string, number> };
   second: { finished: boolean; error: string | null; keys: string[]; motion: Motion; value: number };
   unknown_pose: { finished: boolean; error: string | null; differences: string[] };
   apply_fails: { finished: boolean; error: string | null; differences: string[] };
@@ -101,6 +102,7 @@ describe('Apply Latent Pose in Blender', () => {
     expect(a.finished, a.error ?? '').toBe(true);
     // the character's armature has the Mixamo joints: the sidecar posed it through that rig, not an auto-rig
     expect(a.rigs).toEqual(['given']);
+    expect(a.reuses).toEqual([false]);
     expect(a.keys).toEqual(['Basis', 'elbowBentLf']);
     expect(a.values[1]).toBe(1);
     expect(a.relative_to).toEqual(['Basis', 'Basis']);
@@ -135,6 +137,14 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.auto_rig.finished, r.auto_rig.error ?? '').toBe(true);
     expect(r.auto_rig.rigs).toEqual(['auto']);
     expect(r.auto_rig.keys).toContain('kneeBentLf');
+    // the mesh as sent is the one posed before (through the armature): its latent is reused, the auto-rig is new
+    expect(r.auto_rig.reuses).toEqual([true]);
+    // and again: latent and auto-rig both from the sidecar's memory, the requested limb bent all the same
+    expect(r.auto_rig_again.finished, r.auto_rig_again.error ?? '').toBe(true);
+    expect(r.auto_rig_again.rigs).toEqual(['auto']);
+    expect(r.auto_rig_again.reuses).toEqual([true]);
+    expect(r.auto_rig_again.motion.right_forearm, JSON.stringify(r.auto_rig_again.motion)).toBeGreaterThan(0.05);
+    expect(r.auto_rig_again.motion.right_forearm).toBeGreaterThan(10 * othersMax(r.auto_rig_again.motion, 'right_forearm'));
     expect(r.poll_without_mesh).toBe(false);
     console.log(`Apply Latent Pose in Blender: ${r.apply.seconds} s for the first apply (sidecar start included), ${r.total_seconds} s in all`);
   }, 180_000);

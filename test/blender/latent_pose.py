@@ -205,11 +205,13 @@ def main():
     import autorig.messages as messages_module
 
     rigs = []
+    reuses = []
     check_result = messages_module.check_pose_apply_result
 
     def recording_check(payload, vertex_counts, pose):
         result = check_result(payload, vertex_counts, pose)
         rigs.append(result["rig"])
+        reuses.append(result["reused"])
         return result
 
     messages_module.check_pose_apply_result = recording_check
@@ -225,7 +227,7 @@ def main():
     after = scene_digest()
     mesh = bpy.data.objects[mesh_name]
     keys = mesh.data.shape_keys
-    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2), "rigs": rigs[:]}
+    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2), "rigs": rigs[:], "reuses": reuses[:]}
     if keys is not None:
         blocks = keys.key_blocks
         applied.update({
@@ -297,9 +299,19 @@ def main():
     bone = next(b for b in armature.data.bones if b.name.endswith("LeftForeArm"))
     bone.name = "ForeArm.L"
     del rigs[:]
+    del reuses[:]
     finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="kneeBentLf")
-    results["auto_rig"] = {"finished": finished, "error": error, "rigs": rigs[:],
+    results["auto_rig"] = {"finished": finished, "error": error, "rigs": rigs[:], "reuses": reuses[:],
                            "keys": [b.name for b in mesh.data.shape_keys.key_blocks] if mesh.data.shape_keys else []}
+    # the same mesh again: the sidecar answers from what it kept of the last apply (its latent and auto-rig)
+    step("apply again through the auto-rig")
+    del rigs[:]
+    del reuses[:]
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="elbowBentRt")
+    again = {"finished": finished, "error": error, "rigs": rigs[:], "reuses": reuses[:], "seconds": round(seconds, 2)}
+    if finished and "elbowBentRt" in mesh.data.shape_keys.key_blocks:
+        again["motion"] = key_motion(mesh, "elbowBentRt", limbs)
+    results["auto_rig_again"] = again
 
     step("no selection")
     for other in bpy.context.view_layer.objects:
