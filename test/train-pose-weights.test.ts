@@ -308,6 +308,24 @@ describe('pose-dependent weight field training (models/training/train_pose_weigh
     expect(result.lbsDifference).toBeGreaterThan(0.1);
   }, 30_000);
 
+  it.skipIf(!torchReady && !ON_CI)('the extra terms measure what they say: silhouettes see a 2 cm move and pull it back, the posed Laplacian a dent, locality a far joint', () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx (apt-get install python3-torch python3-onnx)`).toBe(true);
+    const run = spawnSync(PYTHON, ['models/training/pose_weights/check_terms.py'], {
+      cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
+    });
+    expect(run.status, run.stderr + run.stdout).toBe(0);
+    const r = JSON.parse(run.stdout.trim().split('\n').pop() as string) as Record<string, number | boolean>;
+    // the exact prediction sits at the sampling floor; half the tube moved 2 % of its length sideways adds about as
+    // much in the two views that see the move (front does not)
+    expect(r.silhouetteMoved as number).toBeGreaterThan((r.silhouetteExact as number) + 0.3);
+    expect(r.gradientPullsBack).toBe(true);
+    expect(r.laplacianSame).toBe(0);
+    expect(r.laplacianDented as number).toBeGreaterThan(1e-4);
+    // 0.2 of weight gained on a joint 0.05 h away: 0.2·0.5³; 0.3 h away: 0.2·3³
+    expect(r.localityNear as number).toBeCloseTo(0.025, 6);
+    expect(r.localityFar as number).toBeCloseTo(5.4, 5);
+  }, 30_000);
+
   it.skipIf(!committedPresent)('the committed models/pose_weights.onnx reproduces its check file, sums to one and is static at rest', async () => {
     expect(statSync(COMMITTED).size).toBeLessThanOrEqual(5 * 2 ** 20);
     const { check, difference } = await replayCheck(COMMITTED);

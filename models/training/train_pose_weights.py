@@ -40,7 +40,8 @@ from pose_weights.losses import (SKINNINGS, blend_region, chamfer, knn_graph, po
                                  region_plane_distance, skin)
 from pose_weights.model import PoseWeightField, parameter_count, rest_features  # noqa: E402
 
-TERMS = ["point_to_plane", "point_to_point", "gt_to_pred", "smooth", "rigid", "delta"]
+TERMS = ["point_to_plane", "point_to_point", "gt_to_pred", "smooth", "rigid", "delta", "silhouette", "posed_laplacian",
+         "locality"]
 CURVE = ["step", "seconds", "lr", "split", "loss", *TERMS, "chamfer_static", "chamfer_predicted", "chamfer_static_lbs"]
 # How each --skinning is named in logs and the card.
 SKINNING_NAMES = {"lbs": "linear blend skinning (LBS)", "dqs": "dual-quaternion skinning (DQS)"}
@@ -72,6 +73,12 @@ def parse_args(argv):
     p.add_argument("--w-smooth", type=float, default=1e-2, help="weight of the Laplacian of the weight change")
     p.add_argument("--w-rigid", type=float, default=1.0, help="weight of the rigid-vertex term")
     p.add_argument("--w-delta", type=float, default=1e-3, help="weight of ‖Δ − Δ_rest‖²")
+    p.add_argument("--w-silhouette", type=float, default=0.0,
+                   help="weight of the silhouette Chamfer from three views about the posed joint (0: not computed)")
+    p.add_argument("--w-laplacian", type=float, default=0.0,
+                   help="weight of the posed mesh's Laplacian against static skinning's (0: not computed)")
+    p.add_argument("--w-locality", type=float, default=0.0,
+                   help="weight of the geodesic locality term, exponent 3 (0: not computed)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     p.add_argument("--val-every", type=int, default=1000)
@@ -270,7 +277,8 @@ def main(argv=None):
     field = PoseWeightField(args.width, args.layers)
     optimizer = torch.optim.Adam(field.parameters(), lr=args.lr)
     factors = {"point_to_plane": args.w_plane, "point_to_point": args.w_point, "gt_to_pred": args.w_gt,
-               "smooth": args.w_smooth, "rigid": args.w_rigid, "delta": args.w_delta}
+               "smooth": args.w_smooth, "rigid": args.w_rigid, "delta": args.w_delta, "silhouette": args.w_silhouette,
+               "posed_laplacian": args.w_laplacian, "locality": args.w_locality}
     say(f"field: {parameter_count(field):,} parameters, config {field.config}; loss factors {factors}; skinning "
         f"{SKINNING_NAMES[args.skinning]}")
     skinning, short = SKINNINGS[args.skinning], SKINNING_SHORT[args.skinning]
@@ -364,7 +372,13 @@ def main(argv=None):
                           f"nearest posed-surface sample) + {args.w_gt}·(sample → nearest skinned vertex), in % of the "
                           f"height; {args.w_smooth}·Laplacian² of the weight change over a {args.knn}-NN graph of "
                           f"the rest vertices; {args.w_rigid}·‖w − w_static‖² on rigid vertices (static max ≥ "
-                          f"0.999); {args.w_delta}·‖Δ − Δ_rest‖²"},
+                          f"0.999); {args.w_delta}·‖Δ − Δ_rest‖²"
+                          + (f"; {args.w_silhouette}·silhouette Chamfer (front, side and top views about the posed "
+                             "joint, % of the height)" if args.w_silhouette else "")
+                          + (f"; {args.w_laplacian}·‖L(posed) − L(static-posed)‖² (posed mesh Laplacian, % of the "
+                             "height)" if args.w_laplacian else "")
+                          + (f"; {args.w_locality}·Σ gained weight × (joint distance / 0.1 h)³ (geodesic locality)"
+                             if args.w_locality else "")},
         sections=[(f"Metrics on the {metric_name} characters", [
             "Symmetric Chamfer distance (mean of both nearest-neighbour directions) between the skinned vertices "
             "and the exactly posed surface, percent of the character's height, mean over characters and poses; "

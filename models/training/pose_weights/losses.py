@@ -164,6 +164,100 @@ def rigid_term(weights, static):
     return (weights[rigid] - static[rigid]).pow(2).sum(-1).mean()
 
 
+# The silhouette term looks at the vertices whose slot joints' rigid positions spread more than this share of the
+# height (blend_region): where the weights matter in the pose.
+SILHOUETTE_REGION = 0.01
+# Views of the silhouette term: the two axes each orthographic view keeps (front: x, y; side: z, y; top: x, z).
+SILHOUETTE_VIEWS = ((0, 1), (2, 1), (0, 2))
+# Pixels along the longer side of a view's crop.
+SILHOUETTE_PIXELS = 48
+# The crop: the moving region's box grown by this share of its size and this share of the height (at least).
+SILHOUETTE_MARGIN = 0.15
+SILHOUETTE_MARGIN_HEIGHT = 0.02
+
+
+def _closed_mask(mask, radius):
+    """Morphological closing (dilate then erode, square of side 2·radius + 1) of a (R, R) 0/1 mask: fills the gaps
+    between a surface's sparse samples."""
+    k = 2 * radius + 1
+    x = mask[None, None]
+    x = torch.nn.functional.max_pool2d(x, k, stride=1, padding=radius)
+    x = -torch.nn.functional.max_pool2d(-x, k, stride=1, padding=radius)
+    return x[0, 0]
+
+
+def silhouette_terms(posed, surface, region, scale, pixels=SILHOUETTE_PIXELS, views=SILHOUETTE_VIEWS):
+    """Silhouettes from several views, as VINECS fits to images: around the posed joint (the box of the region's
+    vertices, grown), each view's ground-truth silhouette is the closed mask of the posed surface's samples; the term is
+    a silhouette Chamfer distance: the mean distance of the skinned vertices outside that silhouette to it (its distance
+    transform, sampled bilinearly) plus the mean distance from the silhouette's boundary pixels to the nearest skinned
+    vertex in the view. posed (N, 3), surface (M, 3), region (N,) bool, scale: what distances are divided by →
+    scalar tensor (0 without a region). Differentiable in posed; masks, crops and pairs are fixed for the step."""
+    if not bool(region.any()):
+        return posed.sum() * 0.0
+    with torch.no_grad():
+        moving = posed[region]
+        low, high = moving.min(dim=0).values, moving.max(dim=0).values
+        grow = torch.clamp(SILHOUETTE_MARGIN * (high - low), min=SILHOUETTE_MARGIN_HEIGHT * scale * 100.0)
+        low, high = low - grow, high + grow
+        inside_gt = ((surface >= low) & (surface <= high)).all(dim=1)
+        inside_pred = ((posed >= low) & (posed <= high)).all(dim=1)
+    if not bool(inside_gt.any()) or not bool(inside_pred.any()):
+        return posed.sum() * 0.0
+    gt, pred = surface[inside_gt], posed[inside_pred]
+    total = posed.sum() * 0.0
+    for a, b in views:
+        with torch.no_grad():
+            origin = torch.stack([low[a], low[b]])
+            extent = float(torch.max(high[a] - low[a], high[b] - low[b]))
+            size = extent / pixels
+            cells = torch.floor((gt[:, [a, b]] - origin) / size).long().clamp(0, pixels - 1)
+            mask = torch.zeros(pixels, pixels, dtype=posed.dtype)
+            mask[cells[:, 1], cells[:, 0]] = 1.0
+            mask = _closed_mask(mask, 2)
+            occupied = mask.nonzero().to(posed.dtype)  # (row, column) = (b, a)
+            centres = torch.stack(torch.meshgrid(torch.arange(pixels), torch.arange(pixels), indexing="ij"), -1)
+            centres = centres.reshape(-1, 2).to(posed.dtype)
+            field = torch.cdist(centres, occupied).min(dim=1).values.reshape(pixels, pixels) * size
+            eroded = -torch.nn.functional.max_pool2d(-mask[None, None], 3, stride=1, padding=1)[0, 0]
+            boundary = (mask - eroded).nonzero().to(posed.dtype)
+            boundary_points = origin + (boundary[:, [1, 0]] + 0.5) * size
+        uv = pred[:, [a, b]]
+        # grid_sample's (x, y) in [-1, 1] over the pixel centres' span: x along columns (axis a), y along rows (b)
+        grid = ((uv - origin) / size - 0.5) / (pixels - 1) * 2 - 1
+        outside = torch.nn.functional.grid_sample(field[None, None], grid[None, None], mode="bilinear",
+                                                  padding_mode="border", align_corners=True)[0, 0, 0]
+        total = total + outside.mean() / scale
+        if boundary_points.shape[0]:
+            with torch.no_grad():
+                nearest_pred = torch.cdist(boundary_points, uv.detach()).argmin(dim=1)
+            total = total + (uv[nearest_pred] - boundary_points).norm(dim=-1).mean() / scale
+    return total / len(views)
+
+
+def posed_laplacian(posed, reference, neighbours, scale):
+    """Laplacian smoothness of the posed mesh: the mean squared difference between the umbrella Laplacians of the
+    posed vertices and of the same vertices posed with the static weights (the surface's detail as static skinning
+    keeps it), share of scale. posed, reference (N, 3), neighbours (N, k) → scalar tensor."""
+    lap = posed - posed[neighbours].mean(dim=1)
+    ref = reference - reference[neighbours].mean(dim=1)
+    return ((lap - ref) / scale).pow(2).sum(-1).mean()
+
+
+# Geodesic locality: a slot's joint farther than this share of the height from the vertex starts to cost weight.
+LOCALITY_RADIUS = 0.1
+
+
+def locality_term(features, weights, static):
+    """Weights far from a joint's region penalised with exponent 3 (VINECS): per vertex and slot, the weight gained over
+    the static one times (distance to the slot's joint / LOCALITY_RADIUS)³, the distance read from the features (the
+    vertex in the slot joint's rest frame, share of the height; straight, as the region a slot joint's bones span).
+    features (N, 28), weights, static (N, 4) → scalar tensor."""
+    local = features.reshape(features.shape[0], 4, 7)[..., 0:3]
+    reach = (local.norm(dim=-1) / LOCALITY_RADIUS).pow(3)
+    return (torch.relu(weights - static) * reach).sum(-1).mean()
+
+
 def pose_losses(field, sample, terms_weights, skinning=skin):
     """Every term for one (character, pose). sample: dict of tensors rest (N, 3), indices (N, 4) int64, weights (N, 4),
     neighbours (N, k), features (N, 28), transforms (J, 12), surface (M, 3), normals (M, 3), scale (what distances
@@ -179,7 +273,17 @@ def pose_losses(field, sample, terms_weights, skinning=skin):
     terms["smooth"] = laplacian_smoothness(change, sample["neighbours"])
     terms["rigid"] = rigid_term(weights, static)
     terms["delta"] = offsets.pow(2).sum(-1).mean()
-    loss = sum(terms_weights[k] * v for k, v in terms.items())
+    # the extra terms cost a pass each: computed only when weighted
+    if terms_weights.get("silhouette", 0.0) > 0:
+        region = blend_region(sample["rest"], sample["indices"], static, sample["transforms"], SILHOUETTE_REGION * sample["scale"] * 100.0)
+        terms["silhouette"] = silhouette_terms(posed, sample["surface"], region, sample["scale"])
+    if terms_weights.get("posed_laplacian", 0.0) > 0:
+        with torch.no_grad():
+            reference = skinning(sample["rest"], sample["indices"], static, sample["transforms"])
+        terms["posed_laplacian"] = posed_laplacian(posed, reference, sample["neighbours"], sample["scale"])
+    if terms_weights.get("locality", 0.0) > 0:
+        terms["locality"] = locality_term(sample["features"], weights, static)
+    loss = sum(terms_weights.get(k, 0.0) * v for k, v in terms.items())
     return loss, {"loss": loss.item(), **{k: v.item() for k, v in terms.items()}}
 
 
