@@ -147,6 +147,7 @@ TYPES = {
         "name": "str",
         "rotations": "bin:f32:9",
         "objects": "list:MeshObject",
+        "shapeKey?": "bool",
     },
     "ExampleFitReport": {
         "examples": "uint",

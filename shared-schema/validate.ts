@@ -466,8 +466,8 @@ function checkMesh(objects: MeshPart[], limits: Limits): MeshPart[] {
 
 /**
  * A correctives request's examples: each one's rotations #J*9 (BAD_ARRAY), objects with triangles (EMPTY_MESH) whose
- * indices name their own vertices (BAD_INDEX), and their vertices and triangles within the totals together with the
- * character's objects (TOO_LARGE). The list's length is held to maxExamples as it is read (listLimit).
+ * indices name their own vertices (BAD_INDEX), a shape key's objects the character's vertex for vertex (BAD_ARRAY),
+ * and their vertices and triangles within the totals together with the character's objects (TOO_LARGE). The list's length is held to maxExamples as it is read (listLimit).
  */
 function checkExamples(examples: CorrectivesExample[], objects: MeshPart[], skeleton: Skeleton, limits: Limits): CorrectivesExample[] {
   checkTotals([...objects, ...examples.flatMap((example) => example.objects)], limits, " with the examples'");
@@ -479,6 +479,17 @@ function checkExamples(examples: CorrectivesExample[], objects: MeshPart[], skel
     }
     if (!example.objects.some((part) => part.triangles.length > 0)) throw new AutoRigError('EMPTY_MESH', `${label} has no triangles`);
     example.objects.forEach((part, p) => checkTriangleIndices(part, `${label}.objects[${p}] (${part.name})`));
+    // a sculpted shape key is the character's own objects, vertex for vertex (notes.correctives.examples.shapeKey)
+    if (example.shapeKey) {
+      if (example.objects.length !== objects.length) {
+        throw new AutoRigError('BAD_ARRAY', `${label} is a shape key with ${example.objects.length} objects; the character has ${objects.length}`);
+      }
+      example.objects.forEach((part, p) => {
+        if (part.positions.length !== objects[p].positions.length) {
+          throw new AutoRigError('BAD_ARRAY', `${label}.objects[${p}] is a shape key of ${part.positions.length / 3} vertices; objects[${p}] has ${objects[p].positions.length / 3}`);
+        }
+      });
+    }
   });
   return examples;
 }

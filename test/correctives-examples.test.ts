@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { validateRequest, protocolLimits } from '../shared-schema/validate.js';
 import { bakeCorrectives, type CorrectiveExample, type CorrectiveKey } from '../sidecar/correctives/bakeCorrectives.js';
+import { correctiveOffsets } from '../sidecar/correctives/correctiveOffsets.js';
 import { keyPoseRotations, keyPoses } from '../sidecar/correctives/keyPoses.js';
 import { dualQuaternionSkinning } from '../sidecar/deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, restSkeleton } from '../sidecar/deform/linearBlendSkinning.js';
@@ -162,6 +163,44 @@ describe('correctives fitted to posed examples', { timeout: 120_000 }, () => {
     console.log(`fit on the field: mean distance ${fit.before.toFixed(5)} → ${fit.after.toFixed(5)}`);
     expect(fit.after).toBeLessThan(fit.before);
     expect((reply.keys as unknown[]).length).toBe(2);
+  });
+
+  it('takes a shape key sculpted on the posed character as an example: posed by LBS, the same fit as the posed surface', async () => {
+    // the key an artist would sculpt on the character posed at the elbow key so that it shows the example: LBS of
+    // rest + key lands on the example's surface (the character's own vertices, rest space)
+    const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
+    const transforms = poseTransforms(rest.heads, rest.parents, Float64Array.from(example.rotations));
+    const sculpted: CorrectiveExample & { rotations: Float32Array } = {
+      name: 'elbow key', rotations: example.rotations, shapeKey: true,
+      objects: character.parts.map((part, p) => {
+        const w = weights[p];
+        const key = correctiveOffsets(part.positions, w.indices, w.weights, w.influences, transforms, example.objects[p].positions);
+        return { name: part.name, positions: part.positions.map((x, i) => x + key[i]), triangles: part.triangles };
+      }),
+    };
+    const byKey = await client.ask({ kind: 'correctives', id: 'shape-key', ...request, examples: [sculpted] });
+    expect(byKey, JSON.stringify(byKey).slice(0, 300)).toMatchObject({ kind: 'result', request: 'correctives' });
+    const bySurface = await client.ask({ kind: 'correctives', id: 'surface', ...request, examples: [example] });
+    const a = byKey.fit as { before: number; after: number }, b = bySurface.fit as { before: number; after: number };
+    console.log(`shape-key example: fit ${a.before.toFixed(5)} → ${a.after.toFixed(5)}; the posed surface itself ${b.before.toFixed(5)} → ${b.after.toFixed(5)}`);
+    // the sidecar's LBS of the key is the surface the other example sends, to float rounding
+    expect(a.before).toBeCloseTo(b.before, 5);
+    expect(a.after).toBeCloseTo(b.after, 4);
+    expect(a.after).toBeLessThan(0.8 * a.before);
+    // taken as a posed mesh instead (no shapeKey), the same coordinates are far from the pose: another fit
+    const unposed = await client.ask({ kind: 'correctives', id: 'unposed', ...request, examples: [{ ...sculpted, shapeKey: false }] });
+    expect((unposed.fit as { before: number }).before).toBeGreaterThan(2 * a.before);
+    // a key must be the character's own objects, vertex for vertex
+    const fewer = { ...sculpted, objects: sculpted.objects.slice(1) };
+    const shorter = { ...sculpted, objects: sculpted.objects.map((o, p) => (p === 0 ? { ...o, positions: o.positions.subarray(0, o.positions.length - 3), triangles: Uint32Array.from([0, 1, 2]) } : o)) };
+    for (const [id, bad] of [['key-fewer', fewer], ['key-shorter', shorter]] as const) {
+      const reply = await client.ask({ kind: 'correctives', id, ...request, examples: [bad] });
+      expect(reply, id).toMatchObject({ kind: 'error', code: 'BAD_ARRAY' });
+      expect(reply.message, id).toMatch(/shape key/);
+      // and the library refuses it too, with the same code, when called without the server's check
+      await expect(bakeCorrectives(character.parts, skeleton, weights, { method: 'dualQuaternion', poses: ['elbowBend'] }, () => {}, [bad]))
+        .rejects.toMatchObject({ code: 'BAD_ARRAY' });
+    }
   });
 
   it('answers bad examples with their codes and keeps serving', async () => {

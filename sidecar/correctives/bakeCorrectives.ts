@@ -10,7 +10,7 @@
 import protocol from '../../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from '../errors.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
-import { poseTransforms, restSkeleton, type RestSkeleton } from '../deform/linearBlendSkinning.js';
+import { linearBlendSkinning, poseTransforms, restSkeleton, type RestSkeleton } from '../deform/linearBlendSkinning.js';
 import { modelPath } from '../learned/modelFiles.js';
 import { loadModel, type ModelSession } from '../learned/onnxSession.js';
 import { mergeParts, type MergedMesh } from '../mesh/mergeParts.js';
@@ -60,6 +60,12 @@ export interface CorrectiveExample {
   /** #J*9 over skeleton.joints, correctives.preview's convention (row-major 3x3 per joint, world axes, about the rest head) */
   rotations: ArrayLike<number>;
   objects: MeshPart[];
+  /**
+   * true: the objects are the character's own (same count, order and vertex counts) at rest with a shape key sculpted
+   * on the posed character applied; the example's surface is then those objects posed by linear blend skinning with
+   * the bake's weights at the rotations, which is what Blender's Armature modifier showed while the key was sculpted
+   */
+  shapeKey?: boolean;
 }
 
 /** How the fit to the examples went (protocol.json ExampleFitReport). */
@@ -217,7 +223,7 @@ export async function bakeCorrectives(
   const { method, poses } = checkCorrectiveInput(objects, skeleton, weights, options);
   const keys = keyPoses(skeleton, poses);
   const rest = restSkeleton(skeleton.joints.map((j) => j.head), skeleton.joints.map((j) => j.parent));
-  const surfaces = checkExamples(examples, skeleton.joints.length);
+  const surfaces = checkExamples(examples, skeleton.joints.length, { objects, weights, rest });
   const field = await fieldFor(method, weights);
   const fitted = surfaces.length > 0 ? await fitToExamples(objects, weights, skeleton, rest, surfaces, method, field, onProgress) : null;
   const out: CorrectiveKey[] = [];
@@ -244,22 +250,52 @@ interface ExampleSurface {
 /**
  * The examples of a bake request, checked: at most limits.maxExamples (TOO_LARGE), rotations as a preview's
  * (BAD_ARRAY for the wrong length, BAD_REQUEST for a matrix that is no rotation), objects that merge into a surface
- * with triangles (mergeParts: EMPTY_MESH, BAD_ARRAY, BAD_INDEX, BAD_NUMBER, TOO_LARGE). Errors name the example.
- * examples: CorrectiveExample[], jointCount → ExampleSurface[] (same order)
+ * with triangles (mergeParts: EMPTY_MESH, BAD_ARRAY, BAD_INDEX, BAD_NUMBER, TOO_LARGE); a shape-key example's objects
+ * match the character's one for one (BAD_ARRAY otherwise) and are posed here by linear blend skinning with its weights.
+ * Errors name the example.
+ * examples: CorrectiveExample[], jointCount, character: the bake's objects, weights (checked) and rest skeleton
+ * → ExampleSurface[] (same order)
  */
-export function checkExamples(examples: CorrectiveExample[], jointCount: number): ExampleSurface[] {
+export function checkExamples(
+  examples: CorrectiveExample[], jointCount: number, character: { objects: MeshPart[]; weights: PartWeights[]; rest: RestSkeleton },
+): ExampleSurface[] {
   if (examples.length > protocol.limits.maxExamples) {
     throw new AutoRigError('TOO_LARGE', `${examples.length} examples; the limit is ${protocol.limits.maxExamples}`);
   }
   return examples.map((example, e) => {
     try {
       const rotations = checkRotations(example.rotations, jointCount);
-      const { positions, triangles } = mergeParts(example.objects);
+      const parts = example.shapeKey ? shapeKeyPosed(example.objects, character, rotations) : example.objects;
+      const { positions, triangles } = mergeParts(parts);
       return { rotations, surface: { positions, triangles } };
     } catch (err) {
       if (err instanceof AutoRigError) throw new AutoRigError(err.code, `examples[${e}] (${printable(example.name)}): ${err.message}`);
       throw err;
     }
+  });
+}
+
+/**
+ * A shape-key example's surface: its objects (the character's, rest + the sculpted key) posed as the Armature
+ * modifier poses them, by linear blend skinning with the character's weights at the example's rotations.
+ * objects: MeshPart[] (one per character object, same vertex counts), character, rotations: Float64Array #J*9
+ * → MeshPart[] posed. Throws BAD_ARRAY when the objects do not match the character's.
+ */
+function shapeKeyPosed(
+  objects: MeshPart[], character: { objects: MeshPart[]; weights: PartWeights[]; rest: RestSkeleton }, rotations: Float64Array,
+): MeshPart[] {
+  if (objects.length !== character.objects.length) {
+    throw new AutoRigError('BAD_ARRAY', `a shape-key example has ${objects.length} objects; the character has ${character.objects.length}`);
+  }
+  objects.forEach((part, p) => {
+    if (part.positions.length !== character.objects[p].positions.length) {
+      throw new AutoRigError('BAD_ARRAY', `a shape-key example's objects[${p}] has ${part.positions.length / 3} vertices; the character's has ${character.objects[p].positions.length / 3}`);
+    }
+  });
+  const transforms = poseTransforms(character.rest.heads, character.rest.parents, rotations);
+  return objects.map((part, p) => {
+    const w = character.weights[p];
+    return { name: part.name, positions: linearBlendSkinning(part.positions, w.indices, w.weights, w.influences, transforms), triangles: part.triangles };
   });
 }
 
