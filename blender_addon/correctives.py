@@ -18,6 +18,7 @@ from array import array
 __all__ = ["METHOD_ITEMS", "method_value", "PREVIEW_KEY", "INFLUENCES", "top_weights", "DriverChannel",
            "driver_channel", "driver_value", "inverse3", "apply_linear", "offsets_to_local", "matmul3", "transpose3",
            "orthonormalised", "own_rotation", "to_world_axes", "rows_to_floats", "EXAMPLE_PROPERTY", "example_json",
+           "KEY_EXAMPLES_PROPERTY", "parse_key_examples", "key_example_texts", "with_key_example", "without_key_example",
            "parse_example", "example_problem", "sort_examples", "count_examples", "turned_joint_count"]
 
 # The methods the sidecar offers (messages.CORRECTIVE_METHODS), as enum items: identifier, label, description.
@@ -206,6 +207,9 @@ def rows_to_floats(rotations):
 
 # The custom property a Pose Example keeps on its mesh object: a JSON string (example_json).
 EXAMPLE_PROPERTY = "autorig_example"
+# The custom property the character's mesh keeps for its shape keys sculpted as Pose Examples: a JSON object
+# {shape key name: example_json's object} (a ShapeKey is not an ID: it cannot hold properties of its own).
+KEY_EXAMPLES_PROPERTY = "autorig_key_examples"
 
 
 def example_json(armature_name, bone_names, rotations):
@@ -298,6 +302,54 @@ def count_examples(candidates, armature_name):
         except ValueError:
             pass
     return count
+
+
+def parse_key_examples(text):
+    """The shape-key Pose Examples of a mesh read back: {key name: property text of that key's example (example_json)}.
+    Raises ValueError when the property is not a JSON object of such entries (each entry is checked later, by
+    sort_examples, like an object's)."""
+    if not isinstance(text, str):
+        raise ValueError("not a string")
+    try:
+        value = json.loads(text)
+    except ValueError as err:
+        raise ValueError("not JSON (%s)" % err) from None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+        raise ValueError("not a JSON object of shape key names")
+    return {key: json.dumps(entry) for key, entry in value.items()}
+
+
+def key_example_texts(meshes_with_property):
+    """(mesh name: key name, example text) for every shape-key Pose Example among (mesh name, KEY_EXAMPLES_PROPERTY)
+    pairs, in their order; broken properties give nothing here (pose_examples reports them)."""
+    out = []
+    for name, text in meshes_with_property:
+        try:
+            out += [("%s: %s" % (name, key), entry) for key, entry in parse_key_examples(text).items()]
+        except ValueError:
+            pass
+    return out
+
+
+def with_key_example(text, key_name, armature_name, bone_names, rotations):
+    """The mesh's KEY_EXAMPLES_PROPERTY with `key_name`'s example set (added or replaced): text (the property as it is,
+    or None) → new JSON text. A broken property is replaced by one holding this key alone."""
+    try:
+        entries = {key: json.loads(entry) for key, entry in parse_key_examples(text).items()}
+    except ValueError:
+        entries = {}
+    entries[str(key_name)] = json.loads(example_json(armature_name, bone_names, rotations))
+    return json.dumps(entries)
+
+
+def without_key_example(text, key_name):
+    """The mesh's KEY_EXAMPLES_PROPERTY without `key_name`'s example → new JSON text, or None when no example is left
+    (the property is then removed). Raises ValueError when the property is broken."""
+    entries = parse_key_examples(text)
+    entries.pop(key_name, None)
+    if not entries:
+        return None
+    return json.dumps({key: json.loads(entry) for key, entry in entries.items()})
 
 
 def turned_joint_count(rotations, tolerance=1e-4):

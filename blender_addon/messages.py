@@ -306,17 +306,22 @@ def _corrective_fields(objects, joints, weights, method, poses):
     return fields
 
 
-def posed_example(name, rotations, objects):
+def posed_example(name, rotations, objects, shape_key=False):
     """A PosedExample map: the character's surface in one pose as the artist wants it. rotations array('f') #J*9
     (the pose, correctives.preview's convention); objects MeshObject maps (world space, taken together as one
-    surface; any topology)."""
-    return {"name": name, "rotations": le_bytes(rotations), "objects": list(objects)}
+    surface; any topology). shape_key: the objects are instead the character's own, at rest with a shape key sculpted
+    in that pose applied (same order and vertex counts as the request's objects); the sidecar poses them."""
+    example = {"name": name, "rotations": le_bytes(rotations), "objects": list(objects)}
+    if shape_key:
+        example["shapeKey"] = True
+    return example
 
 
 def _check_examples(examples, objects, joint_count):
     """Refuse locally what the sidecar would refuse in correctives' examples, with its codes (protocol.json
-    notes["correctives.examples"]): their count, each pose's length and numbers, a surface without triangles, and
-    their vertices and triangles counted with the objects' towards the totals."""
+    notes["correctives.examples"]): their count, each pose's length and numbers, a surface without triangles, a
+    shape key's objects that are not the meshes' vertex for vertex, and their vertices and triangles counted with the
+    objects' towards the totals."""
     if len(examples) > protocol.MAX_EXAMPLES:
         raise AutoRigFailure(protocol.ERROR_TOO_LARGE,
                              "%d pose examples; at most %d" % (len(examples), protocol.MAX_EXAMPLES))
@@ -333,6 +338,10 @@ def _check_examples(examples, objects, joint_count):
         example_triangles = sum(len(o["triangles"]) // 12 for o in example["objects"])
         if example_triangles == 0:
             raise AutoRigFailure(protocol.ERROR_EMPTY_MESH, "pose example '%s' has no faces" % example["name"])
+        if example.get("shapeKey") and [len(o["positions"]) for o in example["objects"]] != [
+                len(o["positions"]) for o in objects]:
+            raise AutoRigFailure(protocol.ERROR_BAD_ARRAY, "shape key pose example '%s' does not match the meshes "
+                                 "vertex for vertex" % example["name"])
         vertices += sum(len(o["positions"]) // 12 for o in example["objects"])
         triangles += example_triangles
     if vertices > protocol.MAX_VERTICES_TOTAL:

@@ -401,8 +401,9 @@ def _fit_from_panel(operator, context):
 def pose_examples(context, inputs):
     """The Pose Examples of the inputs' armature as PosedExample maps: every mesh object of the scene whose
     Pose Example property names that armature and whose bones are the skeleton sent (inputs.bone_names, in order),
-    its evaluated mesh (as the viewport shows it) in world space, triangulated. → (examples, skipped [(object name,
-    why)]): an example of another skeleton, a broken property, or one of the meshes the keys go on is skipped."""
+    its evaluated mesh (as the viewport shows it) in world space, triangulated; then the shape keys of the meshes the
+    keys go on that were made examples (key_examples). → (examples, skipped [(object name, why)]): an example of
+    another skeleton, a broken property, or one of the meshes the keys go on is skipped."""
     texts = scene_io.pose_example_texts(context.scene, correctives.EXAMPLE_PROPERTY)
     accepted, skipped = correctives.sort_examples(texts, inputs.armature_name, inputs.bone_names)
     depsgraph = context.evaluated_depsgraph_get()
@@ -413,6 +414,45 @@ def pose_examples(context, inputs):
             continue
         surface = scene_io.evaluated_mesh_object(context.scene.objects[name], depsgraph)
         examples.append(messages.posed_example(name, rotations, [surface]))
+    key_examples, key_skipped = shape_key_examples(context, inputs)
+    return examples + key_examples, skipped + key_skipped
+
+
+def shape_key_examples(context, inputs):
+    """The shape keys sculpted as Pose Examples on the meshes the keys go on, one PosedExample per key name (a key of
+    that name on several of the meshes is one sculpt of one pose; the first mesh's pose is sent): every mesh in the
+    request's order, at rest with that key where it has it and as its Basis where not, flagged shapeKey.
+    → (examples, skipped [(name, why)])."""
+    meshes = [context.scene.objects[name] for name in inputs.names]
+    poses, skipped = {}, []
+    for obj in meshes:
+        text = obj.get(correctives.KEY_EXAMPLES_PROPERTY)
+        if text is None:
+            continue
+        try:
+            entries = correctives.parse_key_examples(text)
+        except ValueError as err:
+            skipped.append((obj.name, "its %s is broken: %s" % (correctives.KEY_EXAMPLES_PROPERTY, err)))
+            continue
+        present = [(key, entry) for key, entry in entries.items()
+                   if obj.data.shape_keys is not None and key in obj.data.shape_keys.key_blocks]
+        for key in entries:
+            if all(key != k for k, _ in present):
+                skipped.append(("%s: %s" % (obj.name, key), "the shape key is gone"))
+        candidates = [("%s: %s" % (obj.name, key), entry) for key, entry in present]
+        accepted, problems = correctives.sort_examples(candidates, inputs.armature_name, inputs.bone_names)
+        skipped += problems
+        for label, rotations in accepted:
+            poses.setdefault(label.split(": ", 1)[1], rotations)
+    examples = []
+    for key, rotations in poses.items():
+        objects = []
+        for obj in meshes:
+            has_key = obj.data.shape_keys is not None and key in obj.data.shape_keys.key_blocks
+            positions, triangles = (scene_io.shape_key_world_arrays(obj, key) if has_key
+                                    else scene_io.mesh_world_arrays(obj))
+            objects.append(messages.mesh_object(obj.name, positions, triangles))
+        examples.append(messages.posed_example(key, rotations, objects, shape_key=True))
     return examples, skipped
 
 
@@ -545,7 +585,8 @@ class AUTORIG_OT_clear_correctives_preview(bpy.types.Operator):
 
 class AUTORIG_OT_add_example(bpy.types.Operator):
     """Make the active mesh a Pose Example: it shows the character in the selected armature's current pose as it
-    should look (a sculpted duplicate, a scan), and Pose Correctives with Fit to Examples fits its keys to it"""
+    should look (a sculpted duplicate, a scan), and Pose Correctives with Fit to Examples fits its keys to it. On the
+    character itself, the active shape key (sculpted while the armature was posed) becomes the example"""
 
     bl_idname = "autorig.add_example"
     bl_label = "Add Pose Example"
@@ -566,17 +607,52 @@ class AUTORIG_OT_add_example(bpy.types.Operator):
         except ValueError as err:
             self.report({'ERROR'}, "AutoRig %s: the pose cannot be read: %s" % (protocol.ERROR_BAD_SKELETON, err))
             return {'CANCELLED'}
+        turned = correctives.turned_joint_count(rotations)
+        key = _sculpted_key(obj, armature)
+        if key is not None:
+            obj[correctives.KEY_EXAMPLES_PROPERTY] = correctives.with_key_example(
+                obj.get(correctives.KEY_EXAMPLES_PROPERTY), key.name, armature.name, [j["name"] for j in joints],
+                rotations)
+            if turned == 0:
+                self.report({'WARNING'}, "AutoRig: %s is at rest: pose it as shape key '%s' was sculpted"
+                            % (armature.name, key.name))
+            self.report({'INFO'}, "AutoRig: shape key '%s' of '%s' is a pose example of %s (%d of %d bones turned)" % (
+                key.name, obj.name, armature.name, turned, len(joints)))
+            return {'FINISHED'}
         obj[correctives.EXAMPLE_PROPERTY] = correctives.example_json(armature.name, [j["name"] for j in joints],
                                                                      rotations)
-        turned = correctives.turned_joint_count(rotations)
         if scene_io.deforming_armature(obj) == armature:
             self.report({'WARNING'}, "AutoRig: '%s' follows %s through its Armature modifier: apply the modifier so "
-                        "the example keeps this pose" % (obj.name, armature.name))
+                        "the example keeps this pose, or sculpt a shape key on it and make that the example" % (
+                            obj.name, armature.name))
         if turned == 0:
             self.report({'WARNING'}, "AutoRig: %s is at rest: pose it as '%s' shows it" % (armature.name, obj.name))
         self.report({'INFO'}, "AutoRig: '%s' is a pose example of %s (%d of %d bones turned)" % (
             obj.name, armature.name, turned, len(joints)))
         return {'FINISHED'}
+
+
+def _sculpted_key(obj, armature):
+    """The shape key of `obj` that Add Pose Example records: its active key, when the mesh follows `armature` through an
+    Armature modifier and that key is not the reference (Basis) key; else None."""
+    keys = obj.data.shape_keys
+    if keys is None or scene_io.deforming_armature(obj) != armature:
+        return None
+    key = obj.active_shape_key
+    if key is None or key == keys.reference_key:
+        return None
+    return key
+
+
+def _active_key_example(obj):
+    """The active shape key's name when it is one of `obj`'s shape-key Pose Examples, else None."""
+    if obj is None or obj.type != 'MESH' or obj.active_shape_key is None:
+        return None
+    try:
+        entries = correctives.parse_key_examples(obj.get(correctives.KEY_EXAMPLES_PROPERTY))
+    except ValueError:
+        return None
+    return obj.active_shape_key.name if obj.active_shape_key.name in entries else None
 
 
 def _example_objects(context):
@@ -587,7 +663,8 @@ def _example_objects(context):
 
 
 class AUTORIG_OT_clear_example(bpy.types.Operator):
-    """Make the active and selected meshes plain meshes again: Pose Correctives no longer fits to them"""
+    """Make the active and selected meshes plain meshes again (or, on the character, its active shape key a plain
+    key again): Pose Correctives no longer fits to them"""
 
     bl_idname = "autorig.clear_example"
     bl_label = "Clear Pose Example"
@@ -595,9 +672,20 @@ class AUTORIG_OT_clear_example(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return context.mode == 'OBJECT' and bool(_example_objects(context))
+        return context.mode == 'OBJECT' and (bool(_example_objects(context))
+                                             or _active_key_example(context.active_object) is not None)
 
     def execute(self, context):
+        obj = context.active_object
+        key = _active_key_example(obj)
+        if key is not None:
+            left = correctives.without_key_example(obj.get(correctives.KEY_EXAMPLES_PROPERTY), key)
+            if left is None:
+                del obj[correctives.KEY_EXAMPLES_PROPERTY]
+            else:
+                obj[correctives.KEY_EXAMPLES_PROPERTY] = left
+            self.report({'INFO'}, "AutoRig: shape key '%s' of '%s' is no longer a pose example" % (key, obj.name))
+            return {'FINISHED'}
         objects = _example_objects(context)
         for obj in objects:
             del obj[correctives.EXAMPLE_PROPERTY]

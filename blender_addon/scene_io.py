@@ -57,6 +57,19 @@ def mesh_world_arrays(obj):
     return _mesh_arrays(obj.data, obj.matrix_world)
 
 
+def shape_key_world_arrays(obj, key_name):
+    """The mesh's vertices as shape key `key_name` holds them (rest + the key, modifiers not applied) in world space,
+    and its triangles: (positions array('f') #V*3, triangles array('I') #T*3), as mesh_world_arrays gives the Basis.
+    Raises KeyError when the mesh has no such key."""
+    keys = obj.data.shape_keys
+    if keys is None or key_name not in keys.key_blocks:
+        raise KeyError(key_name)
+    positions, triangles = mesh_world_arrays(obj)
+    co = array("f", bytes(len(obj.data.vertices) * 12))
+    keys.key_blocks[key_name].data.foreach_get("co", co)
+    return _transform_positions(co, obj.matrix_world), triangles
+
+
 def mesh_objects(meshes):
     """MeshObject maps for the request, and the vertex count of each (to check the result against)."""
     objects, counts = [], []

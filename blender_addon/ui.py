@@ -81,6 +81,8 @@ def _draw_examples(box, context, settings):
     armature = scene_io.example_armature(context)
     if armature is not None:
         texts = scene_io.pose_example_texts(context.scene, correctives.EXAMPLE_PROPERTY)
+        texts += correctives.key_example_texts(
+            scene_io.pose_example_texts(context.scene, correctives.KEY_EXAMPLES_PROPERTY))
         count = correctives.count_examples(texts, armature.name)
         box.label(text="%d pose example(s) of %s" % (count, armature.name), icon='OUTLINER_OB_MESH')
     else:

@@ -37,6 +37,12 @@ interface Run {
   clear: { finished: boolean; error: string | null; reports: string[]; left: boolean; example_kept: boolean };
   bake: { finished: boolean; error: string | null; seconds: number; reports: string[]; keys: string[]; drivers: Record<string, unknown> };
   undo: { restores: boolean; differences: string[]; shape_keys_after_undo: boolean };
+  shape_key: {
+    finished: boolean; error: string | null; reports: string[]; stored_keys: string[] | null; object_property: boolean;
+    sent: { name: string; objects: number; vertices: number[] }[]; character_vertices: number[]; moved_vertices: number;
+    bake: { finished: boolean; error: string | null; seconds: number; reports: string[] };
+    clear: { poll: boolean; finished: boolean; error: string | null; reports: string[]; left: boolean };
+  };
   total_seconds: number;
 }
 
@@ -113,5 +119,22 @@ describe('Pose Correctives fitted to pose examples in Blender', () => {
     expect(r.undo.restores, r.undo.differences.join('\n')).toBe(true);
     expect(r.undo.shape_keys_after_undo).toBe(false);
     console.log(`Pose examples in Blender: ${fit ? `fit ${fit[1]} → ${fit[2]}` : 'no fit'}; bake ${b.seconds} s; ${r.total_seconds} s in all`);
+
+    // a shape key sculpted on the character while posed: an example of its own, sent with the character's vertices
+    const k = r.shape_key;
+    expect(k.finished, `${k.error}\n${k.reports.join('\n')}`).toBe(true);
+    expect(k.reports.join('\n')).toMatch(/shape key 'ElbowSculpt' of '.*' is a pose example of/);
+    expect(k.stored_keys).toEqual(['ElbowSculpt']);
+    expect(k.object_property).toBe(false);
+    expect(k.sent).toEqual([{ name: 'ElbowSculpt', objects: 1, vertices: k.character_vertices }]);
+    expect(k.moved_vertices).toBeGreaterThan(10);
+    expect(k.bake.finished, `${k.bake.error}\n${k.bake.reports.join('\n')}`).toBe(true);
+    const both = /fitted to 2 examples: mean distance ([\d.e+-]+) \u2192 ([\d.e+-]+)/.exec(k.bake.reports.join('\n'));
+    expect(both, k.bake.reports.join('\n')).not.toBeNull();
+    expect(Number(both![2])).toBeLessThan(Number(both![1]));
+    expect(k.clear.poll).toBe(true);
+    expect(k.clear.finished, k.clear.error ?? '').toBe(true);
+    expect(k.clear.reports.join('\n')).toMatch(/shape key 'ElbowSculpt' of '.*' is no longer a pose example/);
+    expect(k.clear.left).toBe(false);
   }, 330_000);
 });

@@ -37,6 +37,7 @@ P = harness.P
 FOREARM = P + "LeftForeArm"
 EXAMPLE = "ElbowExample"
 WRONG = "ReorderedExample"
+SCULPT_KEY = "ElbowSculpt"
 results = {"steps": []}
 
 
@@ -267,7 +268,67 @@ def main():
         undone = digest_differences(before, scene_digest())
         results["undo"] = {"restores": not undone, "differences": undone[:8],
                            "shape_keys_after_undo": bpy.data.objects[mesh_name].data.shape_keys is not None}
+    shape_key_example(mesh_name, arm_name)
     results["total_seconds"] = round(time.monotonic() - t0, 2)
+
+
+def shape_key_example(mesh_name, arm_name):
+    """A shape key sculpted on the character itself while the forearm is bent becomes a Pose Example (Add Pose
+    Example with the character active and the armature selected), is sent flagged shapeKey with the character's
+    vertices, is fitted to with the other example, and Clear Pose Example makes it a plain key again."""
+    step("shape key example")
+    mesh = bpy.data.objects[mesh_name]
+    arm = bpy.data.objects[arm_name]
+    harness.pose_bone_to(arm, FOREARM, (1.0, 0.0, 0.0), math.radians(90))
+    if mesh.data.shape_keys is None:
+        mesh.shape_key_add(name="Basis", from_mix=False)
+    key = mesh.shape_key_add(name=SCULPT_KEY, from_mix=False)
+    for index in harness.group_members(mesh, [FOREARM, P + "LeftArm"], 0.3):
+        key.data[index].co += Vector((0.0, 0.0, 0.008))
+    key.value = 1.0
+    mesh.active_shape_key_index = list(mesh.data.shape_keys.key_blocks).index(key)
+    select(mesh, arm)
+    finished, error, _, reports = run_with_reports(bpy.ops.autorig.add_example)
+    mesh = bpy.data.objects[mesh_name]
+    stored = json.loads(mesh["autorig_key_examples"]) if "autorig_key_examples" in mesh else None
+    out = {"finished": finished, "error": error, "reports": reports,
+           "stored_keys": sorted(stored) if stored else None,
+           "object_property": "autorig_example" in mesh}
+
+    captured, restore = capture_requests(stop=True)
+    try:
+        bpy.context.scene.autorig_correctives.fit_examples = True
+        harness.select_only(bpy.data.objects[mesh_name])
+        run_with_reports(bpy.ops.autorig.pose_correctives)
+        request = captured[-1] if captured else None
+    finally:
+        restore()
+    if request is not None:
+        from autorig import messages
+
+        sent = [e for e in request.get("examples", []) if e.get("shapeKey")]
+        out["sent"] = [{"name": e["name"], "objects": len(e["objects"]),
+                        "vertices": [len(o["positions"]) // 12 for o in e["objects"]]} for e in sent]
+        out["character_vertices"] = [len(o["positions"]) // 12 for o in request["objects"]]
+        if sent:
+            basis = messages.from_le_bytes(request["objects"][0]["positions"], "f32")
+            sculpt = messages.from_le_bytes(sent[0]["objects"][0]["positions"], "f32")
+            out["moved_vertices"] = sum(1 for i in range(0, len(basis), 3) if any(
+                abs(basis[i + c] - sculpt[i + c]) > 1e-6 for c in range(3)))
+
+    harness.pose_bone_to(bpy.data.objects[arm_name], FOREARM, (1.0, 0.0, 0.0), 0.0)
+    harness.select_only(bpy.data.objects[mesh_name])
+    finished, error, seconds, reports = run_with_reports(bpy.ops.autorig.pose_correctives, method='DUAL_QUATERNION')
+    out["bake"] = {"finished": finished, "error": error, "seconds": seconds, "reports": reports}
+
+    mesh = bpy.data.objects[mesh_name]
+    mesh.active_shape_key_index = list(mesh.data.shape_keys.key_blocks).index(mesh.data.shape_keys.key_blocks[SCULPT_KEY])
+    harness.select_only(mesh)
+    clear_poll = bpy.ops.autorig.clear_example.poll()
+    finished, error, _, reports = run_with_reports(bpy.ops.autorig.clear_example)
+    out["clear"] = {"poll": clear_poll, "finished": finished, "error": error, "reports": reports,
+                    "left": "autorig_key_examples" in bpy.data.objects[mesh_name]}
+    results["shape_key"] = out
 
 
 run_and_report(main, results, "AUTORIG_EXAMPLES")

@@ -149,6 +149,62 @@ def result(fit=None):
     return payload
 
 
+class ShapeKeyExamples(unittest.TestCase):
+    def test_keys_are_added_replaced_and_removed_one_by_one(self):
+        bend = elbow_pose()
+        text = correctives.with_key_example(None, "elbow fix", "Arm", BONES, bend)
+        text = correctives.with_key_example(text, "knee fix", "Arm", BONES, array("f", IDENTITY * 2))
+        entries = correctives.parse_key_examples(text)
+        self.assertEqual(sorted(entries), ["elbow fix", "knee fix"])
+        back = correctives.parse_example(entries["elbow fix"])
+        self.assertEqual(back["rotations"].tobytes(), bend.tobytes())
+        # the same key again replaces its pose
+        text = correctives.with_key_example(text, "knee fix", "Arm", BONES, bend)
+        self.assertEqual(correctives.parse_example(correctives.parse_key_examples(text)["knee fix"])["rotations"].tobytes(),
+                         bend.tobytes())
+        text = correctives.without_key_example(text, "elbow fix")
+        self.assertEqual(list(correctives.parse_key_examples(text)), ["knee fix"])
+        self.assertIsNone(correctives.without_key_example(text, "knee fix"))
+
+    def test_a_broken_property_is_refused_and_replaced_when_a_key_is_added(self):
+        for broken in (3, "{", "[]", json.dumps({"": {}})):
+            with self.subTest(broken=broken), self.assertRaises(ValueError):
+                correctives.parse_key_examples(broken)
+        text = correctives.with_key_example("{", "elbow fix", "Arm", BONES, elbow_pose())
+        self.assertEqual(list(correctives.parse_key_examples(text)), ["elbow fix"])
+
+    def test_key_examples_are_counted_and_sorted_like_objects(self):
+        body = correctives.with_key_example(None, "elbow fix", "Arm", BONES, elbow_pose())
+        body = correctives.with_key_example(body, "other rig", "Other", BONES, elbow_pose())
+        texts = correctives.key_example_texts([("Body", body), ("Broken", "{")])
+        self.assertEqual([name for name, _ in texts], ["Body: elbow fix", "Body: other rig"])
+        self.assertEqual(correctives.count_examples(texts, "Arm"), 1)
+        accepted, skipped = correctives.sort_examples(texts, "Arm", BONES)
+        self.assertEqual([name for name, _ in accepted], ["Body: elbow fix"])
+        self.assertEqual(skipped, [])
+
+    def test_a_shape_key_example_is_flagged_in_the_request(self):
+        mesh = two_triangle_mesh()
+        example = messages.posed_example("elbow fix", elbow_pose(), [mesh], shape_key=True)
+        self.assertIs(example["shapeKey"], True)
+        self.assertNotIn("shapeKey", messages.posed_example("scan", elbow_pose(), [mesh]))
+        self.assertIn("shapeKey?", protocol.TYPES["PosedExample"])
+        request = messages.correctives_request("k1", [mesh], JOINTS, weights_maps(), examples=[example])
+        messages.check_message(request, strict=True)
+
+    def test_a_shape_key_that_is_not_the_characters_vertex_for_vertex_is_refused_before_sending(self):
+        mesh = two_triangle_mesh()
+        positions, triangles = array("f", [0, 0, 0, 1, 0, 0, 0, 1, 0]), array("I", [0, 1, 2])
+        cases = {"another vertex count": [messages.mesh_object("Quad", positions, triangles)],
+                 "another object count": [mesh, mesh]}
+        for name, objects in cases.items():
+            with self.subTest(name), self.assertRaises(messages.AutoRigFailure) as caught:
+                messages.correctives_request("k2", [mesh], JOINTS, weights_maps(),
+                                             examples=[messages.posed_example("fix", elbow_pose(), objects,
+                                                                              shape_key=True)])
+            self.assertEqual(caught.exception.code, protocol.ERROR_BAD_ARRAY)
+
+
 class FitReport(unittest.TestCase):
     def test_the_fit_is_returned_when_examples_were_sent(self):
         checked = messages.check_correctives_result(
