@@ -10,7 +10,7 @@
  * does not move gets no target for it.
  */
 import { extname } from 'node:path';
-import { bakeCorrectives, CORRECTIVE_METHODS } from '../correctives/bakeCorrectives.js';
+import { bakeCorrectives, CORRECTIVE_METHODS, type CorrectiveExample } from '../correctives/bakeCorrectives.js';
 import { keyPoses, KEY_POSE_NAMES, mixamoJointIndices, type KeyPose } from '../correctives/keyPoses.js';
 import { AutoRigError } from '../errors.js';
 import { INFLUENCES, loadCharacter, type Character, type CharacterPart } from '../io/character.js';
@@ -19,11 +19,12 @@ import { vertexNormals } from '../io/normals.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
 import { METHODS, rigCharacterAsync } from '../pipeline.js';
 import type { PartWeights, Skeleton } from '../types.js';
+import { readPosedExampleFile } from './posedExampleFile.js';
 import { progressReporter, type TextSink } from './progress.js';
 
 export const CORRECTIVES_USAGE =
   `autorig correctives <in.glb|in.gltf|in.obj> -o <out.glb> [--poses elbowBend,kneeBend,...] [--method ${CORRECTIVE_METHODS.join('|')}]\n`
-  + '                    [--rig-method geometric|learned|hybrid]\n'
+  + '                    [--rig-method geometric|learned|hybrid] [--example pose.json ...]\n'
   + '  Bakes pose correctives: for each key pose (per side: elbow and knee bend 90°, shoulder raise and forward 60°,\n'
   + '  hip flex 90°, wrist bend 60°; spine twist 45°) the difference between the pose-dependent deformation and linear\n'
   + '  blend skinning, taken back to the rest pose, written as glTF morph targets. --method: poseDependentDualQuaternion\n'
@@ -31,6 +32,8 @@ export const CORRECTIVES_USAGE =
   + '  field with linear blending), dualQuaternion (static weights, dual-quaternion blending, no model). Targets are\n'
   + '  named <bone>_<pose> with the key pose in the target accessor\'s extras. A file with its own Mixamo-named rig keeps\n'
   + '  its skeleton and weights; a file without a rig is auto-rigged first (--rig-method, default as autorig rig).\n'
+  + '  --example (repeatable): a posed example to fit to first, as the add-on\'s Fit to Examples: a JSON file\n'
+  + '  {"mesh": "posed.obj", "rotations": {"<bone>": [x, y, z, w], ...}, "shapeKey": false} (sidecar/cli/posedExampleFile.ts).\n'
   + `  Poses: ${KEY_POSE_NAMES.join(', ')}`;
 
 /** The command line of `autorig correctives`, checked. */
@@ -40,6 +43,8 @@ export interface CorrectivesArguments {
   poses: string[];
   method: string;
   rigMethod?: string;
+  /** posed example files (readPosedExampleFile), in the order given */
+  examples: string[];
 }
 
 /** A command line the correctives command cannot run: the caller reports it with the usage (exit 64). */
@@ -51,7 +56,7 @@ export class CorrectivesUsageError extends Error {}
  */
 export function parseCorrectivesArguments(args: string[]): CorrectivesArguments {
   const positional: string[] = [];
-  const parsed: CorrectivesArguments = { input: '', output: '', poses: [...KEY_POSE_NAMES], method: CORRECTIVE_METHODS[0] };
+  const parsed: CorrectivesArguments = { input: '', output: '', poses: [...KEY_POSE_NAMES], method: CORRECTIVE_METHODS[0], examples: [] };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = () => {
@@ -71,6 +76,8 @@ export function parseCorrectivesArguments(args: string[]): CorrectivesArguments 
       if (!(CORRECTIVE_METHODS as readonly string[]).includes(parsed.method)) {
         throw new CorrectivesUsageError(`--method: one of ${CORRECTIVE_METHODS.join(', ')}, got '${parsed.method}'`);
       }
+    } else if (arg === '--example') {
+      parsed.examples.push(value());
     } else if (arg === '--rig-method') {
       parsed.rigMethod = value();
       if (!(METHODS as readonly string[]).includes(parsed.rigMethod)) {
@@ -101,10 +108,12 @@ export async function runCorrectivesCommand(parsed: CorrectivesArguments, io: { 
   const weights: PartWeights[] = found.weights.map((w, p) => ({
     name: w.name, influences: INFLUENCES, ...fourInfluences(w, character.parts[p].positions.length / 3, skeleton.joints.length),
   }));
+  const examples: CorrectiveExample[] = [];
+  for (const file of parsed.examples) examples.push(await readPosedExampleFile(file, skeleton));
   const progress = progressReporter(io.stderr);
   let result;
   try {
-    result = await bakeCorrectives(character.parts, skeleton, weights, { method: parsed.method, poses: parsed.poses }, progress.onProgress);
+    result = await bakeCorrectives(character.parts, skeleton, weights, { method: parsed.method, poses: parsed.poses }, progress.onProgress, examples);
   } finally {
     progress.finish();
   }
@@ -121,7 +130,9 @@ export async function runCorrectivesCommand(parsed: CorrectivesArguments, io: { 
   const targets = morphTargets.reduce((n, list) => n + list.length, 0);
   io.stdout.write(
     `${parsed.input}: ${rigged ? 'auto-rigged, then ' : ''}baked ${result.keys.length} corrective keys (${result.method}) as ${targets} morph targets`
-    + ` over ${character.parts.length} part${character.parts.length === 1 ? '' : 's'} in ${result.seconds.toFixed(2)} s → ${parsed.output}\n`,
+    + ` over ${character.parts.length} part${character.parts.length === 1 ? '' : 's'} in ${result.seconds.toFixed(2)} s`
+    + (result.fit ? `, fitted to ${result.fit.examples} example${result.fit.examples === 1 ? '' : 's'} first (mean distance ${result.fit.before.toPrecision(4)} → ${result.fit.after.toPrecision(4)})` : '')
+    + ` → ${parsed.output}\n`,
   );
   return 0;
 }
