@@ -103,6 +103,22 @@ describe('fitExampleWeights', { timeout: 60_000 }, () => {
     expect(fit.rigidCount).toBeGreaterThan(0);
   });
 
+  it('thins a dense example (a scan) to two pulling points per moving vertex, and fits it as well', () => {
+    // the same truth meshed about 9 times finer
+    const fine = tube(171, 93);
+    const fineSlots = tubeWeights(fine.positions, 0.06);
+    const t = poseTransforms(SKELETON.heads, SKELETON.parents, bend(90));
+    const dense = { positions: dualQuaternionSkinning(fine.positions, fineSlots.indices, fineSlots.weights, 4, t), triangles: fine.triangles };
+    const denseFit = fitExampleWeights(rest.positions, rest.triangles, slots, SKELETON, [{ ...example, target: dense }]);
+    const [plain] = fit.examples, [thinned] = denseFit.examples;
+    expect(plain.moving).toBeGreaterThan(100);
+    expect(plain.pulling).toBeLessThanOrEqual(2 * plain.moving);
+    expect(thinned.moving).toBe(plain.moving);
+    expect(thinned.pulling).toBe(2 * thinned.moving);
+    const at90 = (params: Float32Array) => fittedDeformation(rest.positions, slots, params, SKELETON, bend(90), slots.weights, 'dualQuaternion');
+    expect(chamferTo(at90(denseFit.params), 90)).toBeLessThan(1.15 * chamferTo(at90(fit.params), 90));
+  });
+
   it('gives rows that sum to 1 at any pose, the base at rest and without examples, and only the static slots', () => {
     for (const degrees of [-60, 30, 90, 150]) {
       const w = fittedWeights(slots, fit.params, SKELETON.parents, bend(degrees), slots.weights);

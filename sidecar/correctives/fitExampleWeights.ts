@@ -89,6 +89,8 @@ export interface ExampleFit {
   history: FitIteration[];
   /** vertices kept at the base (rigid or with a single influence) */
   rigidCount: number;
+  /** per example: the vertices its pose moves with the weights, and the example points pulling back on them */
+  examples: { moving: number; pulling: number }[];
 }
 
 /**
@@ -240,6 +242,8 @@ interface PreparedExample {
 const AFFECTED_SPREAD = 1e-3;
 /** Example points within this many edge lengths (plus twice the base's mean distance) of a moving vertex pull on it. */
 const SAMPLE_REACH = 3;
+/** At most this many example points per moving vertex pull back (the reverse term); more are thinned evenly. */
+const SAMPLES_PER_MOVING_VERTEX = 2;
 
 /**
  * An example made ready for the fit: its turns, every slot's rigid position and the joints' dual quaternions, the free
@@ -290,7 +294,10 @@ function prepareExample(
   return ex;
 }
 
-/** The target's vertices within reach of the affected vertices at the base pose (a hash grid of the affected ones). */
+/**
+ * The target's vertices within reach of the affected vertices at the base pose (a hash grid of the affected ones), at
+ * most SAMPLES_PER_MOVING_VERTEX per affected vertex (an even stride through them beyond that).
+ */
 function samplesNear(ex: PreparedExample, h: number): Float32Array {
   if (ex.affected.length === 0) return new Float32Array(0);
   const point = new Vector3();
@@ -326,7 +333,17 @@ function samplesNear(ex: PreparedExample, h: number): Float32Array {
     }
     if (near) kept.push(x, y, z);
   }
-  return Float32Array.from(kept);
+  // a dense example (a scan) would pull with far more points than there are vertices to move: an even stride through
+  // them is as good a reverse term (it is a mean) at a fraction of the closest-point queries
+  const cap = SAMPLES_PER_MOVING_VERTEX * ex.affected.length;
+  const count = kept.length / 3;
+  if (count <= cap) return Float32Array.from(kept);
+  const out = new Float32Array(cap * 3);
+  for (let i = 0; i < cap; i++) {
+    const q = Math.floor((i * count) / cap);
+    out[3 * i] = kept[3 * q]; out[3 * i + 1] = kept[3 * q + 1]; out[3 * i + 2] = kept[3 * q + 2];
+  }
+  return out;
 }
 
 /**
@@ -577,12 +594,14 @@ export function fitExampleWeights(
   }
   const params = new Float64Array(V * PARAMS);
   const history: FitIteration[] = [];
-  const done = (): ExampleFit => ({ params: Float32Array.from(params), history, rigidCount: V - freeList.length });
+  let counts: ExampleFit['examples'] = examples.map(() => ({ moving: 0, pulling: 0 }));
+  const done = (): ExampleFit => ({ params: Float32Array.from(params), history, rigidCount: V - freeList.length, examples: counts });
   if (examples.length === 0 || freeList.length === 0 || o.iterations === 0) { onProgress(1); return done(); }
 
   const h = meanEdgeLength(rest, triangles);
   const neighbours = slotNeighbours(triangles, slots, free, freeList);
   const prepared = examples.map((example) => prepareExample(rest, triangles, slots, skeleton, example, free, o.blend, h));
+  counts = prepared.map((ex) => ({ moving: ex.affected.length, pulling: ex.samples.length / 3 }));
   const F = freeList.length;
   // the data terms' normal matrix (12x12) of each free vertex some example moves (its block; −1 for the others, most
   // of them, whose system is the diagonal alone) and every free vertex's gradient at the current a
