@@ -39,6 +39,7 @@ interface Run {
   undo: { restores: boolean; differences: string[]; shape_keys_after_undo: boolean };
   shape_key: {
     finished: boolean; error: string | null; reports: string[]; stored_keys: string[] | null; object_property: boolean;
+    panel_labels: string[];
     sent: { name: string; objects: number; vertices: number[] }[]; character_vertices: number[]; moved_vertices: number;
     bake: { finished: boolean; error: string | null; seconds: number; reports: string[] };
     clear: { poll: boolean; finished: boolean; error: string | null; reports: string[]; left: boolean };
@@ -126,6 +127,8 @@ describe('Pose Correctives fitted to pose examples in Blender', () => {
     expect(k.reports.join('\n')).toMatch(/shape key 'ElbowSculpt' of '.*' is a pose example of/);
     expect(k.stored_keys).toEqual(['ElbowSculpt']);
     expect(k.object_property).toBe(false);
+    // the panel counts it with the example object
+    expect(k.panel_labels).toContain(`2 pose example(s) of ${r.add.armature_name}`);
     expect(k.sent).toEqual([{ name: 'ElbowSculpt', objects: 1, vertices: k.character_vertices }]);
     expect(k.moved_vertices).toBeGreaterThan(10);
     expect(k.bake.finished, `${k.bake.error}\n${k.bake.reports.join('\n')}`).toBe(true);

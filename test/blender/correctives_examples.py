@@ -293,7 +293,7 @@ def shape_key_example(mesh_name, arm_name):
     stored = json.loads(mesh["autorig_key_examples"]) if "autorig_key_examples" in mesh else None
     out = {"finished": finished, "error": error, "reports": reports,
            "stored_keys": sorted(stored) if stored else None,
-           "object_property": "autorig_example" in mesh}
+           "object_property": "autorig_example" in mesh, "panel_labels": harness.draw_panel()["labels"]}
 
     captured, restore = capture_requests(stop=True)
     try:
