@@ -18,7 +18,8 @@ from array import array
 __all__ = ["METHOD_ITEMS", "method_value", "PREVIEW_KEY", "INFLUENCES", "top_weights", "DriverChannel",
            "driver_channel", "driver_value", "inverse3", "apply_linear", "offsets_to_local", "matmul3", "transpose3",
            "orthonormalised", "own_rotation", "to_world_axes", "rows_to_floats", "EXAMPLE_PROPERTY", "example_json",
-           "KEY_EXAMPLES_PROPERTY", "parse_key_examples", "key_example_texts", "with_key_example", "without_key_example",
+           "KEY_EXAMPLES_PROPERTY", "parse_key_examples", "key_example_texts", "with_key_example",
+           "without_key_example",
            "parse_example", "example_problem", "sort_examples", "count_examples", "turned_joint_count"]
 
 # The methods the sidecar offers (messages.CORRECTIVE_METHODS), as enum items: identifier, label, description.
@@ -222,15 +223,20 @@ def example_json(armature_name, bone_names, rotations):
     return json.dumps({"armature": str(armature_name), "bones": bones, "rotations": [float(v) for v in rotations]})
 
 
-def parse_example(text):
-    """A Pose Example property read back: {"armature": str, "bones": [str], "rotations": array('f') #J*9}.
-    Raises ValueError when it is not one (not JSON, fields missing or of the wrong type, wrong length, NaN)."""
+def _json_value(text):
+    """A custom property's JSON text read: the value, or ValueError when it is not a string or not JSON."""
     if not isinstance(text, str):
         raise ValueError("not a string")
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except ValueError as err:
         raise ValueError("not JSON (%s)" % err) from None
+
+
+def parse_example(text):
+    """A Pose Example property read back: {"armature": str, "bones": [str], "rotations": array('f') #J*9}.
+    Raises ValueError when it is not one (not JSON, fields missing or of the wrong type, wrong length, NaN)."""
+    value = _json_value(text)
     if not isinstance(value, dict):
         raise ValueError("not a JSON object")
     armature, bones, rotations = value.get("armature"), value.get("bones"), value.get("rotations")
@@ -304,19 +310,20 @@ def count_examples(candidates, armature_name):
     return count
 
 
+def _key_entries(text):
+    """KEY_EXAMPLES_PROPERTY read: {key name: its example as stored (a JSON object, unchecked)}; ValueError when the
+    property is not a JSON object of non-empty key names."""
+    value = _json_value(text)
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
+        raise ValueError("not a JSON object of shape key names")
+    return value
+
+
 def parse_key_examples(text):
     """The shape-key Pose Examples of a mesh read back: {key name: property text of that key's example (example_json)}.
     Raises ValueError when the property is not a JSON object of such entries (each entry is checked later, by
     sort_examples, like an object's)."""
-    if not isinstance(text, str):
-        raise ValueError("not a string")
-    try:
-        value = json.loads(text)
-    except ValueError as err:
-        raise ValueError("not JSON (%s)" % err) from None
-    if not isinstance(value, dict) or not all(isinstance(k, str) and k for k in value):
-        raise ValueError("not a JSON object of shape key names")
-    return {key: json.dumps(entry) for key, entry in value.items()}
+    return {key: json.dumps(entry) for key, entry in _key_entries(text).items()}
 
 
 def key_example_texts(meshes_with_property):
@@ -335,7 +342,7 @@ def with_key_example(text, key_name, armature_name, bone_names, rotations):
     """The mesh's KEY_EXAMPLES_PROPERTY with `key_name`'s example set (added or replaced): text (the property as it is,
     or None) → new JSON text. A broken property is replaced by one holding this key alone."""
     try:
-        entries = {key: json.loads(entry) for key, entry in parse_key_examples(text).items()}
+        entries = _key_entries(text)
     except ValueError:
         entries = {}
     entries[str(key_name)] = json.loads(example_json(armature_name, bone_names, rotations))
@@ -345,11 +352,9 @@ def with_key_example(text, key_name, armature_name, bone_names, rotations):
 def without_key_example(text, key_name):
     """The mesh's KEY_EXAMPLES_PROPERTY without `key_name`'s example → new JSON text, or None when no example is left
     (the property is then removed). Raises ValueError when the property is broken."""
-    entries = parse_key_examples(text)
+    entries = _key_entries(text)
     entries.pop(key_name, None)
-    if not entries:
-        return None
-    return json.dumps({key: json.loads(entry) for key, entry in entries.items()})
+    return json.dumps(entries) if entries else None
 
 
 def turned_joint_count(rotations, tolerance=1e-4):

@@ -434,12 +434,10 @@ def shape_key_examples(context, inputs):
         except ValueError as err:
             skipped.append((obj.name, "its %s is broken: %s" % (correctives.KEY_EXAMPLES_PROPERTY, err)))
             continue
-        present = [(key, entry) for key, entry in entries.items()
-                   if obj.data.shape_keys is not None and key in obj.data.shape_keys.key_blocks]
         for key in entries:
-            if all(key != k for k, _ in present):
+            if not _has_shape_key(obj, key):
                 skipped.append(("%s: %s" % (obj.name, key), "the shape key is gone"))
-        candidates = [("%s: %s" % (obj.name, key), entry) for key, entry in present]
+        candidates = [("%s: %s" % (obj.name, key), entry) for key, entry in entries.items() if _has_shape_key(obj, key)]
         accepted, problems = correctives.sort_examples(candidates, inputs.armature_name, inputs.bone_names)
         skipped += problems
         for label, rotations in accepted:
@@ -448,12 +446,15 @@ def shape_key_examples(context, inputs):
     for key, rotations in poses.items():
         objects = []
         for obj in meshes:
-            has_key = obj.data.shape_keys is not None and key in obj.data.shape_keys.key_blocks
-            positions, triangles = (scene_io.shape_key_world_arrays(obj, key) if has_key
+            positions, triangles = (scene_io.shape_key_world_arrays(obj, key) if _has_shape_key(obj, key)
                                     else scene_io.mesh_world_arrays(obj))
             objects.append(messages.mesh_object(obj.name, positions, triangles))
         examples.append(messages.posed_example(key, rotations, objects, shape_key=True))
     return examples, skipped
+
+
+def _has_shape_key(obj, key):
+    return obj.data.shape_keys is not None and key in obj.data.shape_keys.key_blocks
 
 
 def _fit_summary(fit):

@@ -6,12 +6,11 @@
  * and the fitted bake adds the keys, tells the fit in its report and is one undo step.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildAddonZip } from '../sidecar/cli/addonZip.js';
-import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
+import { BLENDER, ON_CI, ROOT, preparedAddonZip, runAddonScript } from './fixtures/blenderScript.js';
 
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 
@@ -52,11 +51,7 @@ describe('Pose Correctives fitted to pose examples in Blender', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it.skipIf(!BLENDER && !ON_CI)('adds and clears a pose example, sends it only with Fit to Examples, and bakes the fitted keys in one undo step', () => {
-    expect(BLENDER, 'blender must be on PATH on CI').not.toBeNull();
-    expect(existsSync(CHARACTER), `${CHARACTER} is needed`).toBe(true);
-    expect(existsSync(join(ROOT, 'dist', 'sidecar', 'correctives', 'bakeCorrectives.js')), 'run `npm run build` first (the sidecar runs from dist/)').toBe(true);
-    const zipPath = join(tmp, 'autorig_blender.zip');
-    buildAddonZip(ROOT, zipPath);
+    const zipPath = preparedAddonZip(CHARACTER, ['sidecar', 'correctives', 'bakeCorrectives.js'], tmp);
 
     const r = runAddonScript<Run>({
       script: 'correctives_examples.py', marker: 'AUTORIG_EXAMPLES', zip: zipPath, character: CHARACTER, home: tmp, timeout: 300_000,

@@ -7,12 +7,11 @@
  * keys, a failure half way leaves the scene exactly as it was.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildAddonZip } from '../sidecar/cli/addonZip.js';
-import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
+import { BLENDER, ON_CI, ROOT, preparedAddonZip, runAddonScript } from './fixtures/blenderScript.js';
 
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 
@@ -63,11 +62,7 @@ describe('Pose Correctives in Blender', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it.skipIf(!BLENDER && !ON_CI)('bakes driven corrective keys in one undo step, previews, and fails without touching the scene', () => {
-    expect(BLENDER, 'blender must be on PATH on CI').not.toBeNull();
-    expect(existsSync(CHARACTER), `${CHARACTER} is needed`).toBe(true);
-    expect(existsSync(join(ROOT, 'dist', 'sidecar', 'correctives', 'bakeCorrectives.js')), 'run `npm run build` first (the sidecar runs from dist/)').toBe(true);
-    const zipPath = join(tmp, 'autorig_blender.zip');
-    buildAddonZip(ROOT, zipPath);
+    const zipPath = preparedAddonZip(CHARACTER, ['sidecar', 'correctives', 'bakeCorrectives.js'], tmp);
 
     const r = runAddonScript<Run>({
       script: 'correctives.py', marker: 'AUTORIG_CORRECTIVES', zip: zipPath, character: CHARACTER, home: tmp, timeout: 150_000,

@@ -10,13 +10,12 @@
  * the real auto-rig): what is tested here is the add-on and the path to it, not the models' quality.
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddonZip } from '../sidecar/cli/addonZip.js';
 import { makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
-import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
+import { BLENDER, ON_CI, ROOT, preparedAddonZip, runAddonScript } from './fixtures/blenderScript.js';
 
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 
@@ -37,7 +36,7 @@ interface PoseRun {
     rigs: string[]; reuses: boolean[];
   };
   auto_rig: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; keys: string[] };
-  auto_rig_again: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; seconds: number; motion: Record<string, number> };
+  auto_rig_again: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; seconds: number; motion: Motion };
   second: { finished: boolean; error: string | null; keys: string[]; motion: Motion; value: number };
   unknown_pose: { finished: boolean; error: string | null; differences: string[] };
   apply_fails: { finished: boolean; error: string | null; differences: string[] };
@@ -62,11 +61,7 @@ describe('Apply Latent Pose in Blender', () => {
   });
 
   it.skipIf(!BLENDER && !ON_CI)('adds the pose as a shape key in one undo step, and fails without touching the scene', () => {
-    expect(BLENDER, 'blender must be on PATH on CI').not.toBeNull();
-    expect(existsSync(CHARACTER), `${CHARACTER} is needed`).toBe(true);
-    expect(existsSync(join(ROOT, 'dist', 'sidecar', 'cli', 'poseCommand.js')), 'run `npm run build` first (the sidecar runs from dist/)').toBe(true);
-    const zipPath = join(tmp, 'autorig_blender.zip');
-    buildAddonZip(ROOT, zipPath);
+    const zipPath = preparedAddonZip(CHARACTER, ['sidecar', 'cli', 'poseCommand.js'], tmp);
 
     const r = runAddonScript<PoseRun>({
       script: 'latent_pose.py', marker: 'AUTORIG_POSE', zip: zipPath, character: CHARACTER, home: tmp, timeout: 150_000,

@@ -11,12 +11,11 @@
  * Without `blender` on PATH the tests are skipped locally and FAIL on CI (CI must run them).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildAddonZip } from '../sidecar/cli/addonZip.js';
-import { BLENDER, ON_CI, ROOT, runAddonScript } from './fixtures/blenderScript.js';
+import { BLENDER, ON_CI, ROOT, preparedAddonZip, runAddonScript } from './fixtures/blenderScript.js';
 
 const CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 const SYSTEM_PYTHON = '/usr/bin/python3';
@@ -56,12 +55,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** Preconditions shared by both tests; returns the add-on zip built from the sources. */
 function prepare(name: string): string {
-  expect(BLENDER, 'blender must be on PATH on CI').not.toBeNull();
-  expect(existsSync(CHARACTER), `${CHARACTER} is needed`).toBe(true);
-  expect(existsSync(join(ROOT, 'dist', 'sidecar', 'cli', 'main.js')), 'run `npm run build` first (the sidecar runs from dist/)').toBe(true);
-  const zipPath = join(tmp, `${name}.zip`);
-  buildAddonZip(ROOT, zipPath);
-  return zipPath;
+  return preparedAddonZip(CHARACTER, ['sidecar', 'cli', 'main.js'], tmp, name);
 }
 
 function blenderEnv(name: string): NodeJS.ProcessEnv {

@@ -17,6 +17,7 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import type { CorrectiveExample } from '../correctives/bakeCorrectives.js';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter } from '../io/character.js';
+import { MIXAMO_PREFIX } from '../skeleton/mixamoTemplate.js';
 import type { Skeleton } from '../types.js';
 
 /** A unit quaternion may be off by this much in norm (rounded decimals) before it is refused. */
@@ -61,7 +62,7 @@ export async function readPosedExampleFile(path: string, skeleton: Skeleton): Pr
 
 /** The joint of `name`, matched with or without the `mixamorig:` prefix on either side; −1 when none. */
 function jointNamed(skeleton: Skeleton, name: string): number {
-  const bare = (n: string) => n.replace(/^mixamorig:/, '');
+  const bare = (n: string) => (n.startsWith(MIXAMO_PREFIX) ? n.slice(MIXAMO_PREFIX.length) : n);
   const exact = skeleton.joints.findIndex((joint) => joint.name === name);
   return exact >= 0 ? exact : skeleton.joints.findIndex((joint) => bare(joint.name) === bare(name));
 }

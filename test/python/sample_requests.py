@@ -78,15 +78,21 @@ def mixamo_joints():
     return joints
 
 
+def sample_weights():
+    """sample_objects' static weights: the Body split 3:1 between the first two joints, the Hat on the second (top 4
+    per vertex, indices into the skeleton)."""
+    return [
+        messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
+        messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
+    ]
+
+
 def correctives_sample_requests():
     """Pose Correctives' requests: both objects weighted to the first two joints (top 4 per vertex, indices into the
     skeleton), all poses or a few, the method given or left to the sidecar, and a preview with the Spine turned."""
     objects = sample_objects()
     joints = mixamo_joints()
-    weights = [
-        messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
-        messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
-    ]
+    weights = sample_weights()
     identity = [1, 0, 0, 0, 1, 0, 0, 0, 1]
     quarter_turn = [0, -1, 0, 1, 0, 0, 0, 0, 1]
     rotations = identity + quarter_turn + identity * (len(joints) - 2)
@@ -104,10 +110,7 @@ def examples_sample_requests():
     bent a quarter turn about world y, and the same request without them."""
     objects = sample_objects()
     joints = mixamo_joints()
-    weights = [
-        messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
-        messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
-    ]
+    weights = sample_weights()
     identity = [1, 0, 0, 0, 1, 0, 0, 0, 1]
     forearm = [name for name, _, _ in MIXAMO_HEADS].index("LeftForeArm")
     bent = identity * forearm + [0, 0, 1, 0, 1, 0, -1, 0, 0] + identity * (len(joints) - forearm - 1)

@@ -205,6 +205,9 @@ def silhouette_terms(posed, surface, region, scale, pixels=SILHOUETTE_PIXELS, vi
     if not bool(inside_gt.any()) or not bool(inside_pred.any()):
         return posed.sum() * 0.0
     gt, pred = surface[inside_gt], posed[inside_pred]
+    # every pixel's (row, column), the same grid in each view
+    centres = torch.stack(torch.meshgrid(torch.arange(pixels), torch.arange(pixels), indexing="ij"), -1)
+    centres = centres.reshape(-1, 2).to(posed.dtype)
     total = posed.sum() * 0.0
     for a, b in views:
         with torch.no_grad():
@@ -216,8 +219,6 @@ def silhouette_terms(posed, surface, region, scale, pixels=SILHOUETTE_PIXELS, vi
             mask[cells[:, 1], cells[:, 0]] = 1.0
             mask = _closed_mask(mask, 2)
             occupied = mask.nonzero().to(posed.dtype)  # (row, column) = (b, a)
-            centres = torch.stack(torch.meshgrid(torch.arange(pixels), torch.arange(pixels), indexing="ij"), -1)
-            centres = centres.reshape(-1, 2).to(posed.dtype)
             field = torch.cdist(centres, occupied).min(dim=1).values.reshape(pixels, pixels) * size
             eroded = -torch.nn.functional.max_pool2d(-mask[None, None], 3, stride=1, padding=1)[0, 0]
             boundary = (mask - eroded).nonzero().to(posed.dtype)
@@ -275,7 +276,8 @@ def pose_losses(field, sample, terms_weights, skinning=skin):
     terms["delta"] = offsets.pow(2).sum(-1).mean()
     # the extra terms cost a pass each: computed only when weighted
     if terms_weights.get("silhouette", 0.0) > 0:
-        region = blend_region(sample["rest"], sample["indices"], static, sample["transforms"], SILHOUETTE_REGION * sample["scale"] * 100.0)
+        region = blend_region(sample["rest"], sample["indices"], static, sample["transforms"],
+                              SILHOUETTE_REGION * sample["scale"] * 100.0)
         terms["silhouette"] = silhouette_terms(posed, sample["surface"], region, sample["scale"])
     if terms_weights.get("posed_laplacian", 0.0) > 0:
         with torch.no_grad():
