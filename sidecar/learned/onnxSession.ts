@@ -238,6 +238,11 @@ class ModelHostClient {
     });
   }
 
+  /** Close the port: the host forgets this client; anything still awaited is answered MODEL_FAILED. */
+  close(): void {
+    this.port.close();
+  }
+
   /** The port keeps the thread alive only while an answer is awaited, so a finished job's thread still ends by itself. */
   private holdThread(): void {
     if (this.pending.size > 0) this.port.ref();
@@ -253,6 +258,17 @@ let hostClient: ModelHostClient | null = null;
  * loadModel hands out the host's from now on.
  */
 export function useModelHost(port: MessagePort): void {
+  hostClient?.close();
   hostClient = new ModelHostClient(port);
+  sessions.clear();
+}
+
+/**
+ * This thread's job is done with the model host: its port is closed (the host forgets it) and the sessions it handed
+ * out are forgotten here. A job thread kept for the next job calls it after each job; the next job brings a new port.
+ */
+export function stopUsingModelHost(): void {
+  hostClient?.close();
+  hostClient = null;
   sessions.clear();
 }

@@ -7,7 +7,7 @@ import type { CorrectiveExample, CorrectiveOptions, CorrectivesPreviewResult, Co
 import type { LatentPoseResult, LatentPoseReuse, PoseStrategy } from '../pose/applyLatentPose.js';
 import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
-/** The work of one rig, skin, pose.apply, correctives or correctives.preview request, handed to the worker as workerData. */
+/** The work of one rig, skin, pose.apply, correctives or correctives.preview request, handed to its thread in a JobMessage. */
 export type JobInput =
   | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
   | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions }
@@ -35,8 +35,12 @@ export type JobInput =
  */
 export type JobResult = RigResult | SkinResult | LatentPoseResult | CorrectivesResult | CorrectivesPreviewResult;
 
-/** workerData of a job's thread: the job, and for a job that runs a model, its port to the model host. */
-export type JobWorkerData = JobInput & { models?: MessagePort };
+/** To a job's thread, once per job: the job, and for a job that runs a model, its port to the model host. */
+export interface JobMessage {
+  type: 'job';
+  input: JobInput;
+  models?: MessagePort;
+}
 
 /** From the worker: any number of progress messages, then exactly one result or error. */
 export type JobOutput =

@@ -1,15 +1,15 @@
 /**
- * Entry of the worker thread that runs one rig, skin, pose.apply or correctives job. The geometric pipeline is synchronous; running it here lets the
- * server stay responsive and stop a job at once (cancel terminates this thread).
- * The thread ends by itself after posting its one result or error.
+ * Entry of a job thread: it runs the rig, skin, pose.apply or correctives jobs it is sent, one at a time, and stays
+ * for the next one (jobs.ts keeps it warm, or terminates it). The geometric pipeline is synchronous; running it here
+ * lets the server stay responsive and stop a job at once (cancel terminates this thread).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { bakeCorrectives, previewCorrectives } from '../correctives/bakeCorrectives.js';
 import { AutoRigError } from '../errors.js';
-import { useModelHost } from '../learned/onnxSession.js';
+import { stopUsingModelHost, useModelHost } from '../learned/onnxSession.js';
 import { applyLatentPose } from '../pose/applyLatentPose.js';
 import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
-import { transferables, type JobInput, type JobOutput, type JobResult, type JobWorkerData } from './jobMessages.js';
+import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult } from './jobMessages.js';
 
 /** Run the job described by `input`, reporting progress through `post`. Returns the pipeline's (or pose's) result. */
 async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<JobResult> {
@@ -35,21 +35,29 @@ function resultArrays(result: JobResult): ArrayBufferView[] {
   return arrays.filter((array) => ArrayBuffer.isView(array));
 }
 
-async function main(): Promise<void> {
-  const port = parentPort;
-  if (!port) throw new Error('jobWorker.ts runs only as a worker thread');
-  const post = (message: JobOutput, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-  // The thread is up and the mesh has arrived: the client learns that its job started even before the first stage.
+/** One job: its answer (result or error) is posted; the model host's port it came with is closed after it. */
+async function serveJob(message: JobMessage, post: (message: JobOutput, transfer?: ArrayBuffer[]) => void): Promise<void> {
+  // The thread holds the mesh: the client learns that its job started even before the first stage.
   post({ type: 'progress', stage: 'start', fraction: 0 });
-  const { models, ...input } = workerData as JobWorkerData;
-  if (models) useModelHost(models);
+  if (message.models) useModelHost(message.models);
   try {
-    const result = await runJob(input as JobInput, post);
+    const result = await runJob(message.input, post);
     post({ type: 'result', result }, transferables(resultArrays(result)));
   } catch (err) {
     if (err instanceof AutoRigError) post({ type: 'error', code: err.code, message: err.message });
     else post({ type: 'error', code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) });
+  } finally {
+    if (message.models) stopUsingModelHost();
   }
 }
 
-void main();
+function main(): void {
+  const port = parentPort;
+  if (!port) throw new Error('jobWorker.ts runs only as a worker thread');
+  const post = (message: JobOutput, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+  port.on('message', (message: JobMessage) => {
+    if (message?.type === 'job') void serveJob(message, post);
+  });
+}
+
+main();

@@ -126,6 +126,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
       }
       wss.close();
+      queue.close();
       const stopped = Promise.all([new Promise<void>((done) => http.close(() => done())), models.close()]);
       http.closeAllConnections();
       void stopped.then(() => resolve());
