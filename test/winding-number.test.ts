@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildWindingNumberTree, exactWindingNumbers, triangleSolidAngle, windingNumbers } from '../sidecar/geometry/windingNumber.js';
+import { Triangle, Vector3 } from 'three';
+import { buildWindingNumberTree, closestDistances, exactWindingNumbers, triangleDistance2, triangleSolidAngle, windingNumbers } from '../sidecar/geometry/windingNumber.js';
 import { SeededRandom } from '../sidecar/data/seededRandom.js';
 
 interface Soup { positions: Float32Array; triangles: Uint32Array }
@@ -198,5 +199,54 @@ describe('fast winding numbers (tree)', () => {
     const empty = buildWindingNumberTree(new Float32Array(0), new Uint32Array(0));
     expect(Array.from(windingNumbers(empty, new Float32Array([0, 0, 0, 1, 2, 3])))).toEqual([0, 0]);
     expect(() => buildWindingNumberTree(new Float32Array(9), new Uint32Array([0, 1, 3]))).toThrow(expect.objectContaining({ code: 'BAD_INDEX' }));
+  });
+});
+
+describe('closest distances (the same tree)', () => {
+  /** three.js's own closest point on a triangle: an implementation independent of ours. */
+  const threeDistance = (c: Float64Array, at: number, q: number[]) => {
+    const v = (i: number) => new Vector3(c[at + i], c[at + i + 1], c[at + i + 2]);
+    const p = new Triangle(v(0), v(3), v(6)).closestPointToPoint(new Vector3(q[0], q[1], q[2]), new Vector3());
+    return Math.hypot(p.x - q[0], p.y - q[1], p.z - q[2]);
+  };
+
+  it('give a point-to-triangle distance equal to three.js\'s for points in every region, and a sliver its edges', () => {
+    const random = new SeededRandom(11);
+    for (let n = 0; n < 2000; n++) {
+      const c = Float64Array.from({ length: 9 }, () => random.range(-1, 1));
+      const q = [random.range(-2, 2), random.range(-2, 2), random.range(-2, 2)];
+      expect(Math.sqrt(triangleDistance2(c, 0, q[0], q[1], q[2]))).toBeCloseTo(threeDistance(c, 0, q), 9);
+    }
+    // a triangle of no area (three points on the x axis): the distance to the segment [0, 2] of that axis
+    const flat = Float64Array.of(0, 0, 0, 2, 0, 0, 1, 0, 0);
+    expect(Math.sqrt(triangleDistance2(flat, 0, 1, 3, 4))).toBeCloseTo(5, 12);
+    expect(Math.sqrt(triangleDistance2(flat, 0, -3, 0, 4))).toBeCloseTo(5, 12);
+    const point = Float64Array.of(1, 1, 1, 1, 1, 1, 1, 1, 1);
+    expect(Math.sqrt(triangleDistance2(point, 0, 1, 1, 3))).toBeCloseTo(2, 12);
+  });
+
+  it('equal the nearest of all triangles (brute force) for a sphere, a soup of scattered triangles, and far points', () => {
+    const random = new SeededRandom(5);
+    const sphere = icosphere(3, 0.7, [0.2, 0.1, -0.3]);
+    const scattered: number[] = [];
+    for (let i = 0; i < 600 * 3; i++) scattered.push(random.range(-1, 1), random.range(-1, 1), random.range(-1, 1));
+    const soups: Soup[] = [sphere, { positions: Float32Array.from(scattered), triangles: Uint32Array.from({ length: 600 * 3 }, (_, i) => i) }];
+    for (const soup of soups) {
+      const queries = Float32Array.from({ length: 300 * 3 }, (_, i) => random.range(-3, 3) * (i < 450 ? 0.4 : 1));
+      const fast = closestDistances(buildWindingNumberTree(soup.positions, soup.triangles), queries);
+      const corners = new Float64Array(9);
+      for (let q = 0; q < 300; q++) {
+        let best = Infinity;
+        for (let t = 0; t < soup.triangles.length / 3; t++) {
+          for (let k = 0; k < 9; k++) corners[k] = soup.positions[soup.triangles[t * 3 + Math.floor(k / 3)] * 3 + (k % 3)];
+          best = Math.min(best, threeDistance(corners, 0, [queries[q * 3], queries[q * 3 + 1], queries[q * 3 + 2]]));
+        }
+        expect(fast[q]).toBeCloseTo(best, 5);
+      }
+    }
+    // on the sphere: |x − centre| − r within the chord error for points well off it
+    expect(closestDistances(buildWindingNumberTree(sphere.positions, sphere.triangles), Float32Array.of(0.2, 0.1, 1.7))[0]).toBeCloseTo(1.3, 2);
+    // no triangles: nothing is near
+    expect(closestDistances(buildWindingNumberTree(new Float32Array(0), new Uint32Array(0)), Float32Array.of(0, 0, 0))[0]).toBe(Infinity);
   });
 });

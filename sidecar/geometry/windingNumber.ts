@@ -48,6 +48,8 @@ export interface WindingNumberTree {
   count: Int32Array;
   /** levels of the tree (a lone root is 1): a depth-first traversal never holds more than depth + 1 nodes */
   depth: number;
+  /** #nodes*6: the box of each node's triangles' corners, min xyz then max xyz (closestDistances prunes with it) */
+  bounds: Float64Array;
 }
 
 /**
@@ -268,13 +270,31 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
   const right = rightOf.slice(0, nodeCount);
   const first = new Int32Array(nodeCount);
   const count = new Int32Array(nodeCount);
+  const bounds = new Float64Array(nodeCount * 6);
   for (let node = nodeCount - 1; node >= 0; node--) {
+    const b = node * 6;
     if (right[node] === 0) {
       first[node] = rangeStart[node];
       count[node] = rangeEnd[node] - rangeStart[node];
       writeLeafMoments(node, rangeStart[node], rangeEnd[node]);
+      bounds[b] = bounds[b + 1] = bounds[b + 2] = Infinity;
+      bounds[b + 3] = bounds[b + 4] = bounds[b + 5] = -Infinity;
+      for (let i = rangeStart[node]; i < rangeEnd[node]; i++) {
+        for (let k = 0; k < 3; k++) {
+          const v = triangles[order[i] * 3 + k] * 3;
+          for (let a = 0; a < 3; a++) {
+            if (positions[v + a] < bounds[b + a]) bounds[b + a] = positions[v + a];
+            if (positions[v + a] > bounds[b + 3 + a]) bounds[b + 3 + a] = positions[v + a];
+          }
+        }
+      }
     } else {
       mergeChildMoments(node, node + 1, right[node]);
+      const l = (node + 1) * 6, r = right[node] * 6;
+      for (let a = 0; a < 3; a++) {
+        bounds[b + a] = Math.min(bounds[l + a], bounds[r + a]);
+        bounds[b + 3 + a] = Math.max(bounds[l + 3 + a], bounds[r + 3 + a]);
+      }
     }
     writeRadius(node, rangeStart[node], rangeEnd[node]);
   }
@@ -289,7 +309,7 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
       corners[i * 9 + k * 3 + 2] = positions[v + 2];
     }
   }
-  return { corners, nodes, right, first, count, depth };
+  return { corners, nodes, right, first, count, depth, bounds };
 }
 
 /** Row and column of each slot of a symmetric 3×3 matrix stored as xx yy zz xy xz yz. */
@@ -360,6 +380,117 @@ export function windingNumbers(tree: WindingNumberTree, queries: Float32Array, b
     result[q] = solidAngle / (4 * Math.PI);
   }
   return result;
+}
+
+/**
+ * closestDistances: tree (from buildWindingNumberTree), queries Float32Array #Q*3 → Float32Array #Q, the distance from
+ * each query to the nearest point of any triangle of the soup (Infinity for a tree of no triangles). Exact: the
+ * nodes' boxes only prune, nearer child first. The same hierarchy as the winding numbers, so a signed distance builds
+ * one tree, not two.
+ */
+export function closestDistances(tree: WindingNumberTree, queries: Float32Array): Float32Array {
+  const queryCount = Math.floor(queries.length / 3);
+  const result = new Float32Array(queryCount).fill(Infinity);
+  const { corners, bounds, right, first, count } = tree;
+  if (right.length === 0) return result;
+  const stack = new Int32Array(tree.depth * 2 + 2);
+  for (let q = 0; q < queryCount; q++) {
+    const qx = queries[q * 3], qy = queries[q * 3 + 1], qz = queries[q * 3 + 2];
+    let best = Infinity;
+    let top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      const node = stack[--top];
+      if (boxDistance2(bounds, node * 6, qx, qy, qz) >= best) continue;
+      if (count[node] > 0) {
+        const end = first[node] + count[node];
+        for (let t = first[node]; t < end; t++) {
+          const d2 = triangleDistance2(corners, t * 9, qx, qy, qz);
+          if (d2 < best) best = d2;
+        }
+      } else {
+        // the nearer child is popped first, so the farther one is often pruned
+        const near = node + 1, far = right[node];
+        if (boxDistance2(bounds, near * 6, qx, qy, qz) <= boxDistance2(bounds, far * 6, qx, qy, qz)) {
+          stack[top++] = far;
+          stack[top++] = near;
+        } else {
+          stack[top++] = near;
+          stack[top++] = far;
+        }
+      }
+    }
+    result[q] = Math.sqrt(best);
+  }
+  return result;
+}
+
+/** Squared distance from (qx, qy, qz) to the box bounds[at..at+6) (min xyz, max xyz); 0 inside it. */
+function boxDistance2(bounds: Float64Array, at: number, qx: number, qy: number, qz: number): number {
+  const dx = Math.max(bounds[at] - qx, 0, qx - bounds[at + 3]);
+  const dy = Math.max(bounds[at + 1] - qy, 0, qy - bounds[at + 4]);
+  const dz = Math.max(bounds[at + 2] - qz, 0, qz - bounds[at + 5]);
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/**
+ * Squared distance from (qx, qy, qz) to triangle corners[at..at+9) (a, b, c): the closest point by the triangle's
+ * Voronoi regions (vertex, edge, face; Ericson, Real-Time Collision Detection §5.1.5). A triangle of no area is its
+ * edges.
+ */
+export function triangleDistance2(corners: Float64Array, at: number, qx: number, qy: number, qz: number): number {
+  const ax = corners[at], ay = corners[at + 1], az = corners[at + 2];
+  const abx = corners[at + 3] - ax, aby = corners[at + 4] - ay, abz = corners[at + 5] - az;
+  const acx = corners[at + 6] - ax, acy = corners[at + 7] - ay, acz = corners[at + 8] - az;
+  const nx = aby * acz - abz * acy, ny = abz * acx - abx * acz, nz = abx * acy - aby * acx;
+  if (!(nx * nx + ny * ny + nz * nz > 0)) return edgesDistance2(corners, at, qx, qy, qz);
+  const apx = qx - ax, apy = qy - ay, apz = qz - az;
+  const d1 = abx * apx + aby * apy + abz * apz, d2 = acx * apx + acy * apy + acz * apz;
+  let px: number, py: number, pz: number;
+  if (d1 <= 0 && d2 <= 0) return apx * apx + apy * apy + apz * apz;
+  const bpx = qx - corners[at + 3], bpy = qy - corners[at + 4], bpz = qz - corners[at + 5];
+  const d3 = abx * bpx + aby * bpy + abz * bpz, d4 = acx * bpx + acy * bpy + acz * bpz;
+  if (d3 >= 0 && d4 <= d3) return bpx * bpx + bpy * bpy + bpz * bpz;
+  const cpx = qx - corners[at + 6], cpy = qy - corners[at + 7], cpz = qz - corners[at + 8];
+  const d5 = abx * cpx + aby * cpy + abz * cpz, d6 = acx * cpx + acy * cpy + acz * cpz;
+  if (d6 >= 0 && d5 <= d6) return cpx * cpx + cpy * cpy + cpz * cpz;
+  const vc = d1 * d4 - d3 * d2;
+  const vb = d5 * d2 - d1 * d6;
+  const va = d3 * d6 - d5 * d4;
+  const denominator = va + vb + vc;
+  // rounding of a sliver's regions
+  if (!(Math.abs(denominator) > 0)) return edgesDistance2(corners, at, qx, qy, qz);
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    const v = d1 / (d1 - d3);
+    px = ax + v * abx; py = ay + v * aby; pz = az + v * abz;
+  } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    const w = d2 / (d2 - d6);
+    px = ax + w * acx; py = ay + w * acy; pz = az + w * acz;
+  } else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+    const w = (d4 - d3) / (d4 - d3 + (d5 - d6));
+    const bx = corners[at + 3], by = corners[at + 4], bz = corners[at + 5];
+    px = bx + w * (corners[at + 6] - bx); py = by + w * (corners[at + 7] - by); pz = bz + w * (corners[at + 8] - bz);
+  } else {
+    const v = vb / denominator, w = vc / denominator;
+    px = ax + abx * v + acx * w; py = ay + aby * v + acy * w; pz = az + abz * v + acz * w;
+  }
+  const dx = qx - px, dy = qy - py, dz = qz - pz;
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/** Squared distance from (qx, qy, qz) to the nearest of the edges of triangle corners[at..at+9) (one of no area). */
+function edgesDistance2(corners: Float64Array, at: number, qx: number, qy: number, qz: number): number {
+  return Math.min(segmentDistance2(corners, at, at + 3, qx, qy, qz), segmentDistance2(corners, at + 3, at + 6, qx, qy, qz), segmentDistance2(corners, at + 6, at, qx, qy, qz));
+}
+
+/** Squared distance from (qx, qy, qz) to the segment between corners[i..i+3) and corners[j..j+3). */
+function segmentDistance2(corners: Float64Array, i: number, j: number, qx: number, qy: number, qz: number): number {
+  const ex = corners[j] - corners[i], ey = corners[j + 1] - corners[i + 1], ez = corners[j + 2] - corners[i + 2];
+  const fx = qx - corners[i], fy = qy - corners[i + 1], fz = qz - corners[i + 2];
+  const length2 = ex * ex + ey * ey + ez * ez;
+  const t = length2 > 0 ? Math.min(1, Math.max(0, (ex * fx + ey * fy + ez * fz) / length2)) : 0;
+  const dx = fx - t * ex, dy = fy - t * ey, dz = fz - t * ez;
+  return dx * dx + dy * dy + dz * dz;
 }
 
 /**

@@ -2,8 +2,8 @@
  * Signed-distance samples of a mesh, the input of the SDF autoencoder: points near the surface (where the shape is
  * told apart) and through its bounding box, each with its signed distance to the surface, negative inside.
  *
- * The distance is to the nearest triangle (three-mesh-bvh); the sign comes from the generalised winding number
- * (sidecar/geometry/windingNumber.ts), so it holds on soups: open meshes, holes, separate overlapping shells merged
+ * The distance is to the nearest triangle and the sign comes from the generalised winding number, both read from one
+ * hierarchy over the triangles (sidecar/geometry/windingNumber.ts), so the sign holds on soups: open meshes, holes, separate overlapping shells merged
  * into one mesh (winding numbers add: a point in two shells has w ≈ 2, still inside). Inside means w > 0.5.
  * Orientation matters: a shell whose triangles face inward counts −1 inside, so its inside reads as outside.
  *
@@ -21,12 +21,9 @@
  * plain 0.5 threshold on purpose: it is the winding number's own reading of the volume an open surface most nearly
  * bounds, it needs no notion of parts, and it agrees with the closed case everywhere else.
  */
-import { Vector3 } from 'three';
-import type { HitPointInfo } from 'three-mesh-bvh';
 import { SeededRandom } from '../data/seededRandom.js';
 import { AutoRigError } from '../errors.js';
-import { closestSurface } from '../geometry/closestSurface.js';
-import { buildWindingNumberTree, windingNumbers } from '../geometry/windingNumber.js';
+import { buildWindingNumberTree, closestDistances, windingNumbers } from '../geometry/windingNumber.js';
 
 /** Winding numbers above this are inside (see the file comment on open sheets). */
 export const INSIDE_WINDING_NUMBER = 0.5;
@@ -106,31 +103,11 @@ export function sdfSamples(positions: Float32Array, triangles: Uint32Array, opti
 export function signedDistances(positions: Float32Array, triangles: Uint32Array, queries: Float32Array): Float32Array {
   checkSoup(positions, triangles);
   if (queries.length % 3 !== 0) throw new AutoRigError('BAD_ARRAY', 'signedDistances: queries must hold whole triples');
-  const result = unsignedDistances(positions, triangles, queries);
-  const winding = windingNumbers(buildWindingNumberTree(positions, triangles), queries);
+  // one hierarchy for both halves: the distance's (its boxes) and the sign's (its moments)
+  const tree = buildWindingNumberTree(positions, triangles);
+  const result = closestDistances(tree, queries);
+  const winding = windingNumbers(tree, queries);
   for (let q = 0; q < result.length; q++) if (winding[q] > INSIDE_WINDING_NUMBER) result[q] = -result[q];
-  return result;
-}
-
-/**
- * unsignedDistances: positions #V*3, triangles #T*3, queries #Q*3 → Float32Array #Q, the distance from each query to
- * the nearest point of any triangle (three-mesh-bvh's closest-point search; the triangles are copied, since the BVH
- * reorders the index it is built over).
- */
-export function unsignedDistances(positions: Float32Array, triangles: Uint32Array, queries: Float32Array): Float32Array {
-  const { bvh, geometry } = closestSurface(positions, triangles);
-  // set as the geometry's boundsTree so that anything three does with it uses the tree, never a brute-force scan
-  geometry.boundsTree = bvh;
-  const queryCount = queries.length / 3;
-  const result = new Float32Array(queryCount);
-  const point = new Vector3();
-  const hit = { point: new Vector3(), distance: 0, faceIndex: 0 } as HitPointInfo;
-  for (let q = 0; q < queryCount; q++) {
-    point.set(queries[q * 3], queries[q * 3 + 1], queries[q * 3 + 2]);
-    result[q] = bvh.closestPointToPoint(point, hit) ? hit.distance : Infinity;
-  }
-  geometry.boundsTree = undefined;
-  geometry.dispose();
   return result;
 }
 
