@@ -56,9 +56,13 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
 
 /**
  * rigPreparedAsync: rigCharacterAsync from the skeleton stage on, for a caller that has prepared the mesh already
- * (prepareMesh of the same parts: Apply Latent Pose reads the mesh's shape in that frame meanwhile). Any method.
+ * (prepareMesh of the same parts: Apply Latent Pose reads the mesh's shape in that frame too). Any method.
+ * skinResolution: the geometric skinning's voxels along the longest side (default SKIN_VOXEL_RESOLUTION; Apply Latent
+ * Pose asks for fewer); the learned method's skinning has no grid.
  */
-export async function rigPreparedAsync(parts: MeshPart[], prepared: PreparedMesh, options: RigOptions = {}, onProgress: ProgressFn = () => {}): Promise<RigResult> {
+export async function rigPreparedAsync(
+  parts: MeshPart[], prepared: PreparedMesh, options: RigOptions = {}, onProgress: ProgressFn = () => {}, skinResolution = SKIN_VOXEL_RESOLUTION,
+): Promise<RigResult> {
   const method = checkMethod(options);
   if (method === 'geometric') return rigPrepared(parts, prepared, options, onProgress);
   const t0 = performance.now();
@@ -84,7 +88,7 @@ export async function rigPreparedAsync(parts: MeshPart[], prepared: PreparedMesh
   } else {
     skeleton = estimate.skeleton;
     onProgress('skinning', 0.25);
-    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
+    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), skinResolution);
   }
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
 }
@@ -215,10 +219,10 @@ export function isDeformingJoint(name: string): boolean {
   return !/_?end$/i.test(name);
 }
 
-/** The geometric voxel skinning (skinInVoxels) of the whole mesh, then split into parts (partWeights). */
+/** The geometric voxel skinning (skinInVoxels, at `resolution`) of the whole mesh, then split into parts (partWeights). */
 function skinParts(
   parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
-  locked: LockedGroup[], onProgress: (f: number) => void,
+  locked: LockedGroup[], onProgress: (f: number) => void, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
   const bones: SkinBone[] = skeleton.joints.map((j) => ({
     head: pointToCanonical(j.head, cf),
@@ -226,7 +230,7 @@ function skinParts(
     parent: j.parent,
     deform: isDeformingJoint(j.name),
   }));
-  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress), locked);
+  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution), locked);
 }
 
 /**

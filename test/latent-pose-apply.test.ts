@@ -15,7 +15,9 @@ import { nearestNeighbours } from '../sidecar/geometry/nearestNeighbours.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
 import { limbMotion } from './fixtures/limbMotion.js';
 import { MODEL_DATA_FILES, MODEL_FILES, modelsFolder } from '../sidecar/learned/modelFiles.js';
-import { applyLatentPose, checkPoseOptions, latentOfParts } from '../sidecar/pose/applyLatentPose.js';
+import { applyLatentPose, checkPoseOptions, latentOfParts, latentPoseAutoRig, POSE_SKIN_VOXEL_RESOLUTION } from '../sidecar/pose/applyLatentPose.js';
+import { rigCharacterAsync } from '../sidecar/pipeline.js';
+import { SKIN_VOXEL_RESOLUTION } from '../sidecar/skinning/skinInVoxels.js';
 import { latentDelta, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
@@ -204,4 +206,26 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     expect(meanMotion(character, given)).toBeGreaterThan(0);
     await expect(applyLatentPose(character.parts, { pose: 'kneeBentLf', mu: mu.subarray(1) })).rejects.toMatchObject({ code: 'BAD_ARRAY' });
   });
+
+  it.skipIf(!installed)('poses through latentPoseAutoRig exactly as without a rig (the eval measures the apply\'s own rig), a rig skinned on the coarser grid', async () => {
+    const own = await apply('elbowBentRt');
+    const rig = await latentPoseAutoRig(character.parts);
+    const through = await applyLatentPose(character.parts, { pose: 'elbowBentRt', rig });
+    through.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(own[k])));
+    expect(limbMotion(character, own).RightHand).toBeGreaterThan(0);
+    // the same skeleton as a rig request's, weights from the POSE_SKIN_VOXEL_RESOLUTION grid (not the 112 one), each row summing to one
+    const requested = await rigCharacterAsync(character.parts);
+    expect(rig.skeleton.joints.map((j) => j.head)).toEqual(requested.skeleton.joints.map((j) => j.head));
+    expect(POSE_SKIN_VOXEL_RESOLUTION).toBeLessThan(SKIN_VOXEL_RESOLUTION);
+    let differing = 0;
+    rig.objects.forEach((o, k) => {
+      const w = o.weights, other = requested.objects[k].weights;
+      for (let v = 0; v < w.length; v += 4) {
+        expect(w[v] + w[v + 1] + w[v + 2] + w[v + 3]).toBeCloseTo(1, 4);
+        if (Math.abs(w[v] - other[v]) > 1e-3) differing++;
+      }
+    });
+    expect(differing).toBeGreaterThan(0);
+  });
 });
+

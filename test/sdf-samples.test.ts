@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AutoRigError } from '../sidecar/errors.js';
+import { sdfHelperThreadId, sdfSamplesBeside } from '../sidecar/pose/sdfSamplesBeside.js';
 import { DEFAULT_NEAR_SIGMA, sdfSamples, signedDistances } from '../sidecar/pose/sdfSamples.js';
-import { sdfSamplesInThread } from '../sidecar/pose/sdfSamplesInThread.js';
 
 interface Soup { positions: Float32Array; triangles: Uint32Array }
 
@@ -167,7 +167,7 @@ describe('signedDistances', () => {
     expect(inShort[3]).toBeGreaterThan(0); // in front of it
   });
 
-  it('leave the caller\'s arrays as they were (the BVH reorders only its own copy)', () => {
+  it('leave the caller\'s arrays as they were (the tree orders only its own copy)', () => {
     const soup = icosphere(2);
     const before = soup.triangles.slice(), positionsBefore = soup.positions.slice();
     signedDistances(soup.positions, soup.triangles, points([0, 0, 0], [2, 0, 0]));
@@ -251,32 +251,35 @@ describe('sdfSamples', () => {
   });
 });
 
-describe('sdfSamplesInThread', () => {
-  it('gives exactly the samples of sdfSamples, and the caller keeps its arrays', async () => {
+describe('sdfSamplesBeside', () => {
+  it('gives exactly the samples of sdfSamples on one kept helper thread, and the caller keeps its arrays', async () => {
     const sphere = icosphere(3, 0.8, [0.1, -0.2, 0.3]);
-    const options = { count: 600, seed: 5 };
     const vertexFloats = sphere.positions.length, triangleIndices = sphere.triangles.length;
-    const here = sdfSamples(sphere.positions, sphere.triangles, options);
-    const there = await sdfSamplesInThread(sphere.positions, sphere.triangles, options);
-    expect(there.nearCount).toBe(here.nearCount);
-    expect(Array.from(there.points)).toEqual(Array.from(here.points));
-    expect(Array.from(there.sdf)).toEqual(Array.from(here.sdf));
-    // inside points are negative there too: a real answer, not zeros
-    expect(there.sdf.some((d) => d < -0.1)).toBe(true);
+    let thread: number | null = null;
+    for (const seed of [5, 6]) {
+      const options = { count: 600, seed };
+      const here = sdfSamples(sphere.positions, sphere.triangles, options);
+      const there = await sdfSamplesBeside(sphere.positions, sphere.triangles, options);
+      expect(there.nearCount).toBe(here.nearCount);
+      expect(Array.from(there.points)).toEqual(Array.from(here.points));
+      expect(Array.from(there.sdf)).toEqual(Array.from(here.sdf));
+      // inside points are negative there too: a real answer, not zeros
+      expect(there.sdf.some((d) => d < -0.1)).toBe(true);
+      // the second call is answered by the thread that answered the first
+      thread ??= sdfHelperThreadId();
+      expect(sdfHelperThreadId()).toBe(thread);
+    }
+    expect(thread).toBeGreaterThan(0);
     // copied, not transferred: the caller's arrays are still whole
     expect(sphere.positions.length).toBe(vertexFloats);
     expect(sphere.triangles.length).toBe(triangleIndices);
   });
 
-  it('answers the error code of sdfSamples for a bad mesh, and CANCELLED when aborted', async () => {
+  it('answers the error code of sdfSamples for a bad mesh, and serves the next call', async () => {
     const sphere = icosphere(2);
     const bad = Uint32Array.from(sphere.triangles, (v, i) => (i === 4 ? 10_000 : v));
-    await expect(sdfSamplesInThread(sphere.positions, bad, { count: 10, seed: 1 })).rejects.toMatchObject({ code: 'BAD_INDEX' });
-    const cancelled = new AbortController();
-    const pending = sdfSamplesInThread(sphere.positions, sphere.triangles, { count: 200_000, seed: 1 }, cancelled.signal);
-    cancelled.abort();
-    const err = await pending.catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AutoRigError);
-    expect((err as AutoRigError).code).toBe('CANCELLED');
+    await expect(sdfSamplesBeside(sphere.positions, bad, { count: 10, seed: 1 })).rejects.toMatchObject({ code: 'BAD_INDEX' });
+    const next = await sdfSamplesBeside(sphere.positions, sphere.triangles, { count: 10, seed: 1 });
+    expect(Array.from(next.sdf)).toEqual(Array.from(sdfSamples(sphere.positions, sphere.triangles, { count: 10, seed: 1 }).sdf));
   });
 });

@@ -11,7 +11,7 @@
  * the displacement goes back to the character's space. The strength scales every joint's angle, not |Δμ|: the decoder
  * only ever saw full-strength poses, so a |Δμ| it never met would be an extrapolation of the network, where a fraction
  * of its rotations is a real partial pose, exact at 0 and 1. The output has the input's vertices, in count and order,
- * per part. Without a rig, the SDF samples are drawn on a second thread (pose/sdfSamplesInThread) while the auto-rig
+ * per part. Without a rig, the SDF samples are drawn on a helper thread (pose/sdfSamplesBeside) while the auto-rig
  * runs, and the canonical frame is found once for both (pipeline prepareMesh).
  */
 import { POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
@@ -26,13 +26,21 @@ import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type Po
 import { posedByRig } from './posedByRig.js';
 import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
 import { sdfSamples, type SdfSamples } from './sdfSamples.js';
-import { sdfSamplesInThread } from './sdfSamplesInThread.js';
+import { sdfSamplesBeside } from './sdfSamplesBeside.js';
 import { checkTemplateJoints, templateRig } from './templateRig.js';
 
 export { APPLIED_VARIANT, POSE_STRATEGIES, type PoseStrategy } from './poseLibrary.js';
 
 /** Seed of the apply path's SDF samples: fixed, so one mesh always gets one answer. */
 const SDF_SEED = 1;
+
+/**
+ * The auto-rig's skinning grid on the apply path (voxels along the longest side; a rig request uses
+ * SKIN_VOXEL_RESOLUTION, 112). Coarser here because the apply must be quick and the grid's geodesics are its costliest
+ * stage (42k vertices, warm: 190 ms at 112, 105 at 80, 60 at 64). `autorig eval poses` on the 13 test identities:
+ * mean latent error 0.773 % of height at 112, 0.776 at 80, 0.797 at 64, where one identity lost 17 % (docs/EVAL.md).
+ */
+export const POSE_SKIN_VOXEL_RESOLUTION = 80;
 
 export interface ApplyLatentPoseOptions {
   pose: string;
@@ -140,26 +148,21 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 
   // The SDF samples and the auto-rig are the two costly stages and need nothing from each other: without a rig the
-  // samples are drawn on a thread of their own while this one rigs. A given rig leaves nothing to overlap.
+  // samples are drawn on a helper thread (pose/sdfSamplesBeside, kept warm between applies) while this one rigs. A
+  // given or reused rig leaves nothing to overlap.
   onProgress('encode', 0.05);
-  const sampling = new AbortController();
+  const samplesAside = !knownMu && !rigGiven && !reusedRig;
   const encoded = knownMu
     ? Promise.resolve(checkedLatent(knownMu, library.latentSize))
-    : (rigGiven || reusedRig
-      ? Promise.resolve(sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }))
-      : sdfSamplesInThread(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }, sampling.signal)
+    : (samplesAside
+      ? sdfSamplesBeside(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED })
+      : Promise.resolve(sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }))
     ).then((samples) => encodeSamples(encoder, samples, library.latentSize));
   // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
   encoded.catch(() => {});
-  let rig: Pick<RigResult, 'skeleton' | 'objects'>;
-  try {
-    onProgress('rig', 0.15);
-    rig = options.rig ?? reusedRig ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
-  } catch (err) {
-    // the mesh cannot be rigged: its error is the answer, and the samples are no longer wanted
-    sampling.abort();
-    throw err;
-  }
+  onProgress('rig', 0.15);
+  const rig = options.rig ?? reusedRig
+    ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f), POSE_SKIN_VOXEL_RESOLUTION);
   const mu = await encoded;
   const reusable: LatentPoseReuse = rigGiven ? { mu } : { mu, autoRig: rig };
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
@@ -198,6 +201,16 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
     }
     return out;
   }, identity, reusable);
+}
+
+/**
+ * latentPoseAutoRig: the auto-rig applyLatentPose makes for a mesh without a rig (default method, skinning at
+ * POSE_SKIN_VOXEL_RESOLUTION): parts → skeleton + one PartWeights per part, the parts' space. For callers that pose
+ * one character many times the way a user without a rig gets it (the eval: pass it as options.rig). Throws what
+ * rigCharacterAsync throws.
+ */
+export async function latentPoseAutoRig(parts: MeshPart[]): Promise<RigResult> {
+  return rigPreparedAsync(parts, prepareMesh(parts, () => {}, () => {}, true), {}, () => {}, POSE_SKIN_VOXEL_RESOLUTION);
 }
 
 /**

@@ -11,15 +11,16 @@ export const SKIN_VOXEL_RESOLUTION = 112;
 /**
  * Skinning that never fails: a solid voxelisation of the whole character (every part together), geodesic bone weights
  * inside it, then carried to every vertex; closed pieces of the mesh then keep only the bones that run through them.
- * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, bones: SkinBone[] (canonical space), k: influences →
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, bones: SkinBone[] (canonical space), k: influences,
+ * resolution: voxels along the longest side (default SKIN_VOXEL_RESOLUTION) →
  *   top-k indices Uint16Array #V*k + values Float32Array #V*k
  */
 export function skinInVoxels(
   canonical: Float32Array, triangles: Uint32Array, bones: SkinBone[], k: number,
-  onProgress: (fraction: number) => void = () => {},
+  onProgress: (fraction: number) => void = () => {}, resolution = SKIN_VOXEL_RESOLUTION,
 ): { indices: Uint16Array; weights: Float32Array } {
   const [min, max] = usedBounds(canonical, triangles);
-  const g = gridOverBox(min, max, SKIN_VOXEL_RESOLUTION, 2);
+  const g = gridOverBox(min, max, resolution, 2);
   const solid = fillInterior(rasterizeTriangles(canonical, triangles, g), g);
   onProgress(0.1);
   const vw = voxelBoneWeights(solid, g, bones, k, (done, total) => onProgress(0.1 + 0.75 * (done / total)));

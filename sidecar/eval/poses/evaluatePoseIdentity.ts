@@ -13,7 +13,7 @@ import { closestAnchorOffsets, rigPosedParts, sampleOffsets, type AutoRig } from
 import {
   MEASURED_VARIANTS, PREDICTORS, type IdentityPoseEval, type LatentRig, type MeasuredVariant, type PredictionScores, type Predictor, type VariantEval,
 } from './poseEvalTypes.js';
-import { latentOfParts } from '../../pose/applyLatentPose.js';
+import { latentOfParts, latentPoseAutoRig } from '../../pose/applyLatentPose.js';
 import { encodeShape, latentPosedParts, loadEncoder, nearestTraining, readTrainingSample, type TrainingEntry } from './latentProbe.js';
 import { meanOf, meanVertexError, STATIC_MOTION, staticLeakage, vertexDistances } from './poseMetrics.js';
 import { groundTruth, heldOutIdentity, mergedCanonical, MisreadFrameError, ownRig, proceduralIdentity, type TestIdentity } from './testIdentities.js';
@@ -113,9 +113,13 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
     result.nearest = { identity: nearest.entry.identity, by: nearest.by, distance: nearest.distance };
   }
 
-  // the rig the latent path poses through: the auto-rig above (where it failed, the latent path cannot pose this
+  // the rig the latent path poses through: the mesh's auto-rig (where (b)'s failed, the latent path cannot pose this
   // identity and counts as no motion, like (b)), or the identity's own rig, the one its ground truth is posed with
-  const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig;
+  // (the apply path's auto-rig skins on a coarser grid than (b)'s, POSE_SKIN_VOXEL_RESOLUTION: the one users get)
+  const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig && job.latent ? await latentPoseAutoRig(parts).catch((err: unknown) => {
+    if (err instanceof AutoRigError) return null;
+    throw err;
+  }) : rig;
   // the apply path's own μ of this identity (its frame and samples, not the neutral's above), read once for every
   // pose and variant: what applyLatentPose would read each time
   const applyMu = job.latent && result.latentMissing === null && latentRig ? await latentOfParts(parts) : undefined;
