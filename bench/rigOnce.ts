@@ -15,6 +15,13 @@
  *                                                            after strength: an untimed apply at strength 0.5 first,
  *                                                            then the timed one reusing its latent and auto-rig, as the
  *                                                            sidecar's PoseReuseCache hands them over)
+ *   node dist/bench/rigOnce.js pose-served <mesh.bin> <pose>   (Apply Latent Pose through a running sidecar, as the add-on
+ *                                                             asks it: serve() on a free port, models warmed, a
+ *                                                             WebSocket client; SERVED_WARMUPS applies of other meshes
+ *                                                             (this one scaled, so nothing is reused) first, then the
+ *                                                             timed one: request sent → posed vertices decoded, on a
+ *                                                             job thread kept from those jobs; `servedRuns`: each
+ *                                                             apply's time)
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
@@ -30,6 +37,10 @@
  * the mesh as read.
  */
 import { readFileSync } from 'node:fs';
+import WebSocket from 'ws';
+import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
+import { serve } from '../sidecar/server/serve.js';
+import type { MeshPart } from '../sidecar/types.js';
 import { loadModel } from '../sidecar/learned/onnxSession.js';
 import { modelDataPath, modelPath } from '../sidecar/learned/modelFiles.js';
 import { modelsRunBy, modelsRunByCorrectives, modelsRunByPose } from '../sidecar/methods.js';
@@ -68,6 +79,61 @@ function maxDisplacement(rest: { positions: Float32Array }[], posed: Float32Arra
   return most;
 }
 
+/** A served job's answer, as the add-on reads it: the final message for `id` (result or error). */
+type Message = Record<string, unknown>;
+
+/** pose-served: how many applies of other meshes the sidecar answers before the timed one. */
+const SERVED_WARMUPS = 5;
+
+/**
+ * pose-served: SERVED_WARMUPS untimed pose.apply requests of other meshes (the parts scaled by 1.01, 0.99, 1.02…: the
+ * same work, never reused), then the timed one of `parts`, through a sidecar started here (serve(), models warmed
+ * first, the default job slots) and a WebSocket client, one request at a time.
+ * → the timed one's wall and CPU seconds (request sent → result decoded), every apply's wall seconds in order (the
+ * timed one last), and its posed vertices, per part
+ */
+async function servedPose(parts: MeshPart[], pose: string): Promise<{ seconds: number; cpuSeconds: number; runs: number[]; posed: Float32Array[] }> {
+  const token = 'bench-token-0123456789abcdef';
+  const server = await serve({ port: 0, token });
+  try {
+    const failures = await server.models.warm(modelsRunByPose().map((name) => modelPath(name)));
+    if (failures.length) throw new Error(`pose-served: models not loaded: ${failures.join('; ')}`);
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`, { headers: { Authorization: `Bearer ${token}` } });
+    await new Promise<void>((done, fail) => { ws.once('open', () => done()); ws.once('error', fail); });
+    const waiting = new Map<string, (message: Message) => void>();
+    ws.on('message', (data: Buffer) => {
+      const message = decodeMessage(data);
+      if (message.kind === 'result' || message.kind === 'error') waiting.get(message.id as string)?.(message);
+    });
+    const ask = (id: string, objects: MeshPart[]) => new Promise<Message>((done) => {
+      waiting.set(id, done);
+      ws.send(encodeMessage({ kind: 'pose.apply', id, objects: objects.map((p) => ({ name: p.name, positions: p.positions, triangles: p.triangles })), pose }));
+    });
+    const runs: number[] = [];
+    let answer: Message = {};
+    let cpu = process.cpuUsage();
+    for (let n = 0; n <= SERVED_WARMUPS; n++) {
+      const timed = n === SERVED_WARMUPS;
+      const scale = 1 + (n % 2 === 0 ? 1 : -1) * 0.01 * (Math.floor(n / 2) + 1);
+      const objects = timed ? parts : parts.map((p) => ({ name: p.name, positions: p.positions.map((x) => x * scale), triangles: p.triangles }));
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      answer = await ask(timed ? 'timed' : `other-mesh-${n}`, objects);
+      runs.push((performance.now() - t0) / 1000);
+      cpu = process.cpuUsage(cpu0);
+      if (answer.kind !== 'result') throw new Error(`pose-served: apply ${n + 1} failed: ${String(answer.code)} ${String(answer.message)}`);
+    }
+    ws.close();
+    const posed = (answer.objects as { positions: Uint8Array }[]).map((o) => {
+      const bytes = Uint8Array.from(o.positions);
+      return new Float32Array(bytes.buffer, 0, bytes.byteLength / 4);
+    });
+    return { seconds: runs[runs.length - 1], cpuSeconds: (cpu.user + cpu.system) / 1e6, runs, posed };
+  } finally {
+    await server.close();
+  }
+}
+
 /** correctives-fit: how many key poses become examples, and the power their weights are sharpened to. */
 const FIT_EXAMPLES = 4;
 const FIT_SHARPNESS = 4;
@@ -76,9 +142,9 @@ async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
   const isCorrectives = mode === 'correctives' || mode === 'correctives-fit';
   const needsRig = mode === 'skin' || isCorrectives;
-  const isPose = mode === 'pose' || mode === 'pose-again';
-  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose', 'pose-again'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>] | pose-again <mesh.bin> <pose>\n');
+  const isPose = mode === 'pose' || mode === 'pose-again' || mode === 'pose-served';
+  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose', 'pose-again', 'pose-served'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>] | pose-again|pose-served <mesh.bin> <pose>\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
@@ -110,7 +176,12 @@ async function main(argv: string[]): Promise<void> {
   let keys = 0;
   let fit: ExampleFitReport | undefined;
   let posed: Float32Array[] = [];
-  if (isPose) {
+  let served: { seconds: number; cpuSeconds: number; runs: number[] } | undefined;
+  if (mode === 'pose-served') {
+    const answer = await servedPose(parts, rest[0]);
+    served = answer;
+    posed = answer.posed;
+  } else if (isPose) {
     const rigGiven = rig ? { skeleton: rig.header.skeleton, objects: rig.objects } : undefined;
     const options = { pose: rest[0], strength: 1, strategy: 'mean' as const, ...(rigGiven ? { rig: rigGiven } : {}), ...(reuse ? { reuse } : {}) };
     const applied = await applyLatentPose(parts, options, recorder.onProgress);
@@ -123,7 +194,8 @@ async function main(argv: string[]): Promise<void> {
   }
   else if (skeleton) result = skinCharacter(parts, skeleton, [], {}, recorder.onProgress);
   else result = await rigCharacterAsync(parts, mode === 'rig-learned' ? { method: 'learned' } : {}, recorder.onProgress);
-  const seconds = (performance.now() - t0) / 1000;
+  // pose-served: the request's own round trip, without starting the server and the warm-up apply
+  const seconds = served?.seconds ?? (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const stages = recorder.finish().seconds;
   const peak = peakRssBytes();
@@ -133,12 +205,13 @@ async function main(argv: string[]): Promise<void> {
     vertices: parts.reduce((s, p) => s + p.positions.length / 3, 0),
     triangles: parts.reduce((s, p) => s + p.triangles.length / 3, 0),
     seconds,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    cpuSeconds: served?.cpuSeconds ?? (cpu.user + cpu.system) / 1e6,
     stages,
     sessionSeconds,
     peakRssBytes: peak,
     ...(isCorrectives ? { keys } : {}),
     ...(mode === 'correctives-fit' ? { fit } : {}),
+    ...(served ? { servedRuns: served.runs } : {}),
     ...(isPose ? { pose: rest[0], rigGiven: rig !== undefined, maxDisplacement: maxDisplacement(parts, posed) } : {}),
   };
   process.stdout.write(JSON.stringify(report) + '\n');
