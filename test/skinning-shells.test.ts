@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { skinCharacter } from '../sidecar/pipeline.js';
-import { meshShells, shellBoneSets } from '../sidecar/skinning/shellBones.js';
+import { hangingBoneSets, meshShells, restrictToShellBones, shellBoneSets } from '../sidecar/skinning/shellBones.js';
 import type { MeshPart, Skeleton } from '../sidecar/types.js';
 import { boxMesh } from './fixtures/boxMesh.js';
 
@@ -85,5 +85,72 @@ describe('closed pieces keep to their own bones', () => {
     const sets = shellBoneSets(body.positions, body.triangles, shells, bones, 0.03);
     expect(shells.count).toBe(2);
     expect(sets[shells.shellOf[0]]).toEqual([]);
+  });
+});
+
+describe('a closed piece no bone runs through follows what it hangs from', () => {
+  // y up, height ~1. Bones: 0 Spine (torso), 1 LeftLeg, 2 RightLeg. A torso box on two leg boxes, and a cape: a
+  // slab behind them, touching (5 mm away) the torso's back at the top and the legs' backs at the bottom.
+  const torsoBox = boxMesh('torso', [-0.2, 0.505, -0.1], [0.2, 1, 0.1], 4);
+  const legL = boxMesh('legL', [0.02, 0, -0.1], [0.18, 0.5, 0.1], 4);
+  const legR = boxMesh('legR', [-0.18, 0, -0.1], [-0.02, 0.5, 0.1], 4);
+  const cape = boxMesh('cape', [-0.2, 0.05, -0.165], [0.2, 0.95, -0.105], 6);
+  const bones = [
+    { head: [0, 0.5, 0] as [number, number, number], tail: [0, 1, 0] as [number, number, number], parent: -1, deform: true },
+    { head: [0.1, 0.5, 0] as [number, number, number], tail: [0.1, 0, 0] as [number, number, number], parent: 0, deform: true },
+    { head: [-0.1, 0.5, 0] as [number, number, number], tail: [-0.1, 0, 0] as [number, number, number], parent: 0, deform: true },
+  ];
+  const all = concat([torsoBox, legL, legR, cape]);
+  const nv = all.positions.length / 3;
+  const capeStart = nv - cape.positions.length / 3;
+  // the unrestricted weights, as the solid gives them: each vertex to the bone nearest it (the cape's hem to the legs)
+  const k = 4;
+  const nearestBoneWeights = () => {
+    const indices = new Uint16Array(nv * k), weights = new Float32Array(nv * k);
+    for (let v = 0; v < nv; v++) {
+      const y = all.positions[v * 3 + 1], x = all.positions[v * 3];
+      indices[v * k] = y > 0.5 ? 0 : x > 0 ? 1 : 2;
+      weights[v * k] = 1;
+    }
+    return { indices, weights };
+  };
+
+  it('binds a cape to the spine it hangs from, not to the legs its hem brushes; the legs keep theirs', () => {
+    const shells = meshShells(all.positions, all.triangles);
+    expect(shells.count).toBe(4);
+    const closed = new Uint8Array(shells.count);
+    const sets = shellBoneSets(all.positions, all.triangles, shells, bones, 0.01, closed);
+    const capeShell = shells.shellOf[capeStart];
+    expect(closed[capeShell]).toBe(1);
+    expect(sets[capeShell]).toEqual([]);
+    const { indices, weights } = nearestBoneWeights();
+    hangingBoneSets(all.positions, shells, sets, closed, bones, k, indices, weights, 0.04);
+    expect(sets[capeShell]).toEqual([0]);
+    restrictToShellBones(all.positions, shells.shellOf, sets, bones, k, indices, weights);
+    let hemVertices = 0;
+    for (let v = capeStart; v < nv; v++) {
+      // every cape vertex, the hem too, wholly on the spine
+      expect(indices[v * k]).toBe(0);
+      expect(weights[v * k]).toBeCloseTo(1, 6);
+      if (all.positions[v * 3 + 1] < 0.3) hemVertices++;
+    }
+    expect(hemVertices).toBeGreaterThan(0);
+    // the legs (closed, their bone inside) keep their own bone
+    const legVertex = torsoBox.positions.length / 3;
+    expect(sets[shells.shellOf[legVertex]]).toEqual([1]);
+    expect(indices[legVertex * k]).toBe(1);
+  });
+
+  it('leaves a boneless piece that touches nothing unrestricted', () => {
+    const floating = boxMesh('floating', [0.5, 0.2, -0.05], [0.6, 0.3, 0.05], 3);
+    const scene = concat([torsoBox, floating]);
+    const shells = meshShells(scene.positions, scene.triangles);
+    const closed = new Uint8Array(shells.count);
+    const sets = shellBoneSets(scene.positions, scene.triangles, shells, bones, 0.02, closed);
+    const floatingShell = shells.shellOf[scene.positions.length / 3 - 1];
+    expect(closed[floatingShell]).toBe(1);
+    const n = scene.positions.length / 3;
+    hangingBoneSets(scene.positions, shells, sets, closed, bones, k, new Uint16Array(n * k), Float32Array.from({ length: n * k }, (_, i) => (i % k === 0 ? 1 : 0)), 0.04);
+    expect(sets[floatingShell]).toEqual([]);
   });
 });

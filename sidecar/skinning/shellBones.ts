@@ -69,10 +69,13 @@ export function meshShells(positions: Float32Array, triangles: Uint32Array): { s
  * shellBoneSets: for each shell, the deforming bones with at least INSIDE_FRACTION of their length inside the shell's
  * own solid (voxelised alone, at `voxelSize`); an empty list (open shells, trimmings, a single shell, shells beyond
  * SHELL_VOXEL_BUDGET) leaves the shell unrestricted.
- * positions: Float32Array #V*3, triangles: Uint32Array #T*3, shells (from meshShells), bones (same space) → number[][] #shells
+ * positions: Float32Array #V*3, triangles: Uint32Array #T*3, shells (from meshShells), bones (same space),
+ * closed (optional, Uint8Array #shells, written): 1 for each shell that was found closed (it has an inside to test) →
+ * number[][] #shells
  */
 export function shellBoneSets(
   positions: Float32Array, triangles: Uint32Array, shells: { shellOf: Int32Array; count: number }, bones: SkinBone[], voxelSize: number,
+  closed?: Uint8Array,
 ): number[][] {
   const { shellOf, count } = shells;
   const vertexCount = new Int32Array(count);
@@ -123,6 +126,7 @@ export function shellBoneSets(
       else if (solid[v]) interiorVoxels++;
     }
     if (interiorVoxels < MIN_INTERIOR_SHARE * (surfaceVoxels + interiorVoxels)) continue;
+    if (closed) closed[s] = 1;
     const [nx, ny, nz] = g.dims;
     const inside = (x: number, y: number, z: number) => {
       const i = Math.floor((x - g.origin[0]) / g.size), j = Math.floor((y - g.origin[1]) / g.size), k = Math.floor((z - g.origin[2]) / g.size);
@@ -141,6 +145,82 @@ export function shellBoneSets(
     sets[s] = own;
   }
   return sets;
+}
+
+/** Contacts this far below a boneless piece's highest contact still count as where it hangs from (canonical units, height ~1). */
+const HANGING_BAND = 0.05;
+/** A bone is one the piece hangs from when it carries at least this share of the weight at the hanging contacts. */
+const HANGING_SHARE = 0.1;
+
+/**
+ * hangingBoneSets: a closed piece that no bone runs through (a cape, a backpack, a scabbard, a helmet) is bound by an
+ * artist to what it hangs from, not to whatever it brushes against lower down (a cape's hem behind the calves must
+ * not swing with the legs). For each such shell (closed[s] and sets[s] empty), its contacts are its vertices within
+ * `contact` of a vertex of another shell; those within HANGING_BAND of the highest contact (y is up: the canonical
+ * frame) are where it hangs from, and the bones that carry at least HANGING_SHARE of its weights there, with their
+ * ancestors, become its set (for restrictToShellBones). A shell with no contact stays unrestricted.
+ * positions #V*3 (canonical), shells (meshShells), sets (shellBoneSets, filled in place), closed #shells, bones,
+ * top-k indices #V*k + values #V*k (the unrestricted weights), contact: distance (canonical units)
+ */
+export function hangingBoneSets(
+  positions: Float32Array, shells: { shellOf: Int32Array; count: number }, sets: number[][], closed: Uint8Array, bones: SkinBone[],
+  k: number, indices: Uint16Array, weights: Float32Array, contact: number,
+): void {
+  const { shellOf, count } = shells;
+  const boneless: number[] = [];
+  for (let s = 0; s < count; s++) if (closed[s] && sets[s].length === 0) boneless.push(s);
+  if (boneless.length === 0) return;
+  // every vertex in a hash of contact-sized cells, to find another shell's vertices nearby
+  const nv = positions.length / 3;
+  const cellOf = (v: number, axis: number) => Math.floor(positions[v * 3 + axis] / contact);
+  const key = (i: number, j: number, l: number) => `${i},${j},${l}`;
+  const cells = new Map<string, number[]>();
+  for (let v = 0; v < nv; v++) {
+    if (shellOf[v] < 0) continue;
+    const id = key(cellOf(v, 0), cellOf(v, 1), cellOf(v, 2));
+    let list = cells.get(id);
+    if (!list) cells.set(id, (list = []));
+    list.push(v);
+  }
+  const contact2 = contact * contact;
+  const touches = (v: number): boolean => {
+    const i = cellOf(v, 0), j = cellOf(v, 1), l = cellOf(v, 2);
+    for (let di = -1; di <= 1; di++) for (let dj = -1; dj <= 1; dj++) for (let dl = -1; dl <= 1; dl++) {
+      for (const u of cells.get(key(i + di, j + dj, l + dl)) ?? []) {
+        if (shellOf[u] === shellOf[v]) continue;
+        const dx = positions[u * 3] - positions[v * 3], dy = positions[u * 3 + 1] - positions[v * 3 + 1], dz = positions[u * 3 + 2] - positions[v * 3 + 2];
+        if (dx * dx + dy * dy + dz * dz <= contact2) return true;
+      }
+    }
+    return false;
+  };
+  const wanted = new Set(boneless);
+  const contacts = new Map<number, number[]>(boneless.map((s) => [s, []]));
+  for (let v = 0; v < nv; v++) if (wanted.has(shellOf[v]) && touches(v)) contacts.get(shellOf[v])!.push(v);
+  for (const s of boneless) {
+    const touching = contacts.get(s)!;
+    if (touching.length === 0) continue;
+    let top = -Infinity;
+    for (const v of touching) top = Math.max(top, positions[v * 3 + 1]);
+    const share = new Map<number, number>();
+    let total = 0;
+    for (const v of touching) {
+      if (positions[v * 3 + 1] < top - HANGING_BAND) continue;
+      for (let q = 0; q < k; q++) {
+        const w = weights[v * k + q];
+        if (w <= 0) continue;
+        share.set(indices[v * k + q], (share.get(indices[v * k + q]) ?? 0) + w);
+        total += w;
+      }
+    }
+    // and the bones between them and the root: a cape hanging from the chest still moves with the hips at its hem
+    const kept = new Set<number>();
+    for (const [bone, w] of share) {
+      if (w < HANGING_SHARE * total) continue;
+      for (let b = bone; b >= 0 && !kept.has(b); b = bones[b].parent) if (bones[b].deform) kept.add(b);
+    }
+    sets[s] = [...kept].sort((a, b) => a - b);
+  }
 }
 
 /**

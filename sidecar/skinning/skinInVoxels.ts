@@ -1,6 +1,6 @@
 import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
 import { usedBounds } from '../mesh/canonicalFrame.js';
-import { meshShells, restrictToShellBones, shellBoneSets } from './shellBones.js';
+import { hangingBoneSets, meshShells, restrictToShellBones, shellBoneSets } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 import { voxelBoneWeights } from './voxelBoneWeights.js';
 import { voxelWeightsToVertices } from './voxelWeightsToVertices.js';
@@ -28,7 +28,10 @@ export function skinInVoxels(
   // Separate closed pieces keep to the bones that run through them (shellBones.ts).
   const shells = meshShells(canonical, triangles);
   if (shells.count > 1) {
-    const sets = shellBoneSets(canonical, triangles, shells, bones, g.size);
+    const closed = new Uint8Array(shells.count);
+    const sets = shellBoneSets(canonical, triangles, shells, bones, g.size, closed);
+    // closed pieces no bone runs through follow what they hang from (a cape: the upper back, not the calves)
+    hangingBoneSets(canonical, shells, sets, closed, bones, k, out.indices, out.weights, 2 * g.size);
     restrictToShellBones(canonical, shells.shellOf, sets, bones, k, out.indices, out.weights);
   }
   onProgress(1);
