@@ -156,7 +156,7 @@ const HANGING_SHARE = 0.1;
  * hangingBoneSets: a closed piece that no bone runs through (a cape, a backpack, a scabbard, a helmet) is bound by an
  * artist to what it hangs from, not to whatever it brushes against lower down (a cape's hem behind the calves must
  * not swing with the legs). For each such shell (closed[s] and sets[s] empty), its contacts are its vertices within
- * `contact` of a vertex of another shell; those within HANGING_BAND of the highest contact (y is up: the canonical
+ * `contact` of a vertex of a shell that is not such a piece itself (the body, a piece with bones); those within HANGING_BAND of the highest contact (y is up: the canonical
  * frame) are where it hangs from, and the bones that carry at least HANGING_SHARE of its weights there, with their
  * ancestors, become its set (for restrictToShellBones). A shell with no contact stays unrestricted.
  * positions #V*3 (canonical), shells (meshShells), sets (shellBoneSets, filled in place), closed #shells, bones,
@@ -170,31 +170,42 @@ export function hangingBoneSets(
   const boneless: number[] = [];
   for (let s = 0; s < count; s++) if (closed[s] && sets[s].length === 0) boneless.push(s);
   if (boneless.length === 0) return;
-  // every vertex in a hash of contact-sized cells, to find another shell's vertices nearby
+  const wanted = new Set(boneless);
+  // the other pieces' vertices around those shells (their box grown by `contact`) in a hash of contact-sized cells:
+  // one pass over the mesh, numeric keys; a boneless piece's own vertices (most of the box) are never looked through
   const nv = positions.length / 3;
-  const cellOf = (v: number, axis: number) => Math.floor(positions[v * 3 + axis] / contact);
-  const key = (i: number, j: number, l: number) => `${i},${j},${l}`;
-  const cells = new Map<string, number[]>();
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   for (let v = 0; v < nv; v++) {
-    if (shellOf[v] < 0) continue;
-    const id = key(cellOf(v, 0), cellOf(v, 1), cellOf(v, 2));
+    if (!wanted.has(shellOf[v])) continue;
+    for (let a = 0; a < 3; a++) {
+      lo[a] = Math.min(lo[a], positions[v * 3 + a] - contact);
+      hi[a] = Math.max(hi[a], positions[v * 3 + a] + contact);
+    }
+  }
+  const dims = [0, 1, 2].map((a) => Math.floor((hi[a] - lo[a]) / contact) + 1);
+  const cell = (v: number, a: number) => Math.floor((positions[v * 3 + a] - lo[a]) / contact);
+  const inBox = (v: number) => [0, 1, 2].every((a) => positions[v * 3 + a] >= lo[a] && positions[v * 3 + a] <= hi[a]);
+  const cells = new Map<number, number[]>();
+  for (let v = 0; v < nv; v++) {
+    if (shellOf[v] < 0 || wanted.has(shellOf[v]) || !inBox(v)) continue;
+    const id = (cell(v, 0) * dims[1] + cell(v, 1)) * dims[2] + cell(v, 2);
     let list = cells.get(id);
     if (!list) cells.set(id, (list = []));
     list.push(v);
   }
   const contact2 = contact * contact;
   const touches = (v: number): boolean => {
-    const i = cellOf(v, 0), j = cellOf(v, 1), l = cellOf(v, 2);
+    const i = cell(v, 0), j = cell(v, 1), l = cell(v, 2);
     for (let di = -1; di <= 1; di++) for (let dj = -1; dj <= 1; dj++) for (let dl = -1; dl <= 1; dl++) {
-      for (const u of cells.get(key(i + di, j + dj, l + dl)) ?? []) {
-        if (shellOf[u] === shellOf[v]) continue;
+      const a = i + di, b = j + dj, c = l + dl;
+      if (a < 0 || b < 0 || c < 0 || a >= dims[0] || b >= dims[1] || c >= dims[2]) continue;
+      for (const u of cells.get((a * dims[1] + b) * dims[2] + c) ?? []) {
         const dx = positions[u * 3] - positions[v * 3], dy = positions[u * 3 + 1] - positions[v * 3 + 1], dz = positions[u * 3 + 2] - positions[v * 3 + 2];
         if (dx * dx + dy * dy + dz * dz <= contact2) return true;
       }
     }
     return false;
   };
-  const wanted = new Set(boneless);
   const contacts = new Map<number, number[]>(boneless.map((s) => [s, []]));
   for (let v = 0; v < nv; v++) if (wanted.has(shellOf[v]) && touches(v)) contacts.get(shellOf[v])!.push(v);
   for (const s of boneless) {
