@@ -12,7 +12,7 @@ import { KEY_POSES, keyPoseRotations } from '../sidecar/eval/correctives/keyPose
 import { signedVolume, volumeInBall, volumeLoss } from '../sidecar/eval/correctives/meshVolume.js';
 import { chamferDistance, meanPointToSurface, trianglesNear } from '../sidecar/eval/correctives/surfaceDistance.js';
 import { buildTriangleGrid, surfaceDistances } from '../sidecar/eval/correctives/triangleGrid.js';
-import { pointTriangleDistanceSquared } from '../sidecar/eval/remeshVolume.js';
+import { pointTriangleDistanceSquared } from '../sidecar/geometry/pointTriangleDistance.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 
 interface Mesh { positions: Float32Array; triangles: Uint32Array }

@@ -13,6 +13,7 @@
  * solid angles (van Oosterom–Strackee).
  */
 import { AutoRigError } from '../errors.js';
+import { pointTriangleDistanceSquared } from './pointTriangleDistance.js';
 
 /** Triangles per leaf at most: near leaves are summed exactly, so small leaves keep the exact work local. */
 const LEAF_TRIANGLES = 8;
@@ -434,48 +435,18 @@ function boxDistance2(bounds: Float64Array, at: number, qx: number, qy: number, 
 }
 
 /**
- * Squared distance from (qx, qy, qz) to triangle corners[at..at+9) (a, b, c): the closest point by the triangle's
- * Voronoi regions (vertex, edge, face; Ericson, Real-Time Collision Detection §5.1.5). A triangle of no area is its
- * edges.
+ * Squared distance from (qx, qy, qz) to triangle corners[at..at+9) (a, b, c): pointTriangleDistanceSquared, with a
+ * triangle of no area (or a sliver whose regions round to nothing) read as its edges.
  */
 export function triangleDistance2(corners: Float64Array, at: number, qx: number, qy: number, qz: number): number {
-  const ax = corners[at], ay = corners[at + 1], az = corners[at + 2];
-  const abx = corners[at + 3] - ax, aby = corners[at + 4] - ay, abz = corners[at + 5] - az;
-  const acx = corners[at + 6] - ax, acy = corners[at + 7] - ay, acz = corners[at + 8] - az;
+  const abx = corners[at + 3] - corners[at], aby = corners[at + 4] - corners[at + 1], abz = corners[at + 5] - corners[at + 2];
+  const acx = corners[at + 6] - corners[at], acy = corners[at + 7] - corners[at + 1], acz = corners[at + 8] - corners[at + 2];
   const nx = aby * acz - abz * acy, ny = abz * acx - abx * acz, nz = abx * acy - aby * acx;
   if (!(nx * nx + ny * ny + nz * nz > 0)) return edgesDistance2(corners, at, qx, qy, qz);
-  const apx = qx - ax, apy = qy - ay, apz = qz - az;
-  const d1 = abx * apx + aby * apy + abz * apz, d2 = acx * apx + acy * apy + acz * apz;
-  let px: number, py: number, pz: number;
-  if (d1 <= 0 && d2 <= 0) return apx * apx + apy * apy + apz * apz;
-  const bpx = qx - corners[at + 3], bpy = qy - corners[at + 4], bpz = qz - corners[at + 5];
-  const d3 = abx * bpx + aby * bpy + abz * bpz, d4 = acx * bpx + acy * bpy + acz * bpz;
-  if (d3 >= 0 && d4 <= d3) return bpx * bpx + bpy * bpy + bpz * bpz;
-  const cpx = qx - corners[at + 6], cpy = qy - corners[at + 7], cpz = qz - corners[at + 8];
-  const d5 = abx * cpx + aby * cpy + abz * cpz, d6 = acx * cpx + acy * cpy + acz * cpz;
-  if (d6 >= 0 && d5 <= d6) return cpx * cpx + cpy * cpy + cpz * cpz;
-  const vc = d1 * d4 - d3 * d2;
-  const vb = d5 * d2 - d1 * d6;
-  const va = d3 * d6 - d5 * d4;
-  const denominator = va + vb + vc;
-  // rounding of a sliver's regions
-  if (!(Math.abs(denominator) > 0)) return edgesDistance2(corners, at, qx, qy, qz);
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-    const v = d1 / (d1 - d3);
-    px = ax + v * abx; py = ay + v * aby; pz = az + v * abz;
-  } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-    const w = d2 / (d2 - d6);
-    px = ax + w * acx; py = ay + w * acy; pz = az + w * acz;
-  } else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
-    const w = (d4 - d3) / (d4 - d3 + (d5 - d6));
-    const bx = corners[at + 3], by = corners[at + 4], bz = corners[at + 5];
-    px = bx + w * (corners[at + 6] - bx); py = by + w * (corners[at + 7] - by); pz = bz + w * (corners[at + 8] - bz);
-  } else {
-    const v = vb / denominator, w = vc / denominator;
-    px = ax + abx * v + acx * w; py = ay + aby * v + acy * w; pz = az + abz * v + acz * w;
-  }
-  const dx = qx - px, dy = qy - py, dz = qz - pz;
-  return dx * dx + dy * dy + dz * dz;
+  const d2 = pointTriangleDistanceSquared(
+    qx, qy, qz, corners[at], corners[at + 1], corners[at + 2], corners[at + 3], corners[at + 4], corners[at + 5], corners[at + 6], corners[at + 7], corners[at + 8],
+  );
+  return Number.isFinite(d2) ? d2 : edgesDistance2(corners, at, qx, qy, qz);
 }
 
 /** Squared distance from (qx, qy, qz) to the nearest of the edges of triangle corners[at..at+9) (one of no area). */

@@ -4,7 +4,7 @@
  * distance found is shorter than the next ring's inner wall. Distances to a surface, not to its vertices, so a coarse
  * mesh is not penalised for where its vertices happen to sit.
  */
-import { pointTriangleDistanceSquared } from '../remeshVolume.js';
+import { pointTriangleDistanceSquared } from '../../geometry/pointTriangleDistance.js';
 
 /** A triangle mesh bucketed on a grid (build with buildTriangleGrid; plain arrays, read-only once built). */
 export interface TriangleGrid {
