@@ -3,7 +3,7 @@
  * for the next one, a cancelled or failed-hard job's thread is gone, a job over KEEP_THREAD_MAX_VERTICES is not kept,
  * an idle thread ends after its idle time, and closing the queue ends the idle ones. The jobs are real geometric rigs.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { JobResult } from '../sidecar/server/jobMessages.js';
 import { JobQueue, KEEP_THREAD_MAX_VERTICES, type JobListener } from '../sidecar/server/jobs.js';
 import type { RigResult } from '../sidecar/types.js';
@@ -33,85 +33,78 @@ const waitFor = async (done: () => boolean, ms = 10_000) => {
 };
 
 describe('job threads kept between jobs', () => {
+  // every queue a test makes ends its threads after the test, whatever the test's outcome
+  const queues: JobQueue[] = [];
+  const newQueue = (...args: ConstructorParameters<typeof JobQueue>) => {
+    const queue = new JobQueue(...args);
+    queues.push(queue);
+    return queue;
+  };
+  afterEach(() => {
+    for (const queue of queues.splice(0)) queue.close();
+  });
+
   it('runs a second job on the thread of the first, each answered with a rig whose weights sum to one', async () => {
-    const queue = new JobQueue(1);
-    try {
-      for (let n = 0; n < 3; n++) {
-        const answer = await rig(queue).answer;
-        expect('result' in answer, JSON.stringify(answer).slice(0, 200)).toBe(true);
-        const result = (answer as { result: RigResult }).result;
-        expect(result.skeleton.joints.length).toBeGreaterThanOrEqual(22);
-        const w = result.objects[0].weights;
-        for (let v = 0; v < w.length; v += 4) expect(w[v] + w[v + 1] + w[v + 2] + w[v + 3]).toBeCloseTo(1, 4);
-        expect(queue.threads).toEqual({ idle: 1, started: 1 });
-      }
-      expect(queue.counts).toEqual({ running: 0, waiting: 0 });
-    } finally {
-      queue.close();
+    const queue = newQueue(1);
+    for (let n = 0; n < 3; n++) {
+      const answer = await rig(queue).answer;
+      expect('result' in answer, JSON.stringify(answer).slice(0, 200)).toBe(true);
+      const result = (answer as { result: RigResult }).result;
+      expect(result.skeleton.joints.length).toBeGreaterThanOrEqual(22);
+      const w = result.objects[0].weights;
+      for (let v = 0; v < w.length; v += 4) expect(w[v] + w[v + 1] + w[v + 2] + w[v + 3]).toBeCloseTo(1, 4);
+      expect(queue.threads).toEqual({ idle: 1, started: 1 });
     }
+    expect(queue.counts).toEqual({ running: 0, waiting: 0 });
+    // closing ends the idle thread
+    queue.close();
     expect(queue.threads.idle).toBe(0);
   });
 
   it('does not reuse the thread of a cancelled job; the next job gets a new thread and answers', async () => {
-    const queue = new JobQueue(1);
-    try {
-      expect('result' in await rig(queue).answer).toBe(true);
-      let started: () => void = () => {};
-      const running = new Promise<void>((r) => { started = r; });
-      const doomed = rig(queue, makeHumanoid({ segments: 64 }), () => started());
-      await running;
-      doomed.cancel();
-      await waitFor(() => queue.counts.running === 0);
-      expect(queue.threads).toEqual({ idle: 0, started: 1 });
-      expect('result' in await rig(queue).answer).toBe(true);
-      expect(queue.threads).toEqual({ idle: 1, started: 2 });
-    } finally {
-      queue.close();
-    }
+    const queue = newQueue(1);
+    expect('result' in await rig(queue).answer).toBe(true);
+    let started: () => void = () => {};
+    const running = new Promise<void>((r) => { started = r; });
+    const doomed = rig(queue, makeHumanoid({ segments: 64 }), () => started());
+    await running;
+    doomed.cancel();
+    await waitFor(() => queue.counts.running === 0);
+    expect(queue.threads).toEqual({ idle: 0, started: 1 });
+    expect('result' in await rig(queue).answer).toBe(true);
+    expect(queue.threads).toEqual({ idle: 1, started: 2 });
   });
 
   it('does not keep the thread of a job over KEEP_THREAD_MAX_VERTICES, and answers its error', async () => {
-    const queue = new JobQueue(1);
-    try {
-      const positions = new Float32Array(3 * (KEEP_THREAD_MAX_VERTICES + 1));
-      positions[5] = Number.NaN;
-      const big = [{ name: 'Big', positions, triangles: Uint32Array.of(0, 1, 2) }];
-      const answer = await rig(queue, big).answer;
-      expect(answer).toMatchObject({ code: 'BAD_NUMBER' });
-      await waitFor(() => queue.counts.running === 0);
-      expect(queue.threads).toEqual({ idle: 0, started: 1 });
-      // a small mesh's error keeps its thread: only the size decides
-      const bad = makeHumanoid({ segments: 10 });
-      bad[0].positions[0] = Number.NaN;
-      expect(await rig(queue, bad).answer).toMatchObject({ code: 'BAD_NUMBER' });
-      expect(queue.threads).toEqual({ idle: 1, started: 2 });
-    } finally {
-      queue.close();
-    }
+    const queue = newQueue(1);
+    const positions = new Float32Array(3 * (KEEP_THREAD_MAX_VERTICES + 1));
+    positions[5] = Number.NaN;
+    const big = [{ name: 'Big', positions, triangles: Uint32Array.of(0, 1, 2) }];
+    const answer = await rig(queue, big).answer;
+    expect(answer).toMatchObject({ code: 'BAD_NUMBER' });
+    await waitFor(() => queue.counts.running === 0);
+    expect(queue.threads).toEqual({ idle: 0, started: 1 });
+    // a small mesh's error keeps its thread: only the size decides
+    const bad = makeHumanoid({ segments: 10 });
+    bad[0].positions[0] = Number.NaN;
+    expect(await rig(queue, bad).answer).toMatchObject({ code: 'BAD_NUMBER' });
+    expect(queue.threads).toEqual({ idle: 1, started: 2 });
   });
 
   it('ends a thread left idle past its idle time; the next job starts a new one', async () => {
-    const queue = new JobQueue(1, undefined, 200);
-    try {
-      expect('result' in await rig(queue).answer).toBe(true);
-      expect(queue.threads.idle).toBe(1);
-      await waitFor(() => queue.threads.idle === 0, 5000);
-      expect('result' in await rig(queue).answer).toBe(true);
-      expect(queue.threads).toEqual({ idle: 1, started: 2 });
-    } finally {
-      queue.close();
-    }
+    const queue = newQueue(1, undefined, 200);
+    expect('result' in await rig(queue).answer).toBe(true);
+    expect(queue.threads.idle).toBe(1);
+    await waitFor(() => queue.threads.idle === 0, 5000);
+    expect('result' in await rig(queue).answer).toBe(true);
+    expect(queue.threads).toEqual({ idle: 1, started: 2 });
   });
 
   it('keeps at most one thread per slot, however many jobs ran at once', async () => {
-    const queue = new JobQueue(2);
-    try {
-      const answers = await Promise.all([rig(queue), rig(queue), rig(queue), rig(queue)].map((job) => job.answer));
-      expect(answers.every((a) => 'result' in a)).toBe(true);
-      expect(queue.threads.idle).toBe(2);
-      expect(queue.threads.started).toBe(2);
-    } finally {
-      queue.close();
-    }
+    const queue = newQueue(2);
+    const answers = await Promise.all([rig(queue), rig(queue), rig(queue), rig(queue)].map((job) => job.answer));
+    expect(answers.every((a) => 'result' in a)).toBe(true);
+    expect(queue.threads.idle).toBe(2);
+    expect(queue.threads.started).toBe(2);
   });
 });

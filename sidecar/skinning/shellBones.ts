@@ -184,7 +184,10 @@ export function hangingBoneSets(
   }
   const dims = [0, 1, 2].map((a) => Math.floor((hi[a] - lo[a]) / contact) + 1);
   const cell = (v: number, a: number) => Math.floor((positions[v * 3 + a] - lo[a]) / contact);
-  const inBox = (v: number) => [0, 1, 2].every((a) => positions[v * 3 + a] >= lo[a] && positions[v * 3 + a] <= hi[a]);
+  const inBox = (v: number) => {
+    for (let a = 0; a < 3; a++) if (!(positions[v * 3 + a] >= lo[a] && positions[v * 3 + a] <= hi[a])) return false;
+    return true;
+  };
   const cells = new Map<number, number[]>();
   for (let v = 0; v < nv; v++) {
     if (shellOf[v] < 0 || wanted.has(shellOf[v]) || !inBox(v)) continue;

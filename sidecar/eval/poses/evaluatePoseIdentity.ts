@@ -80,6 +80,16 @@ export async function evaluatePoseIdentity(job: PoseIdentityJob, log: (line: str
   return result;
 }
 
+/** The auto-rig Apply Latent Pose makes for these parts (latentPoseAutoRig), or null where it refuses them (an AutoRigError). */
+async function applyPathRig(parts: TestIdentity['character']['parts']): Promise<AutoRig | null> {
+  try {
+    return await latentPoseAutoRig(parts);
+  } catch (err) {
+    if (err instanceof AutoRigError) return null;
+    throw err;
+  }
+}
+
 async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, result: IdentityPoseEval, log: (line: string) => void): Promise<void> {
   const { name, rest } = identity;
   const parts = identity.character.parts;
@@ -116,10 +126,7 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
   // the rig the latent path poses through: the mesh's auto-rig (where (b)'s failed, the latent path cannot pose this
   // identity and counts as no motion, like (b)), or the identity's own rig, the one its ground truth is posed with
   // (the apply path's auto-rig skins on a coarser grid than (b)'s, POSE_SKIN_VOXEL_RESOLUTION: the one users get)
-  const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig && job.latent ? await latentPoseAutoRig(parts).catch((err: unknown) => {
-    if (err instanceof AutoRigError) return null;
-    throw err;
-  }) : rig;
+  const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig && job.latent ? await applyPathRig(parts) : rig;
   // the apply path's own μ of this identity (its frame and samples, not the neutral's above), read once for every
   // pose and variant: what applyLatentPose would read each time
   const applyMu = job.latent && result.latentMissing === null && latentRig ? await latentOfParts(parts) : undefined;
