@@ -22,6 +22,10 @@
  *                                                             timed one: request sent → posed vertices decoded, on a
  *                                                             job thread kept from those jobs; `servedRuns`: each
  *                                                             apply's time)
+ *   node dist/bench/rigOnce.js pose-first <mesh.bin> <pose>   (the first apply a sidecar answers, as after the user's
+ *                                                            Blender started it: serve() with its start-up warm-up
+ *                                                            (warmJobs: the demo character posed on a job thread) and
+ *                                                            models loaded, then the timed apply of this mesh)
  *
  * mesh.bin is a mesh bundle (bench/bundle.ts); the result, when asked for, is written as a rig bundle for Blender.
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
@@ -92,12 +96,16 @@ const SERVED_WARMUPS = 5;
  * → the timed one's wall and CPU seconds (request sent → result decoded), every apply's wall seconds in order (the
  * timed one last), and its posed vertices, per part
  */
-async function servedPose(parts: MeshPart[], pose: string): Promise<{ seconds: number; cpuSeconds: number; runs: number[]; posed: Float32Array[] }> {
+async function servedPose(parts: MeshPart[], pose: string, warmups = SERVED_WARMUPS, warmJobs = false): Promise<{ seconds: number; cpuSeconds: number; runs: number[]; posed: Float32Array[] }> {
   const token = 'bench-token-0123456789abcdef';
-  const server = await serve({ port: 0, token });
+  const server = await serve({ port: 0, token, warmJobs });
   try {
     const failures = await server.models.warm(modelsRunByPose().map((name) => modelPath(name)));
     if (failures.length) throw new Error(`pose-served: models not loaded: ${failures.join('; ')}`);
+    if (server.warmUp) {
+      const warmed = await server.warmUp;
+      if (warmed.failures.length > 0 || warmed.stoppedFor !== null) throw new Error(`pose-first: the start-up warm-up did not finish: ${warmed.failures.join('; ') || warmed.stoppedFor}`);
+    }
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`, { headers: { Authorization: `Bearer ${token}` } });
     await new Promise<void>((done, fail) => { ws.once('open', () => done()); ws.once('error', fail); });
     const waiting = new Map<string, (message: Message) => void>();
@@ -112,8 +120,8 @@ async function servedPose(parts: MeshPart[], pose: string): Promise<{ seconds: n
     const runs: number[] = [];
     let answer: Message = {};
     let cpu = process.cpuUsage();
-    for (let n = 0; n <= SERVED_WARMUPS; n++) {
-      const timed = n === SERVED_WARMUPS;
+    for (let n = 0; n <= warmups; n++) {
+      const timed = n === warmups;
       const scale = 1 + (n % 2 === 0 ? 1 : -1) * 0.01 * (Math.floor(n / 2) + 1);
       const objects = timed ? parts : parts.map((p) => ({ name: p.name, positions: p.positions.map((x) => x * scale), triangles: p.triangles }));
       const cpu0 = process.cpuUsage();
@@ -142,9 +150,9 @@ async function main(argv: string[]): Promise<void> {
   const [mode, meshPath, ...rest] = argv;
   const isCorrectives = mode === 'correctives' || mode === 'correctives-fit';
   const needsRig = mode === 'skin' || isCorrectives;
-  const isPose = mode === 'pose' || mode === 'pose-again' || mode === 'pose-served';
-  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose', 'pose-again', 'pose-served'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
-    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>] | pose-again|pose-served <mesh.bin> <pose>\n');
+  const isPose = mode === 'pose' || mode === 'pose-again' || mode === 'pose-served' || mode === 'pose-first';
+  if (!['rig', 'rig-learned', 'skin', 'correctives', 'correctives-fit', 'pose', 'pose-again', 'pose-served', 'pose-first'].includes(mode) || !meshPath || (needsRig && !rest[0]) || (isPose && !rest[0])) {
+    process.stderr.write('usage: rigOnce.js rig|rig-learned <mesh.bin> [<result.bin>] | skin <mesh.bin> <rig.bin> [<result.bin>] | correctives|correctives-fit <mesh.bin> <rig.bin> [<method>] | pose <mesh.bin> <pose> [<rig.bin>] | pose-again|pose-served|pose-first <mesh.bin> <pose>\n');
     process.exit(2);
   }
   const { parts } = readMeshBundle(meshPath);
@@ -177,8 +185,8 @@ async function main(argv: string[]): Promise<void> {
   let fit: ExampleFitReport | undefined;
   let posed: Float32Array[] = [];
   let served: { seconds: number; cpuSeconds: number; runs: number[] } | undefined;
-  if (mode === 'pose-served') {
-    const answer = await servedPose(parts, rest[0]);
+  if (mode === 'pose-served' || mode === 'pose-first') {
+    const answer = mode === 'pose-served' ? await servedPose(parts, rest[0]) : await servedPose(parts, rest[0], 0, true);
     served = answer;
     posed = answer.posed;
   } else if (isPose) {

@@ -25,6 +25,20 @@ def _classes():
     return preferences.classes + operators.classes + ui.classes
 
 
+# Seconds after the add-on loads before the sidecar is started early: Blender's own start-up comes first.
+START_EARLY_DELAY = 2.0
+
+
+def _start_sidecar_early():
+    """Timer (runs once): start the sidecar in the background when the preferences ask for it (client.start_early)."""
+    import bpy
+    from . import client, operators
+    prefs = operators.addon_preferences(bpy.context)
+    if prefs is not None and prefs.start_with_blender:
+        client.start_early(operators.sidecar_config(bpy.context))
+    return None
+
+
 def register():
     import bpy
 
@@ -34,6 +48,9 @@ def register():
         bpy.utils.register_class(cls)
     preferences.register_session_token()
     ui.register_pose_settings()
+    # Not in background mode: a render farm or a script has no user waiting for a first click.
+    if not bpy.app.background:
+        bpy.app.timers.register(_start_sidecar_early, first_interval=START_EARLY_DELAY)
 
 
 def unregister():

@@ -56,6 +56,11 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
     auto_start: bpy.props.BoolProperty(
         name="Start automatically", default=True,
         description="Start the sidecar when none answers; it stops when Blender quits")
+    start_with_blender: bpy.props.BoolProperty(
+        name="Start with Blender", default=True,
+        description="With 'Start automatically': start the sidecar in the background as soon as Blender has loaded "
+                    "the add-on (never in background mode), so that its models are loaded and its code warmed before "
+                    "the first Auto Rig or Apply Latent Pose")
     prefix: bpy.props.BoolProperty(
         name="mixamorig: prefix", default=True, description="Default for Auto Rig's bone names")
     method: bpy.props.EnumProperty(
@@ -69,6 +74,8 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
         row = layout.row()
         row.prop(self, "auto_start")
         row.prop(self, "port")
+        if self.auto_start:
+            layout.prop(self, "start_with_blender")
         if self.port:
             layout.prop(context.window_manager, _TOKEN_PROPERTY)
             layout.label(text="The token is kept for this session only, never saved", icon='LOCKED')

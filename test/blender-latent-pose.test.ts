@@ -74,6 +74,8 @@ describe('Apply Latent Pose in Blender', () => {
     // a rigged character whose object transform is not the identity: world and local space differ
     expect(r.character).toMatchObject({ rigged: true, world_is_local: false, shape_keys_before: false });
     for (const [limb, n] of Object.entries(r.limb_vertices)) expect(n, limb).toBeGreaterThan(5);
+    // the sidecar started early (the timer's function, called by hand: background mode registers no timer) served the first job
+    expect(r.start_early).toEqual({ timer_in_background: false, default: true, before: false, started: true, ready: true, first_job_reused_it: true });
     expect(r.poll).toBe(true);
 
     // the pose menu, from the sidecar's pose.list: every pose, "(experimental)" where the baseline measured better

@@ -579,8 +579,9 @@ describe('autorig serve (child process)', { timeout: 30_000 }, () => {
     for (const args of [['--port', 'x'], ['--port', '70000'], ['--port'], ['--port=-1']]) {
       expect(() => parseServeArguments(args), args.join(' ')).toThrow(/--port needs a number/);
     }
-    expect(parseServeArguments(['--port=8123'])).toEqual({ port: 8123 });
-    expect(parseServeArguments([])).toEqual({ port: 0 });
+    expect(parseServeArguments(['--port=8123'])).toEqual({ port: 8123, warmUp: true });
+    expect(parseServeArguments([])).toEqual({ port: 0, warmUp: true });
+    expect(parseServeArguments(['--no-warm-up', '--port', '9'])).toEqual({ port: 9, warmUp: false });
   });
 });
 

@@ -114,7 +114,7 @@ const commands: Record<string, Command> = {
   },
   serve: {
     summary: 'run the sidecar for the Blender add-on (WebSocket on 127.0.0.1)',
-    usage: 'autorig serve [--port N]   (AUTORIG_TOKEN must be set in the environment)',
+    usage: 'autorig serve [--port N] [--no-warm-up]   (AUTORIG_TOKEN must be set in the environment)',
     run: (args) => runServeCommand(args),
   },
 };

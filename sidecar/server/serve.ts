@@ -19,6 +19,7 @@ import { MODEL_FILES, modelPath, type ModelName } from '../learned/modelFiles.js
 import { modelsRunBy } from '../methods.js';
 import { ModelHost } from './modelHost.js';
 import { PoseReuseCache } from './poseReuseCache.js';
+import { warmJobThread, type WarmUp, type WarmUpReport } from './warmJobThread.js';
 
 export interface ServeOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one (read it back from the result). */
@@ -35,6 +36,11 @@ export interface ServeOptions {
    * Load every installed model into the model host now (in the background), so that the first request does not wait for them. Default false (tests start many servers); `autorig serve` sets it.
    */
   warmModels?: boolean;
+  /**
+   * Warm one job thread in the background by posing the demo character (warmJobThread), so that the first request of
+   * a session does not compile the pipeline. Default false; `autorig serve` sets it.
+   */
+  warmJobs?: boolean;
 }
 
 export interface RunningServer {
@@ -42,6 +48,8 @@ export interface RunningServer {
   port: number;
   /** The thread that holds the sidecar's model sessions (started by the first job that runs a model, or by warming). */
   models: ModelHost;
+  /** The start-up warm-up of a job thread (warmJobs), resolved once it has ended; null when not asked for. */
+  warmUp: Promise<WarmUpReport> | null;
   /** Stop: cancel all jobs, close all connections (1001), stop listening, end the model host. Resolves when everything is closed. */
   close(): Promise<void>;
 }
@@ -118,8 +126,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : options.port;
 
   let closing: Promise<void> | null = null;
+  let warmUp: WarmUp | null = null;
   const close = () => {
     closing ??= new Promise<void>((resolve) => {
+      warmUp?.stop();
       for (const [ws, connection] of connections) {
         connection.stopJobs();
         ws.close(1001, 'the sidecar is shutting down');
@@ -150,5 +160,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       },
     );
   }
-  return { port, models, close };
+  if (options.warmJobs) {
+    warmUp = warmJobThread(queue);
+    void warmUp.done.then((report) => {
+      if (report.failures.length > 0) log(`job thread not warmed: ${report.failures.join('; ')}`);
+      else if (report.stoppedFor === null) log(`job thread warmed (${report.jobs} jobs on the demo character) in ${report.seconds.toFixed(2)} s`);
+      else log(`job thread warm-up stopped after ${report.jobs} jobs: ${report.stoppedFor === 'a job' ? 'a request came' : 'the server is closing'}`);
+    });
+  }
+  return { port, models, warmUp: warmUp?.done ?? null, close };
 }

@@ -1,9 +1,12 @@
 /**
- * `autorig serve [--port N]`: run the sidecar until told to stop.
+ * `autorig serve [--port N] [--no-warm-up]`: run the sidecar until told to stop.
  *
  * The token comes from the environment (AUTORIG_TOKEN), never from the command line (other users can read argv).
  * There is no token-less mode: without one any local process, or a browser page, could drive the sidecar.
  * When listening, stdout gets exactly one JSON line, {"event":"ready","port":N,"protocol":1}; notes go to stderr.
+ * At start it loads the installed models and warms a job thread on the demo character in the background
+ * (warmJobThread), so that the first request does not wait for either; --no-warm-up skips the thread's warm-up (a
+ * machine that starts sidecars by the dozen, or measures the cold path).
  * Stops cleanly (exit code 0) on SIGTERM, SIGINT, and when stdin is a pipe that closes: the parent (Blender) went away.
  */
 import { fstatSync } from 'node:fs';
@@ -13,18 +16,25 @@ import { serve } from './serve.js';
 /** Shortest token accepted: the add-on generates 64 hex digits; anything this short is a typo or a toy. */
 export const MIN_TOKEN_LENGTH = 16;
 
-const usage = 'usage: autorig serve [--port N]   (AUTORIG_TOKEN must be set in the environment)';
+const usage = 'usage: autorig serve [--port N] [--no-warm-up]   (AUTORIG_TOKEN must be set in the environment)';
 
 export interface ServeArguments {
   port: number;
+  /** warm a job thread at start (false with --no-warm-up) */
+  warmUp: boolean;
 }
 
 /** Parse the arguments after `serve`. Throws an Error with a message for the user. */
 export function parseServeArguments(args: string[]): ServeArguments {
   let port = 0;
+  let warmUp = true;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     let value: string | undefined;
+    if (arg === '--no-warm-up') {
+      warmUp = false;
+      continue;
+    }
     if (arg === '--port') value = args[++i];
     else if (arg.startsWith('--port=')) value = arg.slice('--port='.length);
     else throw new Error(`unknown argument '${arg}'\n${usage}`);
@@ -33,7 +43,7 @@ export function parseServeArguments(args: string[]): ServeArguments {
     }
     port = Number(value);
   }
-  return { port };
+  return { port, warmUp };
 }
 
 /** The line announcing that the server listens: a parent process reads the port from it. */
@@ -78,7 +88,7 @@ export async function runServeCommand(args: string[], env: NodeJS.ProcessEnv = p
   const log = (line: string) => process.stderr.write(`autorig serve: ${line}\n`);
   let server;
   try {
-    server = await serve({ port: parsed.port, token, log, warmModels: true });
+    server = await serve({ port: parsed.port, token, log, warmModels: true, warmJobs: parsed.warmUp });
   } catch (err) {
     return fail(1, `cannot listen on 127.0.0.1:${parsed.port}: ${(err as Error).message}`);
   }

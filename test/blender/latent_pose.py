@@ -181,6 +181,21 @@ def main():
     results["limb_vertices"] = {k: len(v) for k, v in limbs.items()}
     bpy.ops.ed.undo_push(message="scene built")
 
+    # Starting the sidecar early: never by itself in background mode; the timer's function starts it (from the
+    # preferences), and the first job below then runs on that very process.
+    step("start early")
+    import autorig
+    from autorig import client
+    early = {"timer_in_background": bpy.app.timers.is_registered(autorig._start_sidecar_early),
+             "default": type(bpy.context.preferences.addons["autorig"].preferences).bl_rna.properties[
+                 "start_with_blender"].default,
+             "before": client._managed["process"] is not None}
+    autorig._start_sidecar_early()
+    early_process = client._managed["process"]
+    early["started"] = early_process is not None
+    early["ready"] = bool(early_process and early_process.ready.wait(60) and early_process.check_ready())
+    results["start_early"] = early
+
     step("poll")
     results["poll"] = bpy.ops.autorig.apply_latent_pose.poll()
 
@@ -194,6 +209,7 @@ def main():
     identifiers = [item[0] for item in poses.pose_items(settings, bpy.context)]
     labels = [bpy.types.UILayout.enum_item_name(settings, "pose", i) for i in identifiers]
     settings.pose = "kneeBentRt"
+    results["start_early"]["first_job_reused_it"] = client._managed["process"] is early_process
     results["refresh"] = {"finished": finished, "error": error, "seconds": round(seconds, 2),
                           "identifiers": identifiers, "labels": labels, "settable": settings.pose == "kneeBentRt",
                           "scene_unchanged": not digest_differences(before, scene_digest())}

@@ -140,6 +140,25 @@ class Jobs(unittest.TestCase):
         self.assertIsNotNone(process.process.poll(), "the sidecar process has exited")
         self.assertEqual(client.sidecar_status(), "Sidecar: not started")
 
+    def test_start_early_starts_the_sidecar_the_first_job_then_uses(self):
+        config = self.config()
+        process = client.start_early(config)
+        self.assertIsNotNone(process)
+        self.assertTrue(process.ready.wait(10), "the early sidecar printed its ready line")
+        self.assertTrue(process.check_ready())
+        job = rig_job(config)
+        self.assertEqual(job.run(), client.DONE, job.error)
+        self.assertIs(client._managed["process"], process, "the first job ran on the sidecar started early")
+        self.assertIs(client.start_early(config), process, "starting early again keeps the running sidecar")
+
+    def test_start_early_starts_nothing_without_auto_start_or_a_sidecar_to_start(self):
+        off = client.SidecarConfig(entry=self.launcher, port=0, auto_start=False, environ=dict(os.environ))
+        self.assertIsNone(client.start_early(off))
+        self.assertIsNone(client._managed["process"])
+        missing = client.SidecarConfig(entry="/does/not/exist.js", port=0, environ={})
+        self.assertIsNone(client.start_early(missing), "no sidecar to start: nothing raised, the first job says why")
+        self.assertIsNone(client._managed["process"])
+
     def external_sidecar(self):
         """A sidecar the user started by hand (not managed by the add-on): (port, token)."""
         process = client.SidecarProcess([self.launcher], 0, dict(os.environ, FAKE_SIDECAR_MODE="normal"))
