@@ -15,7 +15,7 @@ import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
 import { renderFrontView } from './skeleton/frontView.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
-import { MIXAMO_JOINTS } from './skeleton/mixamoTemplate.js';
+import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
 import { refinedSkeleton } from './skeleton/refinedSkeleton.js';
 import { modelPath } from './learned/modelFiles.js';
 import { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
@@ -23,6 +23,7 @@ import { loadModel, selectedProvider } from './learned/onnxSession.js';
 import { learnedSkinning, predictPointRig } from './skinning/learnedSkinning.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
+import { legChains } from './skinning/skirtOnThighs.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
 import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
@@ -230,7 +231,11 @@ function skinParts(
     parent: j.parent,
     deform: isDeformingJoint(j.name),
   }));
-  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution), locked);
+  const legs = legChains(bones, (b) => {
+    const slot = templateIndexOf(skeleton.joints[b].name);
+    return slot >= 0 ? MIXAMO_JOINTS[slot] : null;
+  });
+  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs), locked);
 }
 
 /**

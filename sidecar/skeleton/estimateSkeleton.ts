@@ -101,6 +101,13 @@ export function estimateSkeleton(
       sources[`${side}HandTip`] = 'learned';
     }
   }
+  // A traced tip can belong to something else (a robe the arm lies along, the rules' wrist where the network moved it):
+  // a hand that turns back up the forearm, or is far longer or shorter than a hand, ends a palm's length beyond the wrist.
+  for (const side of ['Left', 'Right'] as const) {
+    const hand = points[`${side}Hand`], fore = points[`${side}ForeArm`], tip = points[`${side}HandTip`];
+    if (!hand || !fore || !tip || plausibleHandTip(fore, hand, tip)) continue;
+    points[`${side}HandTip`] = [hand[0] + HAND_LENGTH_PER_FOREARM * (hand[0] - fore[0]), hand[1] + HAND_LENGTH_PER_FOREARM * (hand[1] - fore[1])];
+  }
   const named2D = Object.entries(points) as [Named2D, [number, number]][];
   const flat = new Float64Array(named2D.length * 2);
   named2D.forEach(([, p], k) => { flat[2 * k] = p[0]; flat[2 * k + 1] = p[1]; });
@@ -139,6 +146,23 @@ export function estimateSkeleton(
 
 /** A hand from wrist to finger tips is about this share of the forearm (adult proportions; only the bone's tail). */
 const HAND_LENGTH_PER_FOREARM = 0.75;
+
+/** A hand bone (front view) turns at most this far from the forearm's line: cos of the angle, at least. */
+export const HAND_TIP_MIN_COS = 0.5;
+/** A hand bone (front view) is this share of the forearm's length, at least and at most. */
+export const HAND_TIP_LENGTH_RANGE: [number, number] = [0.1, 1.5];
+
+/**
+ * plausibleHandTip: front-view points (canonical x, y) of the elbow, the wrist and the hand's traced tip → whether the
+ * wrist → tip bone continues the forearm (HAND_TIP_MIN_COS) with a hand's length (HAND_TIP_LENGTH_RANGE).
+ */
+export function plausibleHandTip(fore: [number, number], hand: [number, number], tip: [number, number]): boolean {
+  const ax = hand[0] - fore[0], ay = hand[1] - fore[1], bx = tip[0] - hand[0], by = tip[1] - hand[1];
+  const forearm = Math.hypot(ax, ay), length = Math.hypot(bx, by);
+  if (!(forearm > 0) || !(length > 0)) return false;
+  const ratio = length / forearm;
+  return (ax * bx + ay * by) / (forearm * length) >= HAND_TIP_MIN_COS && ratio >= HAND_TIP_LENGTH_RANGE[0] && ratio <= HAND_TIP_LENGTH_RANGE[1];
+}
 
 /** The lowest view row with any covered pixel (the soles), 0 for an empty view. */
 function lowestCoveredRow(view: FrontView): number {

@@ -1,0 +1,125 @@
+/**
+ * A skirt or robe fused into the body stays on the hips and thighs (sidecar/skinning/skirtOnThighs.ts): the layers
+ * where one solid skirt spans both legs are found in the voxel solid, and there the weight of the bones below the
+ * knees goes to the thighs, on the outer surface only. Legs that touch, legs with a cape fused behind them, and legs
+ * below the hem keep their knees. Then the real thing: procedural test identity 9 100 009, a fused robe to 10 % of
+ * its height, rigged by the pipeline.
+ */
+import { describe, expect, it } from 'vitest';
+import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
+import type { VoxelGrid } from '../sidecar/geometry/voxelGrid.js';
+import { rigCharacterAsync } from '../sidecar/pipeline.js';
+import { keepSkirtOnThighs, legChains, skirtVoxels } from '../sidecar/skinning/skirtOnThighs.js';
+import type { SkinBone } from '../sidecar/skinning/voxelBoneWeights.js';
+
+// A 20 × 30 × 10 grid of unit voxels; x = the character's left, y up, z forward. Legs at x = 13 (left) and 7 (right).
+const g: VoxelGrid = { origin: [0, 0, 0], size: 1, dims: [20, 30, 10] };
+const NAMES = ['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightUpLeg', 'RightLeg', 'RightFoot'];
+const bone = (head: number[], tail: number[], parent: number): SkinBone => ({ head: head as SkinBone['head'], tail: tail as SkinBone['tail'], parent, deform: true });
+const bones: SkinBone[] = [
+  bone([10, 25, 5], [10, 28, 5], -1),
+  bone([13, 25, 5], [13, 15, 5], 0), bone([13, 15, 5], [13, 3, 5], 1), bone([13, 3, 5], [13, 1, 8], 2),
+  bone([7, 25, 5], [7, 15, 5], 0), bone([7, 15, 5], [7, 3, 5], 4), bone([7, 3, 5], [7, 1, 8], 5),
+];
+const legs = legChains(bones, (b) => NAMES[b]);
+
+/** A solid made by `inside(x, y, z)` at voxel centres. */
+function solidOf(inside: (x: number, y: number, z: number) => boolean): Uint8Array {
+  const [nx, ny, nz] = g.dims;
+  const solid = new Uint8Array(nx * ny * nz);
+  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) solid[(k * ny + j) * nx + i] = inside(i + 0.5, j + 0.5, k + 0.5) ? 1 : 0;
+  return solid;
+}
+const legDisk = (cx: number, r: number) => (x: number, z: number) => (x - cx) ** 2 + (z - 5) ** 2 <= r * r;
+const twoLegs = (r: number) => (x: number, y: number, z: number) => y >= 1 && y <= 26 && (legDisk(13, r)(x, z) || legDisk(7, r)(x, z));
+/** The height layers with a skirt voxel. */
+function skirtLayers(solid: Uint8Array): number[] {
+  const marked = skirtVoxels(solid, g, bones, legs);
+  const [nx, ny, nz] = g.dims;
+  const layers = new Set<number>();
+  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) if (marked[(k * ny + j) * nx + i]) layers.add(j);
+  return [...layers].sort((a, b) => a - b);
+}
+
+describe('a skirt stays on the thighs', () => {
+  it('reads the two legs from Mixamo names: each thigh, and the shin with what hangs below it', () => {
+    expect(legs).toEqual([{ thigh: 1, belowKnee: [2, 3] }, { thigh: 4, belowKnee: [5, 6] }]);
+    expect(legChains(bones, (b) => (b === 2 ? 'Knee' : NAMES[b]))).toEqual([]);
+  });
+
+  it('finds the layers a skirt spans, and none where the legs are apart', () => {
+    // an elliptical skirt from the hips (y 26) down to y 8 around both legs; below it the legs alone
+    const skirt = solidOf((x, y, z) => twoLegs(2.5)(x, y, z) || (y >= 8 && y <= 26 && ((x - 10) / 8) ** 2 + ((z - 5) / 4.5) ** 2 <= 1));
+    const layers = skirtLayers(skirt);
+    // the legs' lines reach from y 3 (ankles) to 25 (hip joints): every skirt layer among those, and no other
+    expect(layers).toEqual(Array.from({ length: 25 - 8 }, (_, n) => 8 + n));
+    expect(skirtLayers(solidOf(twoLegs(2.5)))).toEqual([]);
+  });
+
+  it('is not fooled by legs that touch, nor by a cape fused behind the legs', () => {
+    // round legs touching at x = 10 (radius 3.2 around centres 6 apart): the contact is narrower than a leg
+    expect(skirtLayers(solidOf(twoLegs(3.2)))).toEqual([]);
+    // a cape slab at the back (z 0..1.5) joining the legs: the gap between them stays empty
+    const cape = solidOf((x, y, z) => twoLegs(2.5)(x, y, z) || (y >= 8 && y <= 26 && x >= 3 && x <= 17 && z <= 2.6));
+    expect(skirtLayers(cape)).toEqual([]);
+  });
+
+  it('moves the weight below the knees to the thighs on the skirt\'s outside only, and a far hand\'s weight away; rows sum to one', () => {
+    // a hand bone (index 7) beside the skirt: wrist at (19.5, 14), tip at (19.5, 12); and a staff it holds down to y 1,
+    // whose foot touches the hem (y 8 to 9)
+    const withHand = [...bones, bone([19.5, 14, 5], [19.5, 12, 5], 0)];
+    const skirtShape = (x: number, y: number, z: number) => twoLegs(2.5)(x, y, z) || (y >= 8 && y <= 26 && ((x - 10) / 8) ** 2 + ((z - 5) / 4.5) ** 2 <= 1);
+    const staff = (x: number, y: number, z: number) => Math.abs(z - 5) <= 0.6 && ((y >= 1 && y <= 14 && Math.abs(x - 19.5) <= 0.6) || (y >= 8 && y <= 9 && x >= 17 && x <= 20));
+    const solid = solidOf((x, y, z) => skirtShape(x, y, z) || staff(x, y, z));
+    const marked = skirtVoxels(solid, g, withHand, legs);
+    // the staff is not the skirt's, even where it touches the hem
+    expect(marked[(5 * 30 + 12) * 20 + 19]).toBe(0);
+    expect(marked[(5 * 30 + 12) * 20 + 17]).toBe(1);
+    expect(marked[(5 * 30 + 8) * 20 + 19]).toBe(1);
+    // vertex 0: the skirt's left side at knee height (shin 0.7, thigh 0.3); 1: its front, on the shin and foot only;
+    // 2: inside the filled skirt (a leg modelled under a separate skirt); 3: the left calf below the hem;
+    // 4: the skirt's side low down, reached by the hand through the staff (hand 0.5, thigh 0.5); 5: the skirt's side
+    // next to the hand (hand 0.4, thigh 0.6); 6: the staff beside the skirt (hand 1)
+    const positions = new Float32Array([17.9, 15.2, 5.1, 10.2, 10.3, 9.4, 13.1, 14.8, 5.2, 15.4, 4.6, 5.0, 17.6, 8.6, 4.4, 17.9, 13.4, 5.5, 19.9, 11.5, 5.0]);
+    const indices = new Uint16Array([2, 1, 0, 0, 5, 6, 0, 0, 2, 1, 0, 0, 2, 3, 0, 0, 7, 1, 0, 0, 7, 1, 0, 0, 7, 0, 0, 0]);
+    const weights = new Float32Array([0.7, 0.3, 0, 0, 0.6, 0.4, 0, 0, 0.7, 0.3, 0, 0, 0.8, 0.2, 0, 0, 0.5, 0.5, 0, 0, 0.4, 0.6, 0, 0, 1, 0, 0, 0]);
+    const changed = keepSkirtOnThighs(positions, g, solid, marked, withHand, legs, 4, indices, weights);
+    expect(changed).toBe(3);
+    const row = (v: number) => Object.fromEntries([0, 1, 2, 3].filter((q) => weights[4 * v + q] > 0).map((q) => [indices[4 * v + q], weights[4 * v + q]]));
+    expect(row(0)).toEqual({ 1: 1 });
+    // the right shin and the right foot both go to the right thigh, summed in one slot
+    expect(Object.keys(row(1))).toEqual(['4']);
+    expect(row(1)[4]).toBeCloseTo(1, 6);
+    expect(row(2)).toEqual({ 2: expect.closeTo(0.7, 6), 1: expect.closeTo(0.3, 6) });
+    expect(row(3)).toEqual({ 2: expect.closeTo(0.8, 6), 3: expect.closeTo(0.2, 6) });
+    expect(row(4)).toEqual({ 1: 1 });
+    expect(row(5)).toEqual({ 7: expect.closeTo(0.4, 6), 1: expect.closeTo(0.6, 6) });
+    expect(row(6)).toEqual({ 7: 1 });
+  });
+
+  it('rigs procedural identity 9 100 009 with its fused robe on the hips and thighs, and its calves below the hem on the shins', async () => {
+    const character = generateProceduralHumanoid(9_100_009, { targetVertices: 20_000 });
+    expect(character.parts).toHaveLength(1);
+    const rig = await rigCharacterAsync(character.parts);
+    const shins = new Set(rig.skeleton.joints.flatMap((j, b) => (/(Left|Right)(Leg|Foot|ToeBase)$/.test(j.name) ? [b] : [])));
+    const knee = rig.skeleton.joints.find((j) => j.name.endsWith('LeftLeg'))!.head[1];
+    const { positions } = character.parts[0];
+    const { indices, weights, influences: k } = rig.objects[0];
+    let ymin = Infinity, ymax = -Infinity;
+    for (let v = 0; v < positions.length / 3; v++) { ymin = Math.min(ymin, positions[3 * v + 1]); ymax = Math.max(ymax, positions[3 * v + 1]); }
+    const height = ymax - ymin;
+    // the robe's surface between 12 % of the height (above its hem at ~10 %) and the knee: wide, beyond the legs
+    let robe = 0, robeShin = 0, calf = 0, calfShin = 0;
+    for (let v = 0; v < positions.length / 3; v++) {
+      const y = positions[3 * v + 1], x = positions[3 * v];
+      let shin = 0;
+      for (let q = 0; q < k; q++) if (shins.has(indices[v * k + q])) shin += weights[v * k + q];
+      if (y > ymin + 0.12 * height && y < knee && Math.abs(x) > 0.2 * height) { robe++; robeShin += shin; }
+      if (y > ymin + 0.03 * height && y < ymin + 0.07 * height) { calf++; calfShin += shin; }
+    }
+    expect(robe).toBeGreaterThan(200);
+    expect(robeShin / robe, 'share of the robe\'s weight on the shins and feet').toBeLessThan(0.05);
+    expect(calf).toBeGreaterThan(50);
+    expect(calfShin / calf, 'share of the lower legs\' weight on the shins and feet').toBeGreaterThan(0.8);
+  }, 60_000);
+});
