@@ -231,11 +231,13 @@ function skinParts(
     parent: j.parent,
     deform: isDeformingJoint(j.name),
   }));
-  const legs = legChains(bones, (b) => {
+  const nameOf = (b: number) => {
     const slot = templateIndexOf(skeleton.joints[b].name);
     return slot >= 0 ? MIXAMO_JOINTS[slot] : null;
-  });
-  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs), locked);
+  };
+  const legs = legChains(bones, nameOf);
+  const hands = bones.flatMap((_, b) => (nameOf(b) === 'LeftHand' || nameOf(b) === 'RightHand' ? [b] : []));
+  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, hands), locked);
 }
 
 /**

@@ -268,7 +268,8 @@ export function restrictToShellBones(
   }
 }
 
-function pointSegmentDistanceSquared(positions: Float32Array, v: number, a: ArrayLike<number>, b: ArrayLike<number>): number {
+/** Squared distance from vertex v (positions #V*3) to the segment a–b. */
+export function pointSegmentDistanceSquared(positions: Float32Array, v: number, a: ArrayLike<number>, b: ArrayLike<number>): number {
   const px = positions[v * 3] - a[0], py = positions[v * 3 + 1] - a[1], pz = positions[v * 3 + 2] - a[2];
   const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
   const len2 = dx * dx + dy * dy + dz * dz;

@@ -16,6 +16,7 @@
  * half of its weight from the hand).
  */
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
+import { pointSegmentDistanceSquared } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /** One leg's bones: the thigh, and every bone from the knee down (the shin and its descendants). */
@@ -147,7 +148,7 @@ export function keepSkirtOnThighs(
       if (w <= 0 || ownBones.has(b)) continue;
       const thigh = thighOf.get(b);
       if (thigh === undefined) {
-        if (segmentDistance(positions, v, bones[b]) > Math.max(segmentLength(bones[b]), 2 * g.size)) {
+        if (Math.sqrt(pointSegmentDistanceSquared(positions, v, bones[b].head, bones[b].tail)) > Math.max(segmentLength(bones[b]), 2 * g.size)) {
           weights[slot] = 0;
           indices[slot] = 0;
           moved = true;
@@ -172,7 +173,7 @@ export function keepSkirtOnThighs(
       continue;
     }
     // nothing of its own left: the nearer thigh
-    const [a, b] = legs.map((leg) => segmentDistance(positions, v, bones[leg.thigh]));
+    const [a, b] = legs.map((leg) => Math.sqrt(pointSegmentDistanceSquared(positions, v, bones[leg.thigh].head, bones[leg.thigh].tail)));
     for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? legs[a <= b ? 0 : 1].thigh : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
   }
   return changed;
@@ -200,14 +201,4 @@ function onSkirtSurface(positions: Float32Array, v: number, g: VoxelGrid, solid:
 
 function segmentLength(bone: SkinBone): number {
   return Math.hypot(bone.tail[0] - bone.head[0], bone.tail[1] - bone.head[1], bone.tail[2] - bone.head[2]);
-}
-
-/** Distance from vertex v to a bone's segment. */
-function segmentDistance(positions: Float32Array, v: number, bone: SkinBone): number {
-  const a = bone.head, b = bone.tail;
-  const px = positions[v * 3] - a[0], py = positions[v * 3 + 1] - a[1], pz = positions[v * 3 + 2] - a[2];
-  const dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
-  const len2 = dx * dx + dy * dy + dz * dz;
-  const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
-  return Math.hypot(px - t * dx, py - t * dy, pz - t * dz);
 }
