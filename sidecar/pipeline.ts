@@ -13,7 +13,7 @@ import { bodyTriangles } from './mesh/debris.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
-import { renderFrontView } from './skeleton/frontView.js';
+import { renderFrontView, type FrontView } from './skeleton/frontView.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
 import { refinedSkeleton } from './skeleton/refinedSkeleton.js';
@@ -23,6 +23,7 @@ import { loadModel, selectedProvider } from './learned/onnxSession.js';
 import { learnedSkinning, predictPointRig } from './skinning/learnedSkinning.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
+import { propRodPieces } from './skinning/heldPropWeights.js';
 import { legChains } from './skinning/skirtOnThighs.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
@@ -89,7 +90,7 @@ export async function rigPreparedAsync(
   } else {
     skeleton = estimate.skeleton;
     onProgress('skinning', 0.25);
-    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), skinResolution);
+    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), view, skinResolution);
   }
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
 }
@@ -114,9 +115,10 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
 function rigPrepared(parts: MeshPart[], prepared: PreparedMesh, options: RigOptions, onProgress: ProgressFn, t0 = performance.now()): RigResult {
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
-  const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true);
+  const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
+  const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method: 'geometric' }, view);
   onProgress('skinning', 0.25);
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f));
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), view);
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
 }
 
@@ -168,9 +170,10 @@ export function skinCharacter(
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call skinCharacterAsync`);
   }
   checkSkeleton(skeleton);
-  const { mesh, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const { mesh, body, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f));
+  const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f), view);
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -223,7 +226,7 @@ export function isDeformingJoint(name: string): boolean {
 /** The geometric voxel skinning (skinInVoxels, at `resolution`) of the whole mesh, then split into parts (partWeights). */
 function skinParts(
   parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
-  locked: LockedGroup[], onProgress: (f: number) => void, resolution = SKIN_VOXEL_RESOLUTION,
+  locked: LockedGroup[], onProgress: (f: number) => void, view: FrontView, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
   const bones: SkinBone[] = skeleton.joints.map((j) => ({
     head: pointToCanonical(j.head, cf),
@@ -237,7 +240,8 @@ function skinParts(
   };
   const legs = legChains(bones, nameOf);
   const hands = bones.flatMap((_, b) => (nameOf(b) === 'LeftHand' || nameOf(b) === 'RightHand' ? [b] : []));
-  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, hands), locked);
+  const props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view) } : undefined;
+  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props), locked);
 }
 
 /**

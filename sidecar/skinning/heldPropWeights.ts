@@ -7,8 +7,7 @@
  * that lie in a rod's pixels (and in the small pieces its removal cuts off the body, a staff's knob) go wholly to the
  * hand nearest to that rod, when one is within HOLDING_REACH of it.
  */
-import { FRONT_VIEW_RESOLUTION } from '../skeleton/estimateSkeleton.js';
-import { renderFrontView } from '../skeleton/frontView.js';
+import type { FrontView } from '../skeleton/frontView.js';
 import { withoutPropRods } from '../skeleton/propRods.js';
 import { pointSegmentDistanceSquared } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
@@ -17,12 +16,12 @@ import type { SkinBone } from './voxelBoneWeights.js';
 export const HOLDING_REACH = 0.05;
 
 /**
- * propRodPieces: canonical positions #V*3 and triangles #T*3 → Int32Array #V, for each vertex the rod piece it lies in
- * (0, 1, … in the front view: 8-connected pixels that withoutPropRods removes), −1 for none.
+ * propRodPieces: canonical positions #V*3 and their front view (renderFrontView at FRONT_VIEW_RESOLUTION, the one the
+ * skeleton stage read) → Int32Array #V, for each vertex the rod piece it lies in (0, 1, … in the front view: 8-connected
+ * pixels that withoutPropRods removes), −1 for none.
  */
-export function propRodPieces(canonical: Float32Array, triangles: Uint32Array): Int32Array {
-  const res = FRONT_VIEW_RESOLUTION;
-  const view = renderFrontView(canonical, triangles, res);
+export function propRodPieces(canonical: Float32Array, view: FrontView): Int32Array {
+  const res = view.res;
   const body = withoutPropRods(view);
   const nv = canonical.length / 3;
   const pieceOf = new Int32Array(nv).fill(-1);

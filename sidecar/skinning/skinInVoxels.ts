@@ -1,7 +1,7 @@
 import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxelGrid.js';
 import { usedBounds } from '../mesh/canonicalFrame.js';
 import { hangingBoneSets, meshShells, restrictToShellBones, shellBoneSets } from './shellBones.js';
-import { holdPropsInHands, propRodPieces } from './heldPropWeights.js';
+import { holdPropsInHands } from './heldPropWeights.js';
 import { keepSkirtOnThighs, skirtVoxels, type LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 import { voxelBoneWeights } from './voxelBoneWeights.js';
@@ -15,13 +15,13 @@ export const SKIN_VOXEL_RESOLUTION = 112;
  * inside it, then carried to every vertex; closed pieces of the mesh then keep only the bones that run through them.
  * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, bones: SkinBone[] (canonical space), k: influences,
  * resolution: voxels along the longest side (default SKIN_VOXEL_RESOLUTION), legs: the two legs' bones (legChains; [] when
- * the skeleton's names are not Mixamo's: then a skirt is not looked for), hands: the hand bones (none: a held staff is
- * not looked for) →
+ * the skeleton's names are not Mixamo's: then a skirt is not looked for), props: the hand bones and each vertex's rod
+ * piece (heldPropWeights.propRodPieces; absent: a held staff is not looked for) →
  *   top-k indices Uint16Array #V*k + values Float32Array #V*k
  */
 export function skinInVoxels(
   canonical: Float32Array, triangles: Uint32Array, bones: SkinBone[], k: number,
-  onProgress: (fraction: number) => void = () => {}, resolution = SKIN_VOXEL_RESOLUTION, legs: LegChain[] = [], hands: number[] = [],
+  onProgress: (fraction: number) => void = () => {}, resolution = SKIN_VOXEL_RESOLUTION, legs: LegChain[] = [], props?: { hands: number[]; pieceOf: Int32Array },
 ): { indices: Uint16Array; weights: Float32Array } {
   const [min, max] = usedBounds(canonical, triangles);
   const g = gridOverBox(min, max, resolution, 2);
@@ -43,7 +43,7 @@ export function skinInVoxels(
     restrictToShellBones(canonical, shells.shellOf, sets, bones, k, out.indices, out.weights);
   }
   // a staff standing beside the body moves with the hand that holds it (heldPropWeights.ts)
-  if (hands.length > 0) holdPropsInHands(canonical, propRodPieces(canonical, triangles), bones, hands, k, out.indices, out.weights);
+  if (props) holdPropsInHands(canonical, props.pieceOf, bones, props.hands, k, out.indices, out.weights);
   onProgress(1);
   return out;
 }
