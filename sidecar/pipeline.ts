@@ -13,7 +13,7 @@ import { bodyTriangles } from './mesh/debris.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
-import { renderFrontView, type FrontView } from './skeleton/frontView.js';
+import { renderFrontView } from './skeleton/frontView.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
 import { refinedSkeleton } from './skeleton/refinedSkeleton.js';
@@ -90,7 +90,7 @@ export async function rigPreparedAsync(
   } else {
     skeleton = estimate.skeleton;
     onProgress('skinning', 0.25);
-    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), view, skinResolution);
+    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
 }
@@ -116,9 +116,10 @@ function rigPrepared(parts: MeshPart[], prepared: PreparedMesh, options: RigOpti
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
-  const { skeleton } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method: 'geometric' }, view);
+  const { skeleton, silhouette } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method: 'geometric' }, view);
   onProgress('skinning', 0.25);
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), view);
+  const rods = () => propRodPieces(canonical, view, silhouette);
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), rods);
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
 }
 
@@ -172,8 +173,8 @@ export function skinCharacter(
   checkSkeleton(skeleton);
   const { mesh, body, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
-  const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f), view);
+  const rods = () => propRodPieces(canonical, renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION));
+  const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f), rods);
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -223,10 +224,13 @@ export function isDeformingJoint(name: string): boolean {
   return !/_?end$/i.test(name);
 }
 
-/** The geometric voxel skinning (skinInVoxels, at `resolution`) of the whole mesh, then split into parts (partWeights). */
+/**
+ * The geometric voxel skinning (skinInVoxels, at `resolution`) of the whole mesh, then split into parts (partWeights).
+ * rods: each vertex's standing-rod piece (propRodPieces), asked for only when the skeleton has hands to hold them.
+ */
 function skinParts(
   parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
-  locked: LockedGroup[], onProgress: (f: number) => void, view: FrontView, resolution = SKIN_VOXEL_RESOLUTION,
+  locked: LockedGroup[], onProgress: (f: number) => void, rods: () => Int32Array, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
   const bones: SkinBone[] = skeleton.joints.map((j) => ({
     head: pointToCanonical(j.head, cf),
@@ -240,7 +244,7 @@ function skinParts(
   };
   const legs = legChains(bones, nameOf);
   const hands = bones.flatMap((_, b) => (nameOf(b) === 'LeftHand' || nameOf(b) === 'RightHand' ? [b] : []));
-  const props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view) } : undefined;
+  const props = hands.length > 0 ? { hands, pieceOf: rods() } : undefined;
   return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props), locked);
 }
 

@@ -3,51 +3,20 @@
  * for the next one, a cancelled or failed-hard job's thread is gone, a job over KEEP_THREAD_MAX_VERTICES is not kept,
  * an idle thread ends after its idle time, and closing the queue ends the idle ones. The jobs are real geometric rigs.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { JobResult } from '../sidecar/server/jobMessages.js';
-import { JobQueue, KEEP_THREAD_MAX_VERTICES, type JobListener } from '../sidecar/server/jobs.js';
+import { describe, expect, it } from 'vitest';
+import { KEEP_THREAD_MAX_VERTICES } from '../sidecar/server/jobs.js';
 import type { RigResult } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
-
-type Answer = { result: JobResult } | { code: string; message: string };
-
-/** Submit a geometric rig of `objects` and wait for its answer; `listener` extras (progress) optional. */
-function rig(queue: JobQueue, objects = makeHumanoid({ segments: 10 }), onProgress: JobListener['onProgress'] = () => {}): { answer: Promise<Answer>; cancel: () => void } {
-  let cancel = () => {};
-  const answer = new Promise<Answer>((resolve) => {
-    cancel = queue.submit({ request: 'rig', objects, options: { method: 'geometric' } }, {
-      onProgress,
-      onResult: (result) => resolve({ result }),
-      onError: (code, message) => resolve({ code, message }),
-    }).cancel;
-  });
-  return { answer, cancel };
-}
-
-const waitFor = async (done: () => boolean, ms = 10_000) => {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+import { queuesClosedAfterEach, submitRig, waitFor } from './fixtures/jobQueue.js';
 
 describe('job threads kept between jobs', () => {
   // every queue a test makes ends its threads after the test, whatever the test's outcome
-  const queues: JobQueue[] = [];
-  const newQueue = (...args: ConstructorParameters<typeof JobQueue>) => {
-    const queue = new JobQueue(...args);
-    queues.push(queue);
-    return queue;
-  };
-  afterEach(() => {
-    for (const queue of queues.splice(0)) queue.close();
-  });
+  const newQueue = queuesClosedAfterEach();
 
   it('runs a second job on the thread of the first, each answered with a rig whose weights sum to one', async () => {
     const queue = newQueue(1);
     for (let n = 0; n < 3; n++) {
-      const answer = await rig(queue).answer;
+      const answer = await submitRig(queue).answer;
       expect('result' in answer, JSON.stringify(answer).slice(0, 200)).toBe(true);
       const result = (answer as { result: RigResult }).result;
       expect(result.skeleton.joints.length).toBeGreaterThanOrEqual(22);
@@ -63,15 +32,15 @@ describe('job threads kept between jobs', () => {
 
   it('does not reuse the thread of a cancelled job; the next job gets a new thread and answers', async () => {
     const queue = newQueue(1);
-    expect('result' in await rig(queue).answer).toBe(true);
+    expect('result' in await submitRig(queue).answer).toBe(true);
     let started: () => void = () => {};
     const running = new Promise<void>((r) => { started = r; });
-    const doomed = rig(queue, makeHumanoid({ segments: 64 }), () => started());
+    const doomed = submitRig(queue, makeHumanoid({ segments: 64 }), () => started());
     await running;
     doomed.cancel();
     await waitFor(() => queue.counts.running === 0);
     expect(queue.threads).toEqual({ idle: 0, started: 1 });
-    expect('result' in await rig(queue).answer).toBe(true);
+    expect('result' in await submitRig(queue).answer).toBe(true);
     expect(queue.threads).toEqual({ idle: 1, started: 2 });
   });
 
@@ -80,29 +49,29 @@ describe('job threads kept between jobs', () => {
     const positions = new Float32Array(3 * (KEEP_THREAD_MAX_VERTICES + 1));
     positions[5] = Number.NaN;
     const big = [{ name: 'Big', positions, triangles: Uint32Array.of(0, 1, 2) }];
-    const answer = await rig(queue, big).answer;
+    const answer = await submitRig(queue, big).answer;
     expect(answer).toMatchObject({ code: 'BAD_NUMBER' });
     await waitFor(() => queue.counts.running === 0);
     expect(queue.threads).toEqual({ idle: 0, started: 1 });
     // a small mesh's error keeps its thread: only the size decides
     const bad = makeHumanoid({ segments: 10 });
     bad[0].positions[0] = Number.NaN;
-    expect(await rig(queue, bad).answer).toMatchObject({ code: 'BAD_NUMBER' });
+    expect(await submitRig(queue, bad).answer).toMatchObject({ code: 'BAD_NUMBER' });
     expect(queue.threads).toEqual({ idle: 1, started: 2 });
   });
 
   it('ends a thread left idle past its idle time; the next job starts a new one', async () => {
     const queue = newQueue(1, undefined, 200);
-    expect('result' in await rig(queue).answer).toBe(true);
+    expect('result' in await submitRig(queue).answer).toBe(true);
     expect(queue.threads.idle).toBe(1);
     await waitFor(() => queue.threads.idle === 0, 5000);
-    expect('result' in await rig(queue).answer).toBe(true);
+    expect('result' in await submitRig(queue).answer).toBe(true);
     expect(queue.threads).toEqual({ idle: 1, started: 2 });
   });
 
   it('keeps at most one thread per slot, however many jobs ran at once', async () => {
     const queue = newQueue(2);
-    const answers = await Promise.all([rig(queue), rig(queue), rig(queue), rig(queue)].map((job) => job.answer));
+    const answers = await Promise.all([submitRig(queue), submitRig(queue), submitRig(queue), submitRig(queue)].map((job) => job.answer));
     expect(answers.every((a) => 'result' in a)).toBe(true);
     expect(queue.threads.idle).toBe(2);
     expect(queue.threads.started).toBe(2);

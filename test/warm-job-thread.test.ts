@@ -3,51 +3,22 @@
  * thread, which the queue keeps for the user's first request; the warm-up steps aside when a real job comes, and
  * stops when the server closes. The jobs are real: Apply Latent Pose with the committed models, geometric rigs.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { JobResult } from '../sidecar/server/jobMessages.js';
-import { JobQueue } from '../sidecar/server/jobs.js';
+import { describe, expect, it } from 'vitest';
 import { serve } from '../sidecar/server/serve.js';
 import { warmJobThread, warmUpJob, WARM_UP_JOBS } from '../sidecar/server/warmJobThread.js';
 import type { RigResult } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
-
-type Answer = { result: JobResult } | { code: string; message: string };
-
-function geometricRig(queue: JobQueue): Promise<Answer> {
-  return new Promise<Answer>((resolve) => {
-    queue.submit({ request: 'rig', objects: makeHumanoid({ segments: 10 }), options: { method: 'geometric' } }, {
-      onProgress: () => {},
-      onResult: (result) => resolve({ result }),
-      onError: (code, message) => resolve({ code, message }),
-    });
-  });
-}
-
-const waitFor = async (done: () => boolean, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+import { queuesClosedAfterEach, submitRig, waitFor } from './fixtures/jobQueue.js';
 
 describe('warming a job thread at start-up', () => {
-  const queues: JobQueue[] = [];
-  const newQueue = (slots: number) => {
-    const queue = new JobQueue(slots);
-    queues.push(queue);
-    return queue;
-  };
-  afterEach(() => {
-    for (const queue of queues.splice(0)) queue.close();
-  });
+  const newQueue = queuesClosedAfterEach();
 
   it('poses the demo character on one thread, which the next job then runs on', async () => {
     const queue = newQueue(2);
     const report = await warmJobThread(queue).done;
     expect(report).toMatchObject({ jobs: WARM_UP_JOBS, failures: [], stoppedFor: null });
     expect(queue.threads).toEqual({ idle: 1, started: 1 });
-    const answer = await geometricRig(queue);
+    const answer = await submitRig(queue).answer;
     expect('result' in answer, JSON.stringify(answer).slice(0, 200)).toBe(true);
     const w = (answer as { result: RigResult }).result.objects[0].weights;
     for (let v = 0; v < w.length; v += 4) expect(w[v] + w[v + 1] + w[v + 2] + w[v + 3]).toBeCloseTo(1, 4);
@@ -69,8 +40,8 @@ describe('warming a job thread at start-up', () => {
   it('steps aside when a request comes: no further warm-up job, and the request runs next', async () => {
     const queue = newQueue(1);
     const warm = warmJobThread(queue, 3, makeHumanoid({ segments: 10 }));
-    await waitFor(() => queue.counts.running === 1);
-    const request = geometricRig(queue);
+    await waitFor(() => queue.counts.running === 1, 20_000);
+    const request = submitRig(queue).answer;
     expect(queue.counts).toEqual({ running: 1, waiting: 1 });
     const report = await warm.done;
     expect(report.stoppedFor).toBe('a job');
@@ -83,11 +54,11 @@ describe('warming a job thread at start-up', () => {
   it('stop() cancels a running warm-up job and keeps no thread', async () => {
     const queue = newQueue(1);
     const warm = warmJobThread(queue);
-    await waitFor(() => queue.counts.running === 1);
+    await waitFor(() => queue.counts.running === 1, 20_000);
     warm.stop();
     const report = await warm.done;
     expect(report).toMatchObject({ jobs: 0, stoppedFor: 'close' });
-    await waitFor(() => queue.counts.running === 0);
+    await waitFor(() => queue.counts.running === 0, 20_000);
     expect(queue.threads.idle).toBe(0);
   });
 
@@ -96,7 +67,7 @@ describe('warming a job thread at start-up', () => {
     const server = await serve({ port: 0, token: 'warm-test-token-0123456789', warmJobs: true, log: (line) => lines.push(line) });
     const report = await server.warmUp!;
     expect(report).toMatchObject({ jobs: WARM_UP_JOBS, failures: [], stoppedFor: null });
-    await waitFor(() => lines.some((line) => line.startsWith('job thread warmed')));
+    await waitFor(() => lines.some((line) => line.startsWith('job thread warmed')), 20_000);
     await server.close();
 
     const early = await serve({ port: 0, token: 'warm-test-token-0123456789', warmJobs: true });

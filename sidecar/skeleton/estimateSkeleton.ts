@@ -20,6 +20,8 @@ export interface SkeletonEstimate {
   landmarks: Landmarks2D | null;
   /** where each 2D joint came from: 'learned' or 'geometric' */
   sources: Record<string, 'learned' | 'geometric'>;
+  /** the front view without its standing rods (withoutPropRods): the body the rules read; the view itself when it has none */
+  silhouette: FrontView;
 }
 
 /** 2D joints from the learned predictor (skeleton/learnedJoints2d.ts), in MIXAMO_JOINTS order. */
@@ -96,8 +98,7 @@ export function estimateSkeleton(
     // ends a palm's length beyond the wrist.
     for (const side of ['Left', 'Right'] as const) {
       if (sources[`${side}HandTip`] === 'geometric') continue;
-      const hand = points[`${side}Hand`]!, fore = points[`${side}ForeArm`]!;
-      points[`${side}HandTip`] = [hand[0] + HAND_LENGTH_PER_FOREARM * (hand[0] - fore[0]), hand[1] + HAND_LENGTH_PER_FOREARM * (hand[1] - fore[1])];
+      points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
       sources[`${side}HandTip`] = 'learned';
     }
   }
@@ -106,7 +107,7 @@ export function estimateSkeleton(
   for (const side of ['Left', 'Right'] as const) {
     const hand = points[`${side}Hand`], fore = points[`${side}ForeArm`], tip = points[`${side}HandTip`];
     if (!hand || !fore || !tip || plausibleHandTip(fore, hand, tip)) continue;
-    points[`${side}HandTip`] = [hand[0] + HAND_LENGTH_PER_FOREARM * (hand[0] - fore[0]), hand[1] + HAND_LENGTH_PER_FOREARM * (hand[1] - fore[1])];
+    points[`${side}HandTip`] = palmBeyondWrist(fore, hand);
   }
   const named2D = Object.entries(points) as [Named2D, [number, number]][];
   const flat = new Float64Array(named2D.length * 2);
@@ -141,11 +142,16 @@ export function estimateSkeleton(
     LeftToeBase: fromCanonical(toeTips.Left, cf), RightToeBase: fromCanonical(toeTips.Right, cf),
   };
   const skeleton = buildMixamoSkeleton(heads, ends, cf.frame, prefix);
-  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources };
+  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources, silhouette: body };
 }
 
 /** A hand from wrist to finger tips is about this share of the forearm (adult proportions; only the bone's tail). */
 const HAND_LENGTH_PER_FOREARM = 0.75;
+
+/** The hand's tip where none was traced: a palm's length (HAND_LENGTH_PER_FOREARM) beyond the wrist, along the forearm. */
+function palmBeyondWrist(fore: [number, number], hand: [number, number]): [number, number] {
+  return [hand[0] + HAND_LENGTH_PER_FOREARM * (hand[0] - fore[0]), hand[1] + HAND_LENGTH_PER_FOREARM * (hand[1] - fore[1])];
+}
 
 /** A hand bone (front view) turns at most this far from the forearm's line: cos of the angle, at least. */
 export const HAND_TIP_MIN_COS = 0.5;

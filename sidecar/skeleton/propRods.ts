@@ -123,7 +123,7 @@ function thinPixels(mask: Uint8Array, res: number, radius: number): Uint8Array {
 }
 
 /** The 8-connected pieces of a mask: each its pixel indices. mask: Uint8Array res*res → number[][] */
-function pieces8(mask: Uint8Array, res: number): number[][] {
+export function pieces8(mask: Uint8Array, res: number): number[][] {
   const seen = new Uint8Array(mask.length);
   const pieces: number[][] = [];
   for (let p0 = 0; p0 < mask.length; p0++) {

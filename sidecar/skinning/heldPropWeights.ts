@@ -8,7 +8,7 @@
  * hand nearest to that rod, when one is within HOLDING_REACH of it.
  */
 import type { FrontView } from '../skeleton/frontView.js';
-import { withoutPropRods } from '../skeleton/propRods.js';
+import { pieces8, withoutPropRods } from '../skeleton/propRods.js';
 import { pointSegmentDistanceSquared } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
@@ -16,34 +16,19 @@ import type { SkinBone } from './voxelBoneWeights.js';
 export const HOLDING_REACH = 0.05;
 
 /**
- * propRodPieces: canonical positions #V*3 and their front view (renderFrontView at FRONT_VIEW_RESOLUTION, the one the
- * skeleton stage read) → Int32Array #V, for each vertex the rod piece it lies in (0, 1, … in the front view: 8-connected
- * pixels that withoutPropRods removes), −1 for none.
+ * propRodPieces: canonical positions #V*3, their front view (renderFrontView at FRONT_VIEW_RESOLUTION) and that view
+ * without its standing rods (withoutPropRods: the skeleton stage's SkeletonEstimate.silhouette, computed here when not
+ * given) → Int32Array #V, for each vertex the rod piece it lies in (0, 1, …: the 8-connected pieces of the pixels the
+ * rods' removal took), −1 for none.
  */
-export function propRodPieces(canonical: Float32Array, view: FrontView): Int32Array {
+export function propRodPieces(canonical: Float32Array, view: FrontView, body: FrontView = withoutPropRods(view)): Int32Array {
   const res = view.res;
-  const body = withoutPropRods(view);
   const nv = canonical.length / 3;
   const pieceOf = new Int32Array(nv).fill(-1);
   if (body === view) return pieceOf;
+  const removedMask = view.mask.map((covered, p) => (covered && !body.mask[p] ? 1 : 0));
   const removed = new Int32Array(res * res).fill(-1);
-  let pieces = 0;
-  for (let p0 = 0; p0 < removed.length; p0++) {
-    if (!view.mask[p0] || body.mask[p0] || removed[p0] >= 0) continue;
-    const stack = [p0];
-    removed[p0] = pieces;
-    while (stack.length > 0) {
-      const q = stack.pop()!;
-      const i = q % res, j = (q - i) / res;
-      for (let b = Math.max(0, j - 1); b <= Math.min(res - 1, j + 1); b++) {
-        for (let a = Math.max(0, i - 1); a <= Math.min(res - 1, i + 1); a++) {
-          const s = b * res + a;
-          if (view.mask[s] && !body.mask[s] && removed[s] < 0) { removed[s] = pieces; stack.push(s); }
-        }
-      }
-    }
-    pieces++;
-  }
+  pieces8(removedMask, res).forEach((piece, n) => { for (const p of piece) removed[p] = n; });
   const pixel = (c: number) => Math.min(res - 1, Math.max(0, Math.floor((c + 0.5) * res)));
   for (let v = 0; v < nv; v++) pieceOf[v] = removed[pixel(canonical[3 * v + 1]) * res + pixel(canonical[3 * v])];
   return pieceOf;

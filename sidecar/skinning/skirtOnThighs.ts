@@ -29,9 +29,8 @@ export interface LegChain {
 export const SKIRT_MIDDLE_DEPTH = 0.95;
 
 /**
- * legChains: bones (parents) and the template slot of each bone (-1: not a Mixamo joint) → the left and right legs'
- * chains, or [] when the skeleton lacks a thigh or shin on either side.
- * slotOf: (bone index) → Mixamo template name or null
+ * legChains: bones (their parents), nameOf: (bone index) → its Mixamo template name, or null for a bone that is not a
+ * Mixamo joint → the left and right legs' chains, or [] when the skeleton lacks a thigh or shin on either side.
  */
 export function legChains(bones: Pick<SkinBone, 'parent'>[], nameOf: (bone: number) => string | null): LegChain[] {
   const find = (name: string) => bones.findIndex((_, b) => nameOf(b) === name);
