@@ -15,6 +15,7 @@ The test then watches the sidecar's pid.
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -61,6 +62,16 @@ def start_rig_job(mesh):
     return job, client._managed["process"]
 
 
+def sidecar_running(pid):
+    """Whether process `pid` exists and is not a zombie (/proc/<pid>/stat's state)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return not stat[stat.rindex(")") + 2:].startswith("Z")
+
+
 def main():
     args = parse_args()
     bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
@@ -72,8 +83,12 @@ def main():
     prefs.auto_start = True
     mesh = import_character(args.character)
     job, process = start_rig_job(mesh)
+    # Whether the sidecar runs is read here, while the job is known to run: once this script returns ("quit"),
+    # Blender quits at once and the sidecar may be gone before the test reads this line.
     print("AUTORIG_QUIT " + json.dumps({"pid": process.process.pid if process else None, "state": job.state,
-                                        "error": job.error, "how": args.how}), flush=True)
+                                        "error": job.error, "how": args.how,
+                                        "sidecar_running": process is not None and sidecar_running(process.process.pid)}),
+          flush=True)
     if args.how == "stay":
         while True:
             time.sleep(1.0)  # until the test kills Blender
