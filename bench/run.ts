@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCharacter } from '../sidecar/io/character.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { writeMeshBundle } from './bundle.js';
-import { subdivideMidpoints, uniqueEdges, vertexTotal } from './subdivide.js';
+import { splitLongestEdges, subdivideMidpoints, uniqueEdges, vertexTotal } from './subdivide.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DATA = resolve(REPO, '../shared/data/characters');
@@ -49,9 +49,14 @@ const BENCH_POSE = 'elbowBentLf';
 const SECTIONS = ['rig', 'correctives', 'learned', 'skin', 'pose', 'blender'] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** The bench meshes: target vertex count and file label. */
+/**
+ * The bench meshes: target vertex count and file label. A target in EXACT_TARGETS is met exactly (the level below it
+ * with its longest edges split: bench/subdivide splitLongestEdges), because it is a bar's own size.
+ */
 const MESH_TARGETS = { k30: [30_000, 'v30k'], k50: [50_000, 'v50k'], k100: [100_000, 'v100k'], k300: [300_000, 'v300k'], m1: [1_000_000, 'v1m'] } as const;
 type MeshKey = keyof typeof MESH_TARGETS;
+/** 50k: issue 6's bar (apply ≤ 0.5 s for 50k vertices); whole levels step from 42k to 73k. */
+const EXACT_TARGETS: ReadonlySet<MeshKey> = new Set(['k50']);
 const MESHES_OF_SECTION: Record<Section, MeshKey[]> = {
   rig: ['k30', 'k300', 'm1'], correctives: ['k30'], learned: ['k30'], skin: ['k100'], pose: ['k30', 'k50'], blender: ['k30', 'k300'],
 };
@@ -76,6 +81,8 @@ interface BenchMesh {
   label: string;
   source: string;
   levels: number;
+  /** edges split after the last whole level (0 but for EXACT_TARGETS) */
+  splits: number;
   vertices: number;
   triangles: number;
   path: string;
@@ -166,13 +173,41 @@ function chooseMesh(ladders: Ladder[], target: number): { ladder: Ladder; levels
   return best!;
 }
 
-function writeMesh(ladders: Ladder[], target: number, label: string, dir: string): BenchMesh {
-  const choice = chooseMesh(ladders, target);
-  const parts = level(choice.ladder, choice.levels);
+/**
+ * The (character, level) with the most vertices not over the target, to be topped up to it by edge splits: the
+ * least splitting, so the mesh stays as close to a uniform subdivision as can be.
+ */
+function chooseMeshBelow(ladders: Ladder[], target: number): { ladder: Ladder; levels: number; vertices: number } {
+  let best: { ladder: Ladder; levels: number; vertices: number } | undefined;
+  for (const ladder of ladders) {
+    let n = 0;
+    if (vertexTotal(level(ladder, 0)) > target) continue;
+    while (nextVertexCount(level(ladder, n)) <= target) n++;
+    const vertices = vertexTotal(level(ladder, n));
+    if (!best || vertices > best.vertices) best = { ladder, levels: n, vertices };
+  }
+  if (!best) throw new Error(`no bench character has at most ${target} vertices`);
+  return best;
+}
+
+/** The parts with `count` more vertices: each part's longest edges split, the count shared by edge numbers. */
+function splitPartsTo(parts: MeshPart[], count: number): MeshPart[] {
+  const edges = parts.map((p) => uniqueEdges(p.positions.length / 3, p.triangles).ends.length / 2);
+  const total = edges.reduce((a, b) => a + b, 0);
+  const share = edges.map((e) => Math.floor((count * e) / total));
+  share[edges.indexOf(Math.max(...edges))] += count - share.reduce((a, b) => a + b, 0);
+  return parts.map((p, i) => ({ name: p.name, ...splitLongestEdges(p.positions, p.triangles, share[i]) }));
+}
+
+function writeMesh(ladders: Ladder[], target: number, label: string, dir: string, exact: boolean): BenchMesh {
+  const choice = exact ? chooseMeshBelow(ladders, target) : chooseMesh(ladders, target);
+  const whole = level(choice.ladder, choice.levels);
+  const splits = exact ? target - vertexTotal(whole) : 0;
+  const parts = splits > 0 ? splitPartsTo(whole, splits) : whole;
   const path = join(dir, `${label}.mesh.bin`);
   writeMeshBundle(path, parts, choice.ladder.source, choice.levels);
   return {
-    label, source: choice.ladder.source, levels: choice.levels, path,
+    label, source: choice.ladder.source, levels: choice.levels, splits, path,
     vertices: vertexTotal(parts), triangles: parts.reduce((s, p) => s + p.triangles.length / 3, 0),
   };
 }
@@ -215,7 +250,7 @@ function runBlender(mesh: BenchMesh, rigPath: string, dir: string): BlenderRepor
   return JSON.parse(readFileSync(out, 'utf8')) as BlenderReport;
 }
 
-const meshName = (m: BenchMesh) => `${m.source.replace(/\.glb$/, '')} ×${m.levels} subdiv`;
+const meshName = (m: BenchMesh) => `${m.source.replace(/\.glb$/, '')} ×${m.levels} subdiv${m.splits > 0 ? ` + ${m.splits.toLocaleString('en-US')} edge splits` : ''}`;
 const fmtS = (s?: number) => (s === undefined ? '—' : s.toFixed(2));
 const fmtMB = (b?: number) => (b === undefined ? '—' : `${Math.round(b / 2 ** 20)} MB`);
 const passText = (r: Row) => (r.pass === undefined ? '—' : r.pass ? 'PASS' : r.cpuPass ? 'FAIL (CPU time passes: busy machine?)' : 'FAIL');
@@ -261,7 +296,7 @@ async function main(): Promise<void> {
     // only the sections' meshes are built; the sections below read only their own
     const meshes = {} as Record<MeshKey, BenchMesh>;
     for (const [key, [target, label]] of Object.entries(MESH_TARGETS) as [MeshKey, readonly [number, string]][]) {
-      if (needed.has(key)) meshes[key] = writeMesh(ladders, target, label, dir);
+      if (needed.has(key)) meshes[key] = writeMesh(ladders, target, label, dir, EXACT_TARGETS.has(key));
     }
     ladders.length = 0; // the children read the files; free the parent's copies before they run
     for (const m of Object.values(meshes)) say(`${m.label}: ${meshName(m)}, ${m.vertices} vertices, ${m.triangles} triangles`);
@@ -335,24 +370,23 @@ async function main(): Promise<void> {
       rows.push(childRow('re-skin (skinCharacter)', meshes.k100, reports.skin100k, '≤ 1 s', (t) => t <= 1));
     }
     // Apply Latent Pose (issue 6): a mesh without a rig (the auto-rig is part of the timed call) and one whose rig
-    // exists already (made beforehand, untimed, as the eval and a user with a rig do). The bar is for 50k vertices;
-    // the bench's "~30k" mesh is the one it has closest to that (its actual count is in the table).
+    // exists already (made beforehand, untimed, as the eval and a user with a rig do), on the bar's 50k vertices (the
+    // "50k" mesh is exact: EXACT_TARGETS).
     if (sections.has('pose')) {
-      say(`apply latent pose (${BENCH_POSE}) ~30k, no rig then rig given`);
-      const where = `on the bench's ~30k mesh (${meshes.k30.vertices.toLocaleString('en-US')} vertices), the closest it has to the bar's 50k`;
+      say(`apply latent pose (${BENCH_POSE}) 50k, no rig then rig given`);
       const poseNote = (report: ChildReport | { error: string }, extra: string) =>
-        'error' in report ? '' : [where, extra, `largest vertex move ${report.maxDisplacement?.toPrecision(3)}`].join('; ');
-      reports.poseNoRig30k = runChildMedian(['pose', meshes.k30.path, BENCH_POSE]);
-      const noRig = childRow(`apply latent pose (${BENCH_POSE}, mesh without a rig: auto-rig included)`, meshes.k30, reports.poseNoRig30k, '≤ 0.5 s', (t) => t <= 0.5);
-      rows.push({ ...noRig, note: [noRig.note, poseNote(reports.poseNoRig30k, 'models loaded before the timed call (row below)')].filter(Boolean).join('; ') });
-      const rig30k = rigFileOf(meshes.k30, 'rig30k');
-      reports.poseRigGiven30k = typeof rig30k !== 'string' ? rig30k : runChildMedian(['pose', meshes.k30.path, BENCH_POSE, rig30k]);
-      const given = childRow(`apply latent pose (${BENCH_POSE}, rig given)`, meshes.k30, reports.poseRigGiven30k, '≤ 0.5 s', (t) => t <= 0.5);
-      rows.push({ ...given, note: [given.note, poseNote(reports.poseRigGiven30k, `rig (${DEFAULT_METHOD}) made beforehand, untimed`)].filter(Boolean).join('; ') });
-      say(`apply latent pose (${BENCH_POSE}) ~30k, the same mesh again`);
-      reports.poseAgain30k = runChildMedian(['pose-again', meshes.k30.path, BENCH_POSE]);
-      const again = childRow(`apply latent pose (${BENCH_POSE}, the same mesh again: latent and auto-rig reused)`, meshes.k30, reports.poseAgain30k, '≤ 0.5 s', (t) => t <= 0.5);
-      rows.push({ ...again, note: [again.note, poseNote(reports.poseAgain30k, 'a first apply at strength 0.5 untimed; the sidecar keeps a few meshes\' latent and auto-rig (server/poseReuseCache.ts)')].filter(Boolean).join('; ') });
+        'error' in report ? '' : [extra, `largest vertex move ${report.maxDisplacement?.toPrecision(3)}`].join('; ');
+      reports.poseNoRig50k = runChildMedian(['pose', meshes.k50.path, BENCH_POSE]);
+      const noRig = childRow(`apply latent pose (${BENCH_POSE}, mesh without a rig: auto-rig included)`, meshes.k50, reports.poseNoRig50k, '≤ 0.5 s', (t) => t <= 0.5);
+      rows.push({ ...noRig, note: [noRig.note, poseNote(reports.poseNoRig50k, 'models loaded before the timed call (row below)')].filter(Boolean).join('; ') });
+      const rig50k = rigFileOf(meshes.k50, 'rig50k');
+      reports.poseRigGiven50k = typeof rig50k !== 'string' ? rig50k : runChildMedian(['pose', meshes.k50.path, BENCH_POSE, rig50k]);
+      const given = childRow(`apply latent pose (${BENCH_POSE}, rig given)`, meshes.k50, reports.poseRigGiven50k, '≤ 0.5 s', (t) => t <= 0.5);
+      rows.push({ ...given, note: [given.note, poseNote(reports.poseRigGiven50k, `rig (${DEFAULT_METHOD}) made beforehand, untimed`)].filter(Boolean).join('; ') });
+      say(`apply latent pose (${BENCH_POSE}) 50k, the same mesh again`);
+      reports.poseAgain50k = runChildMedian(['pose-again', meshes.k50.path, BENCH_POSE]);
+      const again = childRow(`apply latent pose (${BENCH_POSE}, the same mesh again: latent and auto-rig reused)`, meshes.k50, reports.poseAgain50k, '≤ 0.5 s', (t) => t <= 0.5);
+      rows.push({ ...again, note: [again.note, poseNote(reports.poseAgain50k, 'a first apply at strength 0.5 untimed; the sidecar keeps a few meshes\' latent and auto-rig (server/poseReuseCache.ts)')].filter(Boolean).join('; ') });
       // through a running sidecar, as the add-on asks: the job threads are kept between jobs (server/jobs.ts), so
       // after a few applies the code the apply runs is compiled already; the rows above are each a fresh process
       for (const key of ['k30', 'k50'] as const) {
@@ -374,7 +408,7 @@ async function main(): Promise<void> {
         const row = childRow(`apply latent pose (${BENCH_POSE}, mesh without a rig), the first request to a sidecar just started`, mesh, report, '≤ 0.5 s', (t) => t <= 0.5);
         rows.push({ ...row, note: [row.note, 'request sent → posed vertices decoded, over a WebSocket; auto-rig included; the sidecar\'s start-up warm-up (the demo character posed twice on a job thread) and model loading done before it', 'error' in report ? '' : `largest vertex move ${report.maxDisplacement?.toPrecision(3)}`].filter(Boolean).join('; ') });
       }
-      const load = reports.poseNoRig30k;
+      const load = reports.poseNoRig50k;
       rows.push({
         measurement: 'loading the latent pose models (encoder + decoder + the auto-rig\'s) and the pose library', mesh: '—', vertices: 0,
         seconds: 'error' in load ? undefined : load.sessionSeconds, target: '(none)',

@@ -49,6 +49,61 @@ export function subdivideMidpoints(positions: Float32Array, triangles: Uint32Arr
 }
 
 /**
+ * splitLongestEdges: adds exactly `count` vertices by splitting the `count` longest edges at their midpoints (ties by
+ * edge order), so a bench mesh can land on a vertex count that whole subdivision levels (×~4 each) step over, e.g. the
+ * 50k of issue 6's bar. Each triangle is re-split by how many of its edges were split: 1 → 2 triangles, 2 → 3, 3 → 4;
+ * both triangles of an edge see the same split, so no T-junction appears, a closed mesh stays closed and orientation
+ * is kept. Positions are not smoothed.
+ *
+ * positions: Float32Array, #V*3; triangles: Uint32Array, #T*3; count: edges to split, 0 ≤ count ≤ E.
+ * Returns positions #(V+count)*3 (the original vertices first, in order, then one per split edge, longest first) and
+ * the new triangles (T + one per split edge side).
+ */
+export function splitLongestEdges(positions: Float32Array, triangles: Uint32Array, count: number): TriangleMesh {
+  const vertexCount = positions.length / 3;
+  const edges = uniqueEdges(vertexCount, triangles);
+  const edgeCount = edges.ends.length / 2;
+  if (!Number.isInteger(count) || count < 0 || count > edgeCount) throw new RangeError(`splitLongestEdges: count ${count} is not in 0..${edgeCount}`);
+  const length = new Float64Array(edgeCount);
+  for (let e = 0; e < edgeCount; e++) {
+    const a = edges.ends[2 * e], b = edges.ends[2 * e + 1];
+    length[e] = Math.hypot(positions[3 * a] - positions[3 * b], positions[3 * a + 1] - positions[3 * b + 1], positions[3 * a + 2] - positions[3 * b + 2]);
+  }
+  const order = Array.from({ length: edgeCount }, (_, e) => e).sort((x, y) => length[y] - length[x] || x - y);
+  const midpointOf = new Int32Array(edgeCount).fill(-1);
+  const out = new Float32Array((vertexCount + count) * 3);
+  out.set(positions);
+  for (let n = 0; n < count; n++) {
+    const e = order[n], a = edges.ends[2 * e], b = edges.ends[2 * e + 1], m = vertexCount + n;
+    midpointOf[e] = m;
+    for (let k = 0; k < 3; k++) out[3 * m + k] = 0.5 * (positions[3 * a + k] + positions[3 * b + k]);
+  }
+
+  const result: number[] = [];
+  for (let t = 0; t < triangles.length / 3; t++) {
+    const corner = [triangles[3 * t], triangles[3 * t + 1], triangles[3 * t + 2]];
+    // mid[i]: the midpoint on the edge from corner i to corner i+1, or -1
+    const mid = [0, 1, 2].map((i) => midpointOf[edges.ofTriangle[3 * t + i]]);
+    const splits = mid.filter((m) => m >= 0).length;
+    if (splits === 0) { result.push(...corner); continue; }
+    if (splits === 3) {
+      const [a, b, c] = corner, [ab, bc, ca] = mid;
+      result.push(a, ab, ca, ab, b, bc, ca, bc, c, ab, bc, ca);
+      continue;
+    }
+    // rotate the corners so that, with one split, it is edge 0 (a–b) and, with two, the unsplit one is edge 2 (c–a)
+    let r = 0;
+    if (splits === 1) r = mid.findIndex((m) => m >= 0);
+    else r = (mid.findIndex((m) => m < 0) + 1) % 3;
+    const a = corner[r], b = corner[(r + 1) % 3], c = corner[(r + 2) % 3];
+    const ab = mid[r], bc = mid[(r + 1) % 3];
+    if (splits === 1) result.push(a, ab, c, ab, b, c);
+    else result.push(ab, b, bc, a, ab, bc, a, bc, c);
+  }
+  return { positions: out, triangles: Uint32Array.from(result) };
+}
+
+/**
  * uniqueEdges: the undirected edges of a triangle mesh, each once.
  * vertexCount: V; triangles: Uint32Array, #T*3.
  * Returns ends: Uint32Array, #E*2 (lower index first), and ofTriangle: Uint32Array, #T*3, the edge id of each

@@ -9,7 +9,7 @@ import { linearBlendSkinning, poseTransforms, restSkeleton } from '../sidecar/de
 import { loadCharacter } from '../sidecar/io/character.js';
 import { rigWeights, skeletonFromRig } from '../sidecar/io/rigSkeleton.js';
 import { stageRecorder } from '../bench/stageTimes.js';
-import { subdivideMidpoints, subdivideUntil, uniqueEdges } from '../bench/subdivide.js';
+import { splitLongestEdges, subdivideMidpoints, subdivideUntil, uniqueEdges } from '../bench/subdivide.js';
 
 /** A tetrahedron with outward-facing (counter-clockwise) triangles: V = 4, E = 6, T = 4. */
 const tetrahedron = () => ({
@@ -78,6 +78,39 @@ describe('bench/subdivide: welded midpoint subdivision', () => {
     const interior = [...edges.keys()].filter((k) => edges.has(k.split('>').reverse().join('>')));
     // The diagonal's two halves plus the 6 inner edges of the two split triangles, each seen from both sides.
     expect(interior.length).toBe(2 * (2 + 6));
+  });
+
+  it('splits exactly the requested number of longest edges, and the surface stays closed, oriented and in place', () => {
+    const mesh = subdivideMidpoints(tetrahedron().positions, tetrahedron().triangles);
+    const edgeCount = uniqueEdges(10, mesh.triangles).ends.length / 2;
+    const area = (p: Float32Array, t: Uint32Array) => {
+      let sum = 0;
+      for (let i = 0; i < t.length; i += 3) {
+        const [a, b, c] = [t[i], t[i + 1], t[i + 2]].map((v) => [p[3 * v], p[3 * v + 1], p[3 * v + 2]]);
+        const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]], w = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        sum += Math.hypot(u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]) / 2;
+      }
+      return sum;
+    };
+    for (const count of [0, 1, 5, 13, edgeCount]) {
+      const split = splitLongestEdges(mesh.positions, mesh.triangles, count);
+      expect(split.positions.length / 3).toBe(10 + count);
+      // each split edge adds one triangle on each of its two sides
+      expect(split.triangles.length / 3).toBe(16 + 2 * count);
+      expectClosedAndOriented(split.triangles);
+      expect(area(split.positions, split.triangles)).toBeCloseTo(area(mesh.positions, mesh.triangles), 6);
+      expect(Array.from(split.positions.subarray(0, 30))).toEqual(Array.from(mesh.positions));
+    }
+    // the first split is one of the longest edges: the tetrahedron's slanted face has edges √2/2 long, the others 1/2
+    const one = splitLongestEdges(mesh.positions, mesh.triangles, 1);
+    const [x, y, z] = one.positions.subarray(30, 33);
+    expect(x + y + z).toBeCloseTo(1, 6);
+    // all edges split is midpoint subdivision (same vertex set)
+    const all = splitLongestEdges(mesh.positions, mesh.triangles, edgeCount);
+    const twice = subdivideMidpoints(mesh.positions, mesh.triangles);
+    const key = (p: Float32Array) => Array.from({ length: p.length / 3 }, (_, v) => Array.from(p.subarray(3 * v, 3 * v + 3)).join(',')).sort();
+    expect(key(all.positions)).toEqual(key(twice.positions));
+    expect(() => splitLongestEdges(mesh.positions, mesh.triangles, edgeCount + 1)).toThrow(RangeError);
   });
 
   it('subdivides every part until the total passes the target', () => {
