@@ -22,6 +22,13 @@ export interface VoxelWeights {
 
 /** How fast a bone's influence falls with geodesic distance: w = (1 / (1 + d / voxel))^FALLOFF. */
 const FALLOFF = 12;
+/**
+ * Beyond the nearest bone, each bone's weight is damped by exp(−(d − d_nearest) / FAR_BLEND_VOXELS voxels): the power
+ * falloff alone lets a bone two voxels further away keep most of its weight wherever all bones are far (a staff's tip,
+ * a long sleeve's cuff), so far parts blended their bones when they should follow the nearest one. Near a joint, where
+ * two bones are about equally near, the damping is close to 1 and the blend is the falloff's.
+ */
+export const FAR_BLEND_VOXELS = 2;
 /** Bones lying wholly on one side of the body give no weight this far (canonical units) over on the other side. */
 const SIDE_MARGIN = 0.01;
 export const NO_BONE = 0xffff;
@@ -69,7 +76,8 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
       row[n] = 0;
       if (!ok.has(b) || dists[n][v] === 0xffffffff) continue;
       if (side[b] !== 0 && x * side[b] < -SIDE_MARGIN) continue;
-      row[n] = (GEODESIC_UNIT / (GEODESIC_UNIT + dists[n][v])) ** FALLOFF;
+      row[n] = (GEODESIC_UNIT / (GEODESIC_UNIT + dists[n][v])) ** FALLOFF *
+        Math.exp(-(dists[n][v] - nearestD) / (FAR_BLEND_VOXELS * GEODESIC_UNIT));
       sum += row[n];
     }
     if (sum <= 0) { row[nearest] = 1; sum = 1; }
