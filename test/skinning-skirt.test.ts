@@ -7,39 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
-import type { VoxelGrid } from '../sidecar/geometry/voxelGrid.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { keepSkirtOnThighs, legChains, skirtVoxels } from '../sidecar/skinning/skirtOnThighs.js';
-import type { SkinBone } from '../sidecar/skinning/voxelBoneWeights.js';
+import { bone, bones, g, legs, markedLayers, NAMES, solidOf, twoLegs, weightRow } from './fixtures/legSolids.js';
 
-// A 20 × 30 × 10 grid of unit voxels; x = the character's left, y up, z forward. Legs at x = 13 (left) and 7 (right).
-const g: VoxelGrid = { origin: [0, 0, 0], size: 1, dims: [20, 30, 10] };
-const NAMES = ['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightUpLeg', 'RightLeg', 'RightFoot'];
-const bone = (head: number[], tail: number[], parent: number): SkinBone => ({ head: head as SkinBone['head'], tail: tail as SkinBone['tail'], parent, deform: true });
-const bones: SkinBone[] = [
-  bone([10, 25, 5], [10, 28, 5], -1),
-  bone([13, 25, 5], [13, 15, 5], 0), bone([13, 15, 5], [13, 3, 5], 1), bone([13, 3, 5], [13, 1, 8], 2),
-  bone([7, 25, 5], [7, 15, 5], 0), bone([7, 15, 5], [7, 3, 5], 4), bone([7, 3, 5], [7, 1, 8], 5),
-];
-const legs = legChains(bones, (b) => NAMES[b]);
-
-/** A solid made by `inside(x, y, z)` at voxel centres. */
-function solidOf(inside: (x: number, y: number, z: number) => boolean): Uint8Array {
-  const [nx, ny, nz] = g.dims;
-  const solid = new Uint8Array(nx * ny * nz);
-  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) solid[(k * ny + j) * nx + i] = inside(i + 0.5, j + 0.5, k + 0.5) ? 1 : 0;
-  return solid;
-}
-const legDisk = (cx: number, r: number) => (x: number, z: number) => (x - cx) ** 2 + (z - 5) ** 2 <= r * r;
-const twoLegs = (r: number) => (x: number, y: number, z: number) => y >= 1 && y <= 26 && (legDisk(13, r)(x, z) || legDisk(7, r)(x, z));
 /** The height layers with a skirt voxel. */
-function skirtLayers(solid: Uint8Array): number[] {
-  const marked = skirtVoxels(solid, g, bones, legs);
-  const [nx, ny, nz] = g.dims;
-  const layers = new Set<number>();
-  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) if (marked[(k * ny + j) * nx + i]) layers.add(j);
-  return [...layers].sort((a, b) => a - b);
-}
+const skirtLayers = (solid: Uint8Array) => markedLayers(skirtVoxels(solid, g, bones, legs));
 
 describe('a skirt stays on the thighs', () => {
   it('reads the two legs from Mixamo names: each thigh, and the shin with what hangs below it', () => {
@@ -85,7 +58,7 @@ describe('a skirt stays on the thighs', () => {
     const weights = new Float32Array([0.7, 0.3, 0, 0, 0.6, 0.4, 0, 0, 0.7, 0.3, 0, 0, 0.8, 0.2, 0, 0, 0.5, 0.5, 0, 0, 0.4, 0.6, 0, 0, 1, 0, 0, 0]);
     const changed = keepSkirtOnThighs(positions, g, solid, marked, withHand, legs, 4, indices, weights);
     expect(changed).toBe(3);
-    const row = (v: number) => Object.fromEntries([0, 1, 2, 3].filter((q) => weights[4 * v + q] > 0).map((q) => [indices[4 * v + q], weights[4 * v + q]]));
+    const row = (v: number) => weightRow(indices, weights, 4, v);
     expect(row(0)).toEqual({ 1: 1 });
     // the right shin and the right foot both go to the right thigh, summed in one slot
     expect(Object.keys(row(1))).toEqual(['4']);

@@ -2,6 +2,7 @@ import { fillInterior, gridOverBox, rasterizeTriangles } from '../geometry/voxel
 import { usedBounds } from '../mesh/canonicalFrame.js';
 import { hangingBoneSets, meshShells, restrictToShellBones, shellBoneSets } from './shellBones.js';
 import { holdPropsInHands } from './heldPropWeights.js';
+import { behindLegsVoxels, hangBehindLegsFromHips } from './sheetBehindLegs.js';
 import { keepSkirtOnThighs, skirtVoxels, type LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 import { voxelBoneWeights } from './voxelBoneWeights.js';
@@ -32,6 +33,8 @@ export function skinInVoxels(
   // a skirt or robe spanning both legs stays on the hips and thighs (skirtOnThighs.ts)
   if (legs.length === 2) {
     keepSkirtOnThighs(canonical, g, solid, skirtVoxels(solid, g, bones, legs), bones, legs, k, out.indices, out.weights);
+    // and a cape or tail fused to the body behind the legs hangs from the hips (sheetBehindLegs.ts)
+    hangBehindLegsFromHips(canonical, g, solid, behindLegsVoxels(solid, g, bones, legs), bones, legs, k, out.indices, out.weights);
   }
   // Separate closed pieces keep to the bones that run through them (shellBones.ts).
   const shells = meshShells(canonical, triangles);

@@ -106,7 +106,7 @@ export function skirtVoxels(solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], 
  * Where a leg's bone line (thigh head → shin head → shin tail) crosses height y: its (x, z), or null when the leg
  * does not reach that height (above the hip joint or below the ankle).
  */
-function legPointAtHeight(bones: SkinBone[], leg: LegChain, y: number): [number, number] | null {
+export function legPointAtHeight(bones: SkinBone[], leg: LegChain, y: number): [number, number] | null {
   const shin = bones[leg.belowKnee[0]];
   const path = [bones[leg.thigh].head, shin.head, shin.tail];
   for (let s = 0; s + 1 < path.length; s++) {

@@ -1,0 +1,184 @@
+/**
+ * A cape, a coat's tails or a tail that is one mesh with the body and hangs behind the legs: it joins the body at the
+ * buttocks, so every geodesic path to it passes there, where the thighs are as near as the hips, and the whole sheet
+ * followed a thigh: a hip flex swung the cape forward with the leg (procedural test identity 9 100 007, whose cape is
+ * fused to its back: in its corrective alone, the thighs' weight on the cape's 6,300 vertices doubled the truth's error
+ * there). It hangs from the back, and artists weight it to the hips and spine (so does the generator), so in each
+ * height layer between the hip joints and the ankles, the solid that is apart from both legs within the layer and
+ * lies behind them gives the weight of the leg bones to the hips.
+ * Apart within the layer: a skirt that spans the legs (skirtOnThighs) is one piece with them and is left to its own
+ * rule; a hand hanging beside a thigh is beside the legs, not behind them.
+ */
+import type { VoxelGrid } from '../geometry/voxelGrid.js';
+import { legPointAtHeight, type LegChain } from './skirtOnThighs.js';
+import type { SkinBone } from './voxelBoneWeights.js';
+
+/**
+ * A sheet hangs over at least this share of the legs' height (hip joint to ankle): a buttock's crease or a tunic's
+ * back edge, cut apart from the thigh in a few layers, is not one.
+ */
+export const MIN_SHEET_SPAN = 0.25;
+
+/**
+ * behindLegsVoxels: the solid voxels (Uint8Array #voxels, grid g, canonical: x left, y up, z forward), the bones, the
+ * two legs → Uint8Array #voxels, 1 for the voxels of a sheet behind the legs: in each height layer that both legs'
+ * bone lines cross, the pieces of the layer's solid (8-connected within the layer) that hold neither leg's bone
+ * point, whose centre lies behind both bone points and, sideways, no further out than the legs (by half their
+ * spacing, at least 3 voxels).
+ */
+export function behindLegsVoxels(solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], legs: LegChain[]): Uint8Array {
+  const [nx, ny, nz] = g.dims;
+  const marked = new Uint8Array(solid.length);
+  if (legs.length !== 2) return marked;
+  const index = (i: number, j: number, k: number) => (k * ny + j) * nx + i;
+  const cell = (x: number, a: 0 | 2) => Math.floor((x - g.origin[a]) / g.size);
+  const piece = new Int32Array(nx * nz);
+  const stack: number[] = [];
+  for (let j = 0; j < ny; j++) {
+    const y = g.origin[1] + (j + 0.5) * g.size;
+    const points = legs.map((leg) => legPointAtHeight(bones, leg, y));
+    if (points.some((p) => p === null)) continue;
+    const [l, r] = points as [number, number][];
+    // pieces of the layer: label every solid cell, 8-connected (a thin sheet's voxels may touch only at corners)
+    piece.fill(-1);
+    const cells: number[][] = [];
+    for (let k0 = 0; k0 < nz; k0++) {
+      for (let i0 = 0; i0 < nx; i0++) {
+        if (solid[index(i0, j, k0)] === 0 || piece[k0 * nx + i0] >= 0) continue;
+        const id = cells.length, members: number[] = [];
+        cells.push(members);
+        piece[k0 * nx + i0] = id;
+        stack.push(i0, k0);
+        while (stack.length > 0) {
+          const k = stack.pop()!, i = stack.pop()!;
+          members.push(k * nx + i);
+          for (const [a, c] of NEIGHBOURS_8.map(([da, dc]) => [i + da, k + dc])) {
+            if (a < 0 || c < 0 || a >= nx || c >= nz || solid[index(a, j, c)] === 0 || piece[c * nx + a] >= 0) continue;
+            piece[c * nx + a] = id;
+            stack.push(a, c);
+          }
+        }
+      }
+    }
+    const legPieces = new Set<number>();
+    for (const [x, z] of [l, r]) {
+      const p = nearestPiece(piece, nx, nz, cell(x, 0), cell(z, 2), 2);
+      if (p >= 0) legPieces.add(p);
+    }
+    // a leg whose bone point misses its own solid by more than 2 voxels: this layer cannot be read
+    if (legPieces.size === 0) continue;
+    const spread = Math.max(Math.abs(l[0] - r[0]) / 2, 3 * g.size);
+    const xLo = Math.min(l[0], r[0]) - spread, xHi = Math.max(l[0], r[0]) + spread;
+    const zBack = Math.min(l[1], r[1]);
+    cells.forEach((members, id) => {
+      if (legPieces.has(id)) return;
+      let sx = 0, front = 0;
+      for (const c of members) { sx += c % nx; front = Math.max(front, Math.floor(c / nx)); }
+      const x = g.origin[0] + (sx / members.length + 0.5) * g.size, z = g.origin[2] + (front + 1) * g.size;
+      if (z >= zBack || x < xLo || x > xHi) return;
+      for (const c of members) marked[index(c % nx, j, Math.floor(c / nx))] = 1;
+    });
+  }
+  const legHeight = Math.max(...legs.map((leg) => bones[leg.thigh].head[1] - bones[leg.belowKnee[0]].tail[1]));
+  keepTallComponents(marked, g, Math.max(MIN_SHEET_SPAN * legHeight, g.size));
+  return marked;
+}
+
+/** In place: clears the 26-connected components of `marked` whose height (y extent, in voxels' size) is under minSpan. */
+function keepTallComponents(marked: Uint8Array, g: VoxelGrid, minSpan: number): void {
+  const [nx, ny, nz] = g.dims;
+  const seen = new Uint8Array(marked.length);
+  const stack: number[] = [];
+  for (let v0 = 0; v0 < marked.length; v0++) {
+    if (marked[v0] === 0 || seen[v0] === 1) continue;
+    const members: number[] = [];
+    let lo = ny, hi = -1;
+    seen[v0] = 1;
+    stack.push(v0);
+    while (stack.length > 0) {
+      const v = stack.pop()!;
+      members.push(v);
+      const i = v % nx, j = Math.floor(v / nx) % ny, k = Math.floor(v / (nx * ny));
+      lo = Math.min(lo, j);
+      hi = Math.max(hi, j);
+      for (let c = k - 1; c <= k + 1; c++) {
+        for (let b = j - 1; b <= j + 1; b++) {
+          for (let a = i - 1; a <= i + 1; a++) {
+            if (a < 0 || b < 0 || c < 0 || a >= nx || b >= ny || c >= nz) continue;
+            const q = (c * ny + b) * nx + a;
+            if (marked[q] === 1 && seen[q] === 0) { seen[q] = 1; stack.push(q); }
+          }
+        }
+      }
+    }
+    if ((hi - lo + 1) * g.size < minSpan) for (const v of members) marked[v] = 0;
+  }
+}
+
+const NEIGHBOURS_8 = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
+
+/** The piece at (i, k) of a layer's labels, or the first one found within `reach` cells (rings outward); -1 if none. */
+function nearestPiece(piece: Int32Array, nx: number, nz: number, i: number, k: number, reach: number): number {
+  for (let r = 0; r <= reach; r++) {
+    for (let c = k - r; c <= k + r; c++) {
+      for (let a = i - r; a <= i + r; a++) {
+        if (Math.max(Math.abs(a - i), Math.abs(c - k)) !== r || a < 0 || c < 0 || a >= nx || c >= nz) continue;
+        if (piece[c * nx + a] >= 0) return piece[c * nx + a];
+      }
+    }
+  }
+  return -1;
+}
+
+/**
+ * hangBehindLegsFromHips: for the vertices on a sheet behind the legs (the solid voxel of their own layer nearest to
+ * them, within one voxel, is one of `behind`), in place: the weight of every leg bone (thighs and everything below the knees) moves to the bone the
+ * thigh hangs from (the hips). positions: canonical Float32Array #V*3, the grid, its solid and behindLegsVoxels' marks
+ * (Uint8Array #voxels each), bones, the legs; top-k indices Uint16Array #V*k + values Float32Array #V*k (rows keep summing
+ * to one; a slot emptied is index 0, weight 0) → the number of vertices changed.
+ */
+export function hangBehindLegsFromHips(
+  positions: Float32Array, g: VoxelGrid, solid: Uint8Array, behind: Uint8Array, bones: SkinBone[], legs: LegChain[],
+  k: number, indices: Uint16Array, weights: Float32Array,
+): number {
+  const hipOf = new Map<number, number>();
+  for (const leg of legs) {
+    const hip = bones[leg.thigh].parent;
+    if (hip < 0) return 0;
+    for (const b of [leg.thigh, ...leg.belowKnee]) hipOf.set(b, hip);
+  }
+  const [nx, ny, nz] = g.dims;
+  let changed = 0;
+  const nv = positions.length / 3;
+  for (let v = 0; v < nv; v++) {
+    const i = Math.floor((positions[3 * v] - g.origin[0]) / g.size);
+    const j = Math.floor((positions[3 * v + 1] - g.origin[1]) / g.size);
+    const kk = Math.floor((positions[3 * v + 2] - g.origin[2]) / g.size);
+    if (j < 0 || j >= ny) continue;
+    // the solid voxel of its own layer nearest to it, within one: a leg's back next to the cape is the leg's
+    let nearest = -1, nearestD = Infinity;
+    for (let c = kk - 1; c <= kk + 1; c++) {
+      for (let a = i - 1; a <= i + 1; a++) {
+        if (a < 0 || c < 0 || a >= nx || c >= nz || solid[(c * ny + j) * nx + a] === 0) continue;
+        const d = (g.origin[0] + (a + 0.5) * g.size - positions[3 * v]) ** 2 + (g.origin[2] + (c + 0.5) * g.size - positions[3 * v + 2]) ** 2;
+        if (d < nearestD) { nearestD = d; nearest = (c * ny + j) * nx + a; }
+      }
+    }
+    if (nearest < 0 || behind[nearest] === 0) continue;
+    let moved = false;
+    for (let q = 0; q < k; q++) {
+      const slot = v * k + q, hip = hipOf.get(indices[slot]);
+      if (hip === undefined || weights[slot] <= 0) continue;
+      moved = true;
+      let into = -1;
+      for (let p = 0; p < k; p++) if (p !== q && indices[v * k + p] === hip && weights[v * k + p] > 0) into = p;
+      if (into >= 0) {
+        weights[v * k + into] += weights[slot];
+        indices[slot] = 0;
+        weights[slot] = 0;
+      } else indices[slot] = hip;
+    }
+    if (moved) changed++;
+  }
+  return changed;
+}
