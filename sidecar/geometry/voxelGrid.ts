@@ -82,8 +82,11 @@ export function rasterizeSampleCount(positions: Float32Array, triangles: Uint32A
 function triangleRows(positions: Float32Array, triangles: Uint32Array, t: number, inv: number, corners: Float64Array): number {
   const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
   const ab = dist2(positions, a, b), bc = dist2(positions, b, c), ca = dist2(positions, c, a);
-  // Rotate the corners so that the longest edge comes first.
-  const [p, q, r] = ab >= bc && ab >= ca ? [a, b, c] : bc >= ca ? [b, c, a] : [c, a, b];
+  // Rotate the corners so that the longest edge comes first (scalars: an array a triangle is garbage at 100k triangles).
+  const abLongest = ab >= bc && ab >= ca, bcLongest = !abLongest && bc >= ca;
+  const p = abLongest ? a : bcLongest ? b : c;
+  const q = abLongest ? b : bcLongest ? c : a;
+  const r = abLongest ? c : bcLongest ? a : b;
   for (let k = 0; k < 3; k++) {
     corners[k] = positions[p + k];
     corners[3 + k] = positions[q + k];

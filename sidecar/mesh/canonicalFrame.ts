@@ -23,17 +23,21 @@ const AXES: Vec3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 
 /** Bounding box of the vertices that triangles use: → [min, max]. */
 export function usedBounds(positions: Float32Array, triangles: Uint32Array): [Vec3, Vec3] {
-  const min: Vec3 = [Infinity, Infinity, Infinity];
-  const max: Vec3 = [-Infinity, -Infinity, -Infinity];
-  for (let t = 0; t < triangles.length; t++) {
-    const o = triangles[t] * 3;
-    for (let a = 0; a < 3; a++) {
-      const x = positions[o + a];
-      if (x < min[a]) min[a] = x;
-      if (x > max[a]) max[a] = x;
-    }
+  // flags first, then one pass over the vertices in scalars: a vertex is shared by ~6 triangle corners
+  const used = new Uint8Array(positions.length / 3);
+  for (let t = 0; t < triangles.length; t++) used[triangles[t]] = 1;
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+  for (let v = 0; v < used.length; v++) {
+    if (used[v] === 0) continue;
+    const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+    if (z < z0) z0 = z;
+    if (z > z1) z1 = z;
   }
-  return [min, max];
+  return [[x0, y0, z0], [x1, y1, z1]];
 }
 
 /**

@@ -29,6 +29,10 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
     if (z > zFront[p]) zFront[p] = z;
     if (z < zBack[p]) zBack[p] = z;
   };
+  const putCorner = (x: number, y: number, z: number) => {
+    const i = Math.round(x), j = Math.round(y);
+    if (i >= 0 && j >= 0 && i < res && j < res) put(i, j, z);
+  };
   const span = new Float64Array(2);
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
@@ -52,10 +56,10 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
       }
     }
     // Triangles smaller than a pixel (dense meshes) may cover no pixel centre: their corners still count.
-    for (const [x, y, z] of [[x0, y0, z0], [x1, y1, z1], [x2, y2, z2]]) {
-      const i = Math.round(x), j = Math.round(y);
-      if (i >= 0 && j >= 0 && i < res && j < res) put(i, j, z);
-    }
+    // (three calls, not a loop over [x, y, z] arrays: four arrays a triangle cost a tenth of the render at 100k)
+    putCorner(x0, y0, z0);
+    putCorner(x1, y1, z1);
+    putCorner(x2, y2, z2);
   }
   return { res, mask, zFront, zBack };
 }

@@ -10,7 +10,7 @@
  * rule; a hand hanging beside a thigh is beside the legs, not behind them.
  */
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
-import { legPointAtHeight, type LegChain } from './skirtOnThighs.js';
+import { legPointAtHeight, markedLayers, type LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /**
@@ -32,52 +32,62 @@ export function behindLegsVoxels(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
   if (legs.length !== 2) return marked;
   const index = (i: number, j: number, k: number) => (k * ny + j) * nx + i;
   const cell = (x: number, a: 0 | 2) => Math.floor((x - g.origin[a]) / g.size);
+  // one layer's labels (cell k * nx + i): -1 unlabelled; the leg pieces are flooded first, then only the pieces that
+  // start behind the legs, so the layers of a body without a sheet cost two small floods
   const piece = new Int32Array(nx * nz);
-  const stack: number[] = [];
+  const stack = new Int32Array(nx * nz);
+  /** 8-connected flood of layer j from cell (i0, k0) as piece `id` → its cell count, sum of i, and frontmost k */
+  const flood = (j: number, i0: number, k0: number, id: number) => {
+    let top = 0, count = 0, sumI = 0, front = -1;
+    piece[k0 * nx + i0] = id;
+    stack[top++] = k0 * nx + i0;
+    while (top > 0) {
+      const c = stack[--top], i = c % nx, k = (c - i) / nx;
+      count++;
+      sumI += i;
+      if (k > front) front = k;
+      for (let dk = -1; dk <= 1; dk++) {
+        for (let di = -1; di <= 1; di++) {
+          const a = i + di, b = k + dk;
+          if (a < 0 || b < 0 || a >= nx || b >= nz || piece[b * nx + a] >= 0 || solid[index(a, j, b)] === 0) continue;
+          piece[b * nx + a] = id;
+          stack[top++] = b * nx + a;
+        }
+      }
+    }
+    return { count, sumI, front };
+  };
   for (let j = 0; j < ny; j++) {
     const y = g.origin[1] + (j + 0.5) * g.size;
     const points = legs.map((leg) => legPointAtHeight(bones, leg, y));
     if (points.some((p) => p === null)) continue;
     const [l, r] = points as [number, number][];
-    // pieces of the layer: label every solid cell, 8-connected (a thin sheet's voxels may touch only at corners)
     piece.fill(-1);
-    const cells: number[][] = [];
-    for (let k0 = 0; k0 < nz; k0++) {
-      for (let i0 = 0; i0 < nx; i0++) {
-        if (solid[index(i0, j, k0)] === 0 || piece[k0 * nx + i0] >= 0) continue;
-        const id = cells.length, members: number[] = [];
-        cells.push(members);
-        piece[k0 * nx + i0] = id;
-        stack.push(i0, k0);
-        while (stack.length > 0) {
-          const k = stack.pop()!, i = stack.pop()!;
-          members.push(k * nx + i);
-          for (const [a, c] of NEIGHBOURS_8.map(([da, dc]) => [i + da, k + dc])) {
-            if (a < 0 || c < 0 || a >= nx || c >= nz || solid[index(a, j, c)] === 0 || piece[c * nx + a] >= 0) continue;
-            piece[c * nx + a] = id;
-            stack.push(a, c);
-          }
-        }
-      }
-    }
-    const legPieces = new Set<number>();
+    let legsFound = 0;
     for (const [x, z] of [l, r]) {
-      const p = nearestPiece(piece, nx, nz, cell(x, 0), cell(z, 2), 2);
-      if (p >= 0) legPieces.add(p);
+      const c = nearestSolidCell(solid, g, j, cell(x, 0), cell(z, 2), 2);
+      if (c < 0) continue;
+      legsFound++;
+      if (piece[c] < 0) flood(j, c % nx, Math.floor(c / nx), 0);
     }
     // a leg whose bone point misses its own solid by more than 2 voxels: this layer cannot be read
-    if (legPieces.size === 0) continue;
+    if (legsFound === 0) continue;
     const spread = Math.max(Math.abs(l[0] - r[0]) / 2, 3 * g.size);
     const xLo = Math.min(l[0], r[0]) - spread, xHi = Math.max(l[0], r[0]) + spread;
     const zBack = Math.min(l[1], r[1]);
-    cells.forEach((members, id) => {
-      if (legPieces.has(id)) return;
-      let sx = 0, front = 0;
-      for (const c of members) { sx += c % nx; front = Math.max(front, Math.floor(c / nx)); }
-      const x = g.origin[0] + (sx / members.length + 0.5) * g.size, z = g.origin[2] + (front + 1) * g.size;
-      if (z >= zBack || x < xLo || x > xHi) return;
-      for (const c of members) marked[index(c % nx, j, Math.floor(c / nx))] = 1;
-    });
+    // a piece wholly behind zBack has all its cells' far sides behind it: it starts (and ends) below this k
+    const kEnd = Math.min(nz, Math.floor((zBack - g.origin[2]) / g.size));
+    let next = 1;
+    for (let k0 = 0; k0 < kEnd; k0++) {
+      for (let i0 = 0; i0 < nx; i0++) {
+        if (piece[k0 * nx + i0] >= 0 || solid[index(i0, j, k0)] === 0) continue;
+        const id = next++;
+        const { count, sumI, front } = flood(j, i0, k0, id);
+        const x = g.origin[0] + (sumI / count + 0.5) * g.size, z = g.origin[2] + (front + 1) * g.size;
+        if (z >= zBack || x < xLo || x > xHi) continue;
+        for (let c = 0; c < nx * nz; c++) if (piece[c] === id) marked[index(c % nx, j, Math.floor(c / nx))] = 1;
+      }
+    }
   }
   const legHeight = Math.max(...legs.map((leg) => bones[leg.thigh].head[1] - bones[leg.belowKnee[0]].tail[1]));
   keepTallComponents(marked, g, Math.max(MIN_SHEET_SPAN * legHeight, g.size));
@@ -115,15 +125,14 @@ function keepTallComponents(marked: Uint8Array, g: VoxelGrid, minSpan: number): 
   }
 }
 
-const NEIGHBOURS_8 = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
-
-/** The piece at (i, k) of a layer's labels, or the first one found within `reach` cells (rings outward); -1 if none. */
-function nearestPiece(piece: Int32Array, nx: number, nz: number, i: number, k: number, reach: number): number {
+/** The solid cell of layer j at (i, k), or the first found within `reach` cells (rings outward): k * nx + i, or -1. */
+function nearestSolidCell(solid: Uint8Array, g: VoxelGrid, j: number, i: number, k: number, reach: number): number {
+  const [nx, ny, nz] = g.dims;
   for (let r = 0; r <= reach; r++) {
     for (let c = k - r; c <= k + r; c++) {
       for (let a = i - r; a <= i + r; a++) {
         if (Math.max(Math.abs(a - i), Math.abs(c - k)) !== r || a < 0 || c < 0 || a >= nx || c >= nz) continue;
-        if (piece[c * nx + a] >= 0) return piece[c * nx + a];
+        if (solid[(c * ny + j) * nx + a] === 1) return c * nx + a;
       }
     }
   }
@@ -141,6 +150,9 @@ export function hangBehindLegsFromHips(
   positions: Float32Array, g: VoxelGrid, solid: Uint8Array, behind: Uint8Array, bones: SkinBone[], legs: LegChain[],
   k: number, indices: Uint16Array, weights: Float32Array,
 ): number {
+  // most characters have no sheet behind their legs: only vertices in a sheet's layers need their neighbourhood read
+  const layers = markedLayers(behind, g);
+  if (!layers.includes(1)) return 0;
   const hipOf = new Map<number, number>();
   for (const leg of legs) {
     const hip = bones[leg.thigh].parent;
@@ -154,7 +166,7 @@ export function hangBehindLegsFromHips(
     const i = Math.floor((positions[3 * v] - g.origin[0]) / g.size);
     const j = Math.floor((positions[3 * v + 1] - g.origin[1]) / g.size);
     const kk = Math.floor((positions[3 * v + 2] - g.origin[2]) / g.size);
-    if (j < 0 || j >= ny) continue;
+    if (j < 0 || j >= ny || layers[j] === 0) continue;
     // the solid voxel of its own layer nearest to it, within one: a leg's back next to the cape is the leg's
     let nearest = -1, nearestD = Infinity;
     for (let c = kk - 1; c <= kk + 1; c++) {

@@ -132,6 +132,9 @@ export function keepSkirtOnThighs(
   positions: Float32Array, g: VoxelGrid, solid: Uint8Array, skirt: Uint8Array, bones: SkinBone[], legs: LegChain[],
   k: number, indices: Uint16Array, weights: Float32Array,
 ): number {
+  // most characters wear no skirt, and a skirt spans few layers: only vertices in its layers need their neighbourhood read
+  const layers = markedLayers(skirt, g);
+  if (!layers.includes(1)) return 0;
   const thighOf = new Map<number, number>();
   for (const leg of legs) for (const b of leg.belowKnee) thighOf.set(b, leg.thigh);
   const ownBones = new Set<number>();
@@ -139,6 +142,8 @@ export function keepSkirtOnThighs(
   let changed = 0;
   const nv = positions.length / 3;
   for (let v = 0; v < nv; v++) {
+    const j = Math.floor((positions[3 * v + 1] - g.origin[1]) / g.size);
+    if (j < 0 || j >= layers.length || layers[j] === 0) continue;
     // legs modelled under a separate skirt lie inside the filled solid: they keep their knees
     if (!onSkirtSurface(positions, v, g, solid, skirt)) continue;
     let moved = false;
@@ -176,6 +181,14 @@ export function keepSkirtOnThighs(
     for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? legs[a <= b ? 0 : 1].thigh : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
   }
   return changed;
+}
+
+/** markedLayers: voxel marks (Uint8Array #voxels) on grid g → Uint8Array #layers (ny), 1 where a layer has a mark. */
+export function markedLayers(marks: Uint8Array, g: VoxelGrid): Uint8Array {
+  const [nx, ny] = g.dims;
+  const layers = new Uint8Array(ny);
+  for (let v = 0; v < marks.length; v++) if (marks[v] === 1) layers[Math.floor(v / nx) % ny] = 1;
+  return layers;
 }
 
 /** Whether vertex v is on a skirt: a voxel within one of its own is empty (outside) and one is a skirt voxel. */

@@ -90,17 +90,29 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
 
 /** Keeps the k largest entries of a dense row (over `ids`), renormalised to 1, at out[offset..offset+k). */
 export function writeTopK(row: Float64Array, ids: number[], k: number, outBones: Uint16Array, outValues: Float32Array, offset: number): void {
-  const pick: number[] = [];
+  // runs once per solid voxel: the picks live in a reused scratch array, not a new one each call
+  if (pickScratch.length < k) pickScratch = new Int32Array(k);
+  const pick = pickScratch;
+  let picked = 0;
   for (let s = 0; s < k; s++) {
     let best = -1;
-    for (let n = 0; n < row.length; n++) if (row[n] > 0 && !pick.includes(n) && (best < 0 || row[n] > row[best])) best = n;
+    for (let n = 0; n < row.length; n++) {
+      if (!(row[n] > 0) || (best >= 0 && !(row[n] > row[best]))) continue;
+      let taken = false;
+      for (let q = 0; q < picked && !taken; q++) taken = pick[q] === n;
+      if (!taken) best = n;
+    }
     if (best < 0) break;
-    pick.push(best);
+    pick[picked++] = best;
   }
   let sum = 0;
-  for (const n of pick) sum += row[n];
-  pick.forEach((n, s) => { outBones[offset + s] = ids[n]; outValues[offset + s] = row[n] / sum; });
+  for (let q = 0; q < picked; q++) sum += row[pick[q]];
+  for (let q = 0; q < picked; q++) {
+    outBones[offset + q] = ids[pick[q]];
+    outValues[offset + q] = row[pick[q]] / sum;
+  }
 }
+let pickScratch = new Int32Array(8);
 
 /** For each bone, the bones allowed to share a voxel with it when it is the nearest one. */
 function hierarchyNeighbours(bones: SkinBone[]): Set<number>[] {

@@ -1,6 +1,6 @@
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
 import type { VoxelWeights } from './voxelBoneWeights.js';
-import { NO_BONE, nearestWeightedVoxel, writeTopK } from './voxelBoneWeights.js';
+import { NO_BONE, nearestWeightedVoxel } from './voxelBoneWeights.js';
 
 /**
  * Carries voxel weights to the mesh: each vertex blends the weighted voxels among the 8 around it (trilinear), so
@@ -15,7 +15,6 @@ export function voxelWeightsToVertices(positions: Float32Array, g: VoxelGrid, vw
   const indices = new Uint16Array(nv * k);
   const weights = new Float32Array(nv * k);
   const row = new Float64Array(nBones);
-  const ids = Array.from({ length: nBones }, (_, b) => b);
   const touched: number[] = [];
   let nearest: ReturnType<typeof nearestWeightedVoxel> | undefined;
   const addVoxel = (v: number, f: number) => {
@@ -49,7 +48,14 @@ export function voxelWeightsToVertices(positions: Float32Array, g: VoxelGrid, vw
       const src = nearest.origin[(kk * ny + j) * nx + i];
       if (src >= 0) addVoxel(src, 1);
     }
-    writeTopK(row, ids, k, indices, weights, p * k);
+    // the k heaviest of the few bones touched (writeTopK's choice and ties: the lower bone index first), renormalised
+    touched.sort((a, b) => row[b] - row[a] || a - b);
+    let sum = 0, kept = 0;
+    for (; kept < k && kept < touched.length && row[touched[kept]] > 0; kept++) sum += row[touched[kept]];
+    for (let s = 0; s < kept; s++) {
+      indices[p * k + s] = touched[s];
+      weights[p * k + s] = row[touched[s]] / sum;
+    }
     for (const b of touched) row[b] = 0;
     touched.length = 0;
   }
