@@ -6,10 +6,9 @@
  * is fused to its back.
  */
 import { describe, expect, it } from 'vitest';
-import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
-import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { behindLegsVoxels, hangBehindLegsFromHips } from '../sidecar/skinning/sheetBehindLegs.js';
 import { bones, g, legs, markedLayers, solidOf, twoLegs, weightRow } from './fixtures/legSolids.js';
+import { rigProcedural } from './fixtures/riggedProcedural.js';
 
 const behindLayers = (solid: Uint8Array) => markedLayers(behindLegsVoxels(solid, g, bones, legs));
 /** Buttocks joining the legs across the back from y 22 up (z 1 to 5). */
@@ -62,27 +61,19 @@ describe('a sheet behind the legs hangs from the hips', () => {
   });
 
   it('rigs procedural identity 9 100 007 with its fused cape on the hips and spine, and its legs on the legs', async () => {
-    const character = generateProceduralHumanoid(9_100_007, { targetVertices: 20_000 });
-    expect(character.parts).toHaveLength(1);
-    const rig = await rigCharacterAsync(character.parts);
-    const legBones = new Set(rig.skeleton.joints.flatMap((j, b) => (/(Left|Right)(UpLeg|Leg|Foot|ToeBase)$/.test(j.name) ? [b] : [])));
-    const knee = rig.skeleton.joints.find((j) => j.name.endsWith('LeftLeg'))!.head;
-    const { positions } = character.parts[0];
-    const { indices, weights, influences: k } = rig.objects[0];
+    const { positions, ymin, height, jointHead, share } = await rigProcedural(9_100_007);
+    const legShare = share(/(Left|Right)(UpLeg|Leg|Foot|ToeBase)$/);
+    const knee = jointHead('LeftLeg');
     // the cape: well behind the knees' line (the generator's cape hangs 0.06–0.16 of the height behind it), from 15 %
     // of the height up to the knee; the legs: in front of that line, over the same heights, within 0.2 of the height
     // of the midline (the right hand's prop hangs at 0.45)
-    let ymin = Infinity, ymax = -Infinity;
-    for (let v = 0; v < positions.length / 3; v++) { ymin = Math.min(ymin, positions[3 * v + 1]); ymax = Math.max(ymax, positions[3 * v + 1]); }
-    const height = ymax - ymin;
     let cape = 0, capeLegs = 0, leg = 0, legLegs = 0;
     for (let v = 0; v < positions.length / 3; v++) {
       const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
       if (y < ymin + 0.15 * height || y > knee[1] || Math.abs(x) > 0.2 * height) continue;
-      let share = 0;
-      for (let q = 0; q < k; q++) if (legBones.has(indices[v * k + q])) share += weights[v * k + q];
-      if (z < knee[2] - 0.06 * height) { cape++; capeLegs += share; }
-      if (z > knee[2] - 0.02 * height) { leg++; legLegs += share; }
+      const onLegs = legShare(v);
+      if (z < knee[2] - 0.06 * height) { cape++; capeLegs += onLegs; }
+      if (z > knee[2] - 0.02 * height) { leg++; legLegs += onLegs; }
     }
     expect(cape).toBeGreaterThan(500);
     expect(capeLegs / cape, 'share of the cape\'s weight on the legs').toBeLessThan(0.05);

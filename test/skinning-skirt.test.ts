@@ -6,10 +6,9 @@
  * its height, rigged by the pipeline.
  */
 import { describe, expect, it } from 'vitest';
-import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
-import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { keepSkirtOnThighs, legChains, skirtVoxels } from '../sidecar/skinning/skirtOnThighs.js';
 import { bone, bones, g, legs, markedLayers, NAMES, solidOf, twoLegs, weightRow } from './fixtures/legSolids.js';
+import { rigProcedural } from './fixtures/riggedProcedural.js';
 
 /** The height layers with a skirt voxel. */
 const skirtLayers = (solid: Uint8Array) => markedLayers(skirtVoxels(solid, g, bones, legs));
@@ -71,22 +70,14 @@ describe('a skirt stays on the thighs', () => {
   });
 
   it('rigs procedural identity 9 100 009 with its fused robe on the hips and thighs, and its calves below the hem on the shins', async () => {
-    const character = generateProceduralHumanoid(9_100_009, { targetVertices: 20_000 });
-    expect(character.parts).toHaveLength(1);
-    const rig = await rigCharacterAsync(character.parts);
-    const shins = new Set(rig.skeleton.joints.flatMap((j, b) => (/(Left|Right)(Leg|Foot|ToeBase)$/.test(j.name) ? [b] : [])));
-    const knee = rig.skeleton.joints.find((j) => j.name.endsWith('LeftLeg'))!.head[1];
-    const { positions } = character.parts[0];
-    const { indices, weights, influences: k } = rig.objects[0];
-    let ymin = Infinity, ymax = -Infinity;
-    for (let v = 0; v < positions.length / 3; v++) { ymin = Math.min(ymin, positions[3 * v + 1]); ymax = Math.max(ymax, positions[3 * v + 1]); }
-    const height = ymax - ymin;
+    const { positions, ymin, height, jointHead, share } = await rigProcedural(9_100_009);
+    const shinShare = share(/(Left|Right)(Leg|Foot|ToeBase)$/);
+    const knee = jointHead('LeftLeg')[1];
     // the robe's surface between 12 % of the height (above its hem at ~10 %) and the knee: wide, beyond the legs
     let robe = 0, robeShin = 0, calf = 0, calfShin = 0;
     for (let v = 0; v < positions.length / 3; v++) {
       const y = positions[3 * v + 1], x = positions[3 * v];
-      let shin = 0;
-      for (let q = 0; q < k; q++) if (shins.has(indices[v * k + q])) shin += weights[v * k + q];
+      const shin = shinShare(v);
       if (y > ymin + 0.12 * height && y < knee && Math.abs(x) > 0.2 * height) { robe++; robeShin += shin; }
       if (y > ymin + 0.03 * height && y < ymin + 0.07 * height) { calf++; calfShin += shin; }
     }

@@ -21,15 +21,14 @@ export interface CanonicalFrame {
 
 const AXES: Vec3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 
-/** Bounding box of the vertices that triangles use: → [min, max]. */
+/**
+ * Bounding box of the vertices that triangles use: → [min, max]. triangles may be any run of corner indices (a
+ * shell's triangles: a subarray), so it allocates nothing and reads each corner once, in scalars.
+ */
 export function usedBounds(positions: Float32Array, triangles: Uint32Array): [Vec3, Vec3] {
-  // flags first, then one pass over the vertices in scalars: a vertex is shared by ~6 triangle corners
-  const used = new Uint8Array(positions.length / 3);
-  for (let t = 0; t < triangles.length; t++) used[triangles[t]] = 1;
   let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
-  for (let v = 0; v < used.length; v++) {
-    if (used[v] === 0) continue;
-    const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
+  for (let c = 0; c < triangles.length; c++) {
+    const o = triangles[c] * 3, x = positions[o], y = positions[o + 1], z = positions[o + 2];
     if (x < x0) x0 = x;
     if (x > x1) x1 = x;
     if (y < y0) y0 = y;

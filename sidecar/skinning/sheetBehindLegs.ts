@@ -10,7 +10,7 @@
  * rule; a hand hanging beside a thigh is beside the legs, not behind them.
  */
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
-import { legPointAtHeight, markedLayers, type LegChain } from './skirtOnThighs.js';
+import { legPointAtHeight, markedLayers, moveSlotWeight, type LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /**
@@ -182,13 +182,7 @@ export function hangBehindLegsFromHips(
       const slot = v * k + q, hip = hipOf.get(indices[slot]);
       if (hip === undefined || weights[slot] <= 0) continue;
       moved = true;
-      let into = -1;
-      for (let p = 0; p < k; p++) if (p !== q && indices[v * k + p] === hip && weights[v * k + p] > 0) into = p;
-      if (into >= 0) {
-        weights[v * k + into] += weights[slot];
-        indices[slot] = 0;
-        weights[slot] = 0;
-      } else indices[slot] = hip;
+      moveSlotWeight(v, q, hip, k, indices, weights);
     }
     if (moved) changed++;
   }

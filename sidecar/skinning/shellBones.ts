@@ -5,6 +5,7 @@
  * through it, so we do the same: each closed shell of the mesh keeps only the bones that mostly lie inside it.
  */
 import { fillInterior, gridOverBox, rasterizeTriangles, type VoxelGrid } from '../geometry/voxelGrid.js';
+import { usedBounds } from '../mesh/canonicalFrame.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /** A bone belongs to a shell when at least this fraction of its length lies inside the shell's solid. */
@@ -99,18 +100,7 @@ export function shellBoneSets(
   for (let s = 0; s < count; s++) {
     if (vertexCount[s] < MIN_SHELL_VERTICES) { grids.push(null); continue; }
     const tris = byShell.subarray(triangleStart[s] * 3, triangleStart[s + 1] * 3);
-    // in scalars: this loop reads every triangle corner of the mesh once
-    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
-    for (let c = 0; c < tris.length; c++) {
-      const o = tris[c] * 3, x = positions[o], y = positions[o + 1], z = positions[o + 2];
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      if (z < z0) z0 = z;
-      if (z > z1) z1 = z;
-    }
-    const min = [x0, y0, z0], max = [x1, y1, z1];
+    const [min, max] = usedBounds(positions, tris);
     const longest = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
     grids.push(gridOverBox(min, max, Math.max(2, Math.ceil(longest / voxelSize)), 2));
   }

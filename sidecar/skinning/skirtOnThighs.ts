@@ -160,13 +160,7 @@ export function keepSkirtOnThighs(
         continue;
       }
       moved = true;
-      let into = -1;
-      for (let p = 0; p < k; p++) if (p !== q && indices[v * k + p] === thigh && weights[v * k + p] > 0) into = p;
-      if (into >= 0) {
-        weights[v * k + into] += w;
-        indices[slot] = 0;
-        weights[slot] = 0;
-      } else indices[slot] = thigh;
+      moveSlotWeight(v, q, thigh, k, indices, weights);
     }
     if (!moved) continue;
     changed++;
@@ -181,6 +175,22 @@ export function keepSkirtOnThighs(
     for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? legs[a <= b ? 0 : 1].thigh : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
   }
   return changed;
+}
+
+/**
+ * moveSlotWeight: in place, slot q of vertex v gives its weight to bone `to`: added to the slot that already holds `to`
+ * (then emptied: index 0, weight 0), or the slot itself renamed. Top-k indices Uint16Array #V*k + values #V*k; the
+ * row's sum is unchanged.
+ */
+export function moveSlotWeight(v: number, q: number, to: number, k: number, indices: Uint16Array, weights: Float32Array): void {
+  const slot = v * k + q;
+  let into = -1;
+  for (let p = 0; p < k; p++) if (p !== q && indices[v * k + p] === to && weights[v * k + p] > 0) into = p;
+  if (into >= 0) {
+    weights[v * k + into] += weights[slot];
+    indices[slot] = 0;
+    weights[slot] = 0;
+  } else indices[slot] = to;
 }
 
 /** markedLayers: voxel marks (Uint8Array #voxels) on grid g → Uint8Array #layers (ny), 1 where a layer has a mark. */
