@@ -31,12 +31,14 @@ export function modelsRunBy(request: 'rig' | 'skin', method: string | undefined)
 
 /**
  * The models a pose.apply job loads (Apply Latent Pose, sidecar/pose/applyLatentPose.ts), in order: the SDF encoder,
- * the rig decoder, then those of the auto-rig it poses through (a rig request with the default method), none of which
- * when the request brings the mesh's own rig (`rigGiven`). All are loaded for every pose and strength: a missing one is
- * MODEL_MISSING even at strength 0.
+ * the rig decoder, then those of the auto-rig it poses through (the default method's skeleton with the learned
+ * skinning's weights: the rig request's models and point_rig), none of which when the request brings the mesh's own
+ * rig (`rigGiven`). All are loaded for every pose and strength: a missing one is MODEL_MISSING even at strength 0.
  */
 export function modelsRunByPose(rigGiven = false): ModelName[] {
-  return ['latentPoseEncoder', 'latentPoseDecoder', ...(rigGiven ? [] : modelsRunBy('rig', undefined))];
+  if (rigGiven) return ['latentPoseEncoder', 'latentPoseDecoder'];
+  const rig = modelsRunBy('rig', undefined);
+  return ['latentPoseEncoder', 'latentPoseDecoder', ...rig, ...(rig.includes('pointRig') ? [] : ['pointRig' as const])];
 }
 
 /**

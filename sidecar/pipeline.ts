@@ -24,7 +24,9 @@ import { learnedSkinning, predictPointRig } from './skinning/learnedSkinning.js'
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
 import { propRodPieces } from './skinning/heldPropWeights.js';
-import { legChains } from './skinning/skirtOnThighs.js';
+import { legChains, type LegChain } from './skinning/skirtOnThighs.js';
+import { applySkinningRules } from './skinning/skinningRules.js';
+import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
 import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
@@ -63,13 +65,14 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
  * Pose asks for fewer); the learned method's skinning has no grid.
  */
 export async function rigPreparedAsync(
-  parts: MeshPart[], prepared: PreparedMesh, options: RigOptions = {}, onProgress: ProgressFn = () => {}, skinResolution = SKIN_VOXEL_RESOLUTION,
+  parts: MeshPart[], prepared: PreparedMesh, options: RigOptions = {}, onProgress: ProgressFn = () => {}, skin: SkinStage = {},
 ): Promise<RigResult> {
   const method = checkMethod(options);
   if (method === 'geometric') return rigPrepared(parts, prepared, options, onProgress);
+  const skinResolution = skin.resolution ?? SKIN_VOXEL_RESOLUTION;
   const t0 = performance.now();
   const joints2d = await loadModel(modelPath('joints2d'));
-  const pointRig = method === 'learned' ? await loadModel(modelPath('pointRig')) : null;
+  const pointRig = method === 'learned' || skin.learnedWeights ? await loadModel(modelPath('pointRig')) : null;
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
@@ -79,7 +82,21 @@ export async function rigPreparedAsync(
   const coarse = canonicalJoints(estimate);
   let skeleton: Skeleton;
   let objects: PartWeights[];
-  if (pointRig) {
+  if (pointRig && method === 'hybrid') {
+    // the hybrid skeleton as it is, the network's weights for it, then the rules the voxel skinning keeps
+    skeleton = estimate.skeleton;
+    onProgress('skinning', 0.2);
+    const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
+    const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
+      influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry,
+      onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
+    });
+    const all = { indices: learned.indices, weights: learned.weights };
+    const { bones, legs, hands } = skinBones(skeleton, cf);
+    const props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view, estimate.silhouette) } : undefined;
+    applySkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, INFLUENCES, all, legs, props);
+    objects = partWeights(parts, mesh, skeleton, all, []);
+  } else if (pointRig) {
     onProgress('skinning', 0.2);
     const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
       influences: INFLUENCES,
@@ -178,6 +195,20 @@ export function skinCharacter(
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
 }
 
+/**
+ * How rigPreparedAsync skins, for callers inside the sidecar (a request cannot ask for it): resolution, the voxel
+ * skinning's voxels along the longest side (default SKIN_VOXEL_RESOLUTION); learnedWeights, with the hybrid method,
+ * the learned network's weights for the hybrid skeleton (not refined), with the voxel skinning's rules for clothes,
+ * closed pieces and held props (skinningRules.ts) on a solid of `resolution`; clouds, the network's clouds
+ * (default POINT_RIG_CLOUDS).
+ */
+export interface SkinStage {
+  resolution?: number;
+  learnedWeights?: boolean;
+  clouds?: number;
+  carry?: 'vertices' | 'voxels';
+}
+
 /** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */
 export interface PreparedMesh {
   mesh: MergedMesh;
@@ -232,6 +263,16 @@ function skinParts(
   parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
   locked: LockedGroup[], onProgress: (f: number) => void, rods: () => Int32Array, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
+  const { bones, legs, hands } = skinBones(skeleton, cf);
+  const props = hands.length > 0 ? { hands, pieceOf: rods() } : undefined;
+  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props), locked);
+}
+
+/**
+ * The skeleton as the skinning reads it: its bones in the canonical frame, the two legs' chains (legChains; none when
+ * the names are not Mixamo's) and the hand bones (by template name).
+ */
+function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[]; legs: LegChain[]; hands: number[] } {
   const bones: SkinBone[] = skeleton.joints.map((j) => ({
     head: pointToCanonical(j.head, cf),
     tail: pointToCanonical(j.tail, cf),
@@ -242,10 +283,8 @@ function skinParts(
     const slot = templateIndexOf(skeleton.joints[b].name);
     return slot >= 0 ? MIXAMO_JOINTS[slot] : null;
   };
-  const legs = legChains(bones, nameOf);
   const hands = bones.flatMap((_, b) => (nameOf(b) === 'LeftHand' || nameOf(b) === 'RightHand' ? [b] : []));
-  const props = hands.length > 0 ? { hands, pieceOf: rods() } : undefined;
-  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props), locked);
+  return { bones, legs: legChains(bones, nameOf), hands };
 }
 
 /**

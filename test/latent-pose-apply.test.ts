@@ -140,13 +140,16 @@ describe('applyLatentPose without its models', { timeout: 60_000 }, () => {
     await missing(1);
     // a decoder of the wrong contract loads: only running it tells (below)
     install(MODEL_FILES.latentPoseDecoder, join(STUB, MODEL_FILES.latentPoseEncoder));
-    // the default auto-rig's 2D joint model is missing: refused before any work, even at strength 0
+    // the auto-rig's 2D joint model (and point_rig) are missing: refused before any work, even at strength 0
     await missing(0);
     await missing(1);
   });
 
   it('says MODEL_FAILED when the decoder does not take the v2 inputs, BAD_REQUEST for a bad variant', async () => {
     symlinkSync(join(ROOT, 'models', MODEL_FILES.joints2d), join(folder, MODEL_FILES.joints2d));
+    // point_rig is missing too: still MODEL_MISSING, before any work
+    await expect(withModels(folder, () => applyLatentPose(humanoid, { pose: 'elbowBentLf' }))).rejects.toMatchObject({ code: 'MODEL_MISSING', message: expect.stringMatching(/point_rig/) });
+    symlinkSync(join(ROOT, 'models', MODEL_FILES.pointRig), join(folder, MODEL_FILES.pointRig));
     // the mesh is encoded and auto-rigged; the decoder (the stub encoder in its place) refuses the v2 feeds
     await expect(withModels(folder, () => applyLatentPose(humanoid, { pose: 'elbowBentLf' })))
       .rejects.toMatchObject({ code: 'MODEL_FAILED', message: expect.stringMatching(/latent_pose_decoder/) });

@@ -18,9 +18,10 @@ import { linearBlendSkinning, poseTransforms, restSkeleton } from '../sidecar/de
 import { writeSkinnedGlb } from '../sidecar/io/glbWriter.js';
 import { loadModel, runModel } from '../sidecar/learned/onnxSession.js';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
-import { rigCharacterAsync, skinCharacter, skinCharacterAsync } from '../sidecar/pipeline.js';
+import { prepareMesh, rigCharacterAsync, rigPreparedAsync, skinCharacter, skinCharacterAsync } from '../sidecar/pipeline.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
-import { carryPointWeights } from '../sidecar/skinning/carryPointWeights.js';
+import { carryPointWeights, carryPointWeightsToVoxels } from '../sidecar/skinning/carryPointWeights.js';
+import { voxelWeightsToVertices } from '../sidecar/skinning/voxelWeightsToVertices.js';
 import { farthestPointOrder } from '../sidecar/skinning/farthestPointOrder.js';
 import { sampleSurface } from '../sidecar/skinning/surfaceSamples.js';
 import type { MeshPart, PartWeights, Skeleton, Vec3 } from '../sidecar/types.js';
@@ -194,6 +195,39 @@ describe('carrying point weights to vertices', () => {
     expect(piece.filter((v) => nearestLabel(samples, mesh.positions, v) === 0).length).toBe(4);
     for (const v of piece) expect(weightOf(w, v, 1)).toBeCloseTo(1, 6);
     for (let v = 0; v < mesh.offsets[1]; v++) expect(weightOf(w, v, 0)).toBeCloseTo(1, 6);
+    // carried through the voxels around the vertices, then to the vertices: the same answer
+    const { voxels, grid } = carryPointWeightsToVoxels(mesh.positions, mesh.triangles, samples, { influences: 4 });
+    const throughVoxels = voxelWeightsToVertices(mesh.positions, grid, voxels, 3);
+    for (const v of piece) expect(weightOf(throughVoxels, v, 1)).toBeCloseTo(1, 6);
+    for (let v = 0; v < mesh.offsets[1]; v++) expect(weightOf(throughVoxels, v, 0)).toBeCloseTo(1, 6);
+  });
+
+  it('through the voxels, blends as the carry to each vertex does, in rows that sum to one', () => {
+    // one column, its lower half on joint 0 and its upper half on joint 1: both carries blend across y = 0.5 alike
+    const mesh = merge([column('body', -0.1, 0.1, 0, 1, -0.1, 0.1, 20)]);
+    const drawn = sampleSurface(mesh.positions, mesh.triangles, 4096, 3);
+    const samples = labelledPoints(drawn.points, (_, y) => (y < 0.5 ? 0 : 1), 2, Math.sqrt(0.88 / 4096));
+    const direct = carryPointWeights(mesh.positions, mesh.triangles, samples, { influences: 4 });
+    const { voxels, grid, solid } = carryPointWeightsToVoxels(mesh.positions, mesh.triangles, samples, { influences: 4 });
+    // only solid voxels around the vertices carry weights
+    let carried = 0;
+    voxels.weighted.forEach((w, v) => { if (w) { carried++; expect(solid[v]).toBe(1); } });
+    expect(carried).toBeGreaterThan(0);
+    const throughVoxels = voxelWeightsToVertices(mesh.positions, grid, voxels, 2);
+    let worst = 0, mean = 0;
+    const n = mesh.positions.length / 3;
+    for (let v = 0; v < n; v++) {
+      expect(weightOf(throughVoxels, v, 0) + weightOf(throughVoxels, v, 1)).toBeCloseTo(1, 5);
+      const d = Math.abs(weightOf(throughVoxels, v, 1) - weightOf(direct, v, 1));
+      worst = Math.max(worst, d);
+      mean += d / n;
+      const y = mesh.positions[3 * v + 1];
+      if (y < 0.4) expect(weightOf(throughVoxels, v, 0)).toBeCloseTo(1, 6);
+      if (y > 0.6) expect(weightOf(throughVoxels, v, 1)).toBeCloseTo(1, 6);
+    }
+    // the two differ only in the blend band, by the voxel's size
+    expect(mean).toBeLessThan(0.01);
+    expect(worst).toBeLessThan(0.15);
   });
 
   it('keeps two legs that nearly touch apart, and a piece without points follows one point rigidly', () => {
@@ -453,6 +487,36 @@ describe('rig with the learned methods (joints2d.onnx, then point_rig.onnx)', ()
     // the two skinnings differ: the network's weights, the voxel skinning's
     const differ = learned.objects[0].weights.some((w, i) => Math.abs(w - hybrid.objects[0].weights[i]) > 0.05);
     expect(differ).toBe(true);
+  }, 60_000);
+
+  it.skipIf(!both && !ON_CI)("Apply Latent Pose's auto-rig: the hybrid skeleton, point_rig's weights through the voxels, the rules", async () => {
+    expect(both, 'models/joints2d.onnx and models/point_rig.onnx must be committed (CI)').toBeTruthy();
+    const { character, parts } = humanoidScene();
+    const hybrid = await rigCharacterAsync(parts, { method: 'hybrid', prefix: false });
+    const posing = await rigPreparedAsync(parts, prepareMesh(parts), { prefix: false }, () => {}, { resolution: 80, learnedWeights: true, clouds: 1, carry: 'voxels' });
+    expect(posing.method).toBe('hybrid');
+    expect(posing.skeleton).toEqual(hybrid.skeleton);
+    const body = posing.objects[0], voxel = hybrid.objects[0];
+    for (let v = 0; v < body.weights.length / 4; v++) {
+      expect(Math.abs(body.weights[4 * v] + body.weights[4 * v + 1] + body.weights[4 * v + 2] + body.weights[4 * v + 3] - 1)).toBeLessThan(1e-5);
+    }
+    expect(body.weights.some((w, i) => Math.abs(w - voxel.weights[i]) > 0.05)).toBe(true);
+    // the weights are where the bones are: the middle of each forearm and shin (true joints) mostly on that bone
+    const p = character.parts[0].positions;
+    for (const [name, child] of [['LeftForeArm', 'LeftHand'], ['RightForeArm', 'RightHand'], ['LeftLeg', 'LeftFoot'], ['RightLeg', 'RightFoot']] as const) {
+      const a = character.joints.subarray(3 * jointIndex(name), 3 * jointIndex(name) + 3), b = character.joints.subarray(3 * jointIndex(child), 3 * jointIndex(child) + 3);
+      const length = Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+      let n = 0, share = 0;
+      for (let v = 0; v < p.length / 3; v++) {
+        const t = ((p[3 * v] - a[0]) * (b[0] - a[0]) + (p[3 * v + 1] - a[1]) * (b[1] - a[1]) + (p[3 * v + 2] - a[2]) * (b[2] - a[2])) / length ** 2;
+        const d = Math.hypot(p[3 * v] - a[0] - t * (b[0] - a[0]), p[3 * v + 1] - a[1] - t * (b[1] - a[1]), p[3 * v + 2] - a[2] - t * (b[2] - a[2]));
+        if (t < 0.35 || t > 0.65 || d > 0.4 * length) continue;
+        n++;
+        share += weightOf(body, v, jointIndex(name));
+      }
+      expect(n, name).toBeGreaterThan(20);
+      expect(share / n, name).toBeGreaterThan(0.7);
+    }
   }, 60_000);
 });
 

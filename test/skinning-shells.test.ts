@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { skinCharacter } from '../sidecar/pipeline.js';
-import { hangingBoneSets, meshShells, restrictToShellBones, shellBoneSets } from '../sidecar/skinning/shellBones.js';
+import { hangingBoneSets, meshShells, restrictToShellBones, rigidShells, shellBoneSets } from '../sidecar/skinning/shellBones.js';
 import type { MeshPart, Skeleton } from '../sidecar/types.js';
 import { boxMesh } from './fixtures/boxMesh.js';
 
@@ -152,5 +152,62 @@ describe('a closed piece no bone runs through follows what it hangs from', () =>
     const n = scene.positions.length / 3;
     hangingBoneSets(scene.positions, shells, sets, closed, bones, k, new Uint16Array(n * k), Float32Array.from({ length: n * k }, (_, i) => (i % k === 0 ? 1 : 0)), 0.04);
     expect(sets[floatingShell]).toEqual([]);
+  });
+});
+
+describe('a separate piece with no joint inside moves rigidly with the bone it lies along', () => {
+  // an arm along x: upper arm bone 0 (0 → 1), forearm bone 1 (1 → 2), hand bone 2 (2 → 2.3)
+  const arm = [
+    { head: [0, 0, 0], tail: [1, 0, 0], parent: -1, deform: true },
+    { head: [1, 0, 0], tail: [2, 0, 0], parent: 0, deform: true },
+    { head: [2, 0, 0], tail: [2.3, 0, 0], parent: 1, deform: true },
+  ];
+  /** Blended top-4 rows: share a on bone p, 1 − a on bone q, for every vertex. */
+  const blended = (n: number, p: number, q: number, a: number) => {
+    const indices = new Uint16Array(4 * n), weights = new Float32Array(4 * n);
+    for (let v = 0; v < n; v++) { indices[4 * v] = p; weights[4 * v] = a; indices[4 * v + 1] = q; weights[4 * v + 1] = 1 - a; }
+    return { indices, weights };
+  };
+  const rows = (w: { indices: Uint16Array; weights: Float32Array }, v0: number, v1: number) => {
+    const out = new Set<string>();
+    for (let v = v0; v < v1; v++) out.add(Array.from({ length: 4 }, (_, q) => `${w.indices[4 * v + q]}:${w.weights[4 * v + q].toFixed(3)}`).join(' '));
+    return [...out];
+  };
+
+  it('binds an upper-arm plate wholly to the upper arm, and leaves a sleeve over the elbow and a one-piece mesh blended', () => {
+    const plate = boxMesh('plate', [0.05, -0.1, -0.1], [0.95, 0.1, 0.1], 4);
+    // the sleeve spans the elbow (the forearm's head at x = 1 lies well inside it)
+    const sleeve = boxMesh('sleeve', [0.6, -0.15, -0.15], [1.6, 0.15, 0.15], 4);
+    const body = concat([plate, sleeve]);
+    const nPlate = plate.positions.length / 3, n = body.positions.length / 3;
+    const shells = meshShells(body.positions, body.triangles);
+    expect(shells.count).toBe(2);
+    const w = blended(n, 0, 1, 0.7);
+    rigidShells(body.positions, shells, arm, 4, w.indices, w.weights);
+    expect(rows(w, 0, nPlate)).toEqual(['0:1.000 0:0.000 0:0.000 0:0.000']);
+    expect(rows(w, nPlate, n)).toEqual(['0:0.700 1:0.300 0:0.000 0:0.000']);
+    // the plate alone, a mesh of one piece: untouched
+    const alone = blended(nPlate, 0, 1, 0.7);
+    rigidShells(plate.positions, meshShells(plate.positions, plate.triangles), arm, 4, alone.indices, alone.weights);
+    expect(rows(alone, 0, nPlate)).toEqual(['0:0.700 1:0.300 0:0.000 0:0.000']);
+  });
+
+  it('leaves a piece alone when its weights favour a bone it does not lie along, or no bone holds half of it', () => {
+    const plate = boxMesh('plate', [0.05, -0.1, -0.1], [0.95, 0.1, 0.1], 4);
+    const hand = boxMesh('hand', [2.02, -0.05, -0.05], [2.28, 0.05, 0.05], 2);
+    const body = concat([plate, hand]);
+    const nPlate = plate.positions.length / 3, n = body.positions.length / 3;
+    const shells = meshShells(body.positions, body.triangles);
+    // the plate lies along the upper arm but its weights give 0.6 to the forearm; the hand gives 0.55 to the forearm,
+    // whose bone it does not lie along either
+    const w = blended(n, 1, 0, 0.6);
+    for (let v = nPlate; v < n; v++) { w.indices[4 * v] = 2; w.weights[4 * v] = 0.45; w.indices[4 * v + 1] = 1; w.weights[4 * v + 1] = 0.55; }
+    rigidShells(body.positions, shells, arm, 4, w.indices, w.weights);
+    expect(rows(w, 0, nPlate)).toEqual(['1:0.600 0:0.400 0:0.000 0:0.000']);
+    expect(rows(w, nPlate, n)).toEqual(['2:0.450 1:0.550 0:0.000 0:0.000']);
+    // the hand with 0.6 on its own bone goes rigid on it
+    for (let v = nPlate; v < n; v++) { w.weights[4 * v] = 0.6; w.weights[4 * v + 1] = 0.4; }
+    rigidShells(body.positions, shells, arm, 4, w.indices, w.weights);
+    expect(rows(w, nPlate, n)).toEqual(['2:1.000 0:0.000 0:0.000 0:0.000']);
   });
 });

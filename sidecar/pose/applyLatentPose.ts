@@ -5,7 +5,8 @@
  * mesh → canonical frame (mesh/canonicalFrame) → SDF samples (pose/sdfSamples) → encoder → μ_source; the pose's
  * latent delta Δμ from the library (mean over training identities, or the nearest identity's), always the
  * skinningCorrective variant's: the decoder was conditioned on it alone, the variant only picks the blend. The
- * character's own auto-rig (rigCharacterAsync, default method) gives the skeleton and the weights; the decoder
+ * character's own auto-rig (the default method's skeleton, the learned weights: POSE_SKIN_STAGE) gives the skeleton
+ * and the weights, unless the caller brings the mesh's rig; the decoder
  * (μ_source, Δμ/|Δμ|, |Δμ|) → each template joint's rotation in its bone frame (pose/jointFrames); those rotations,
  * scaled by the strength, pose the rest mesh through the rig (pose/posedByRig: LBS, DQS, or the corrective alone), and
  * the displacement goes back to the character's space. The strength scales every joint's angle, not |Δμ|: the decoder
@@ -19,7 +20,7 @@ import { AutoRigError } from '../errors.js';
 import { modelDataPath, modelPath } from '../learned/modelFiles.js';
 import { loadModel, runModel, selectedProvider, type ModelSession } from '../learned/onnxSession.js';
 import { modelsRunByPose } from '../methods.js';
-import { prepareMesh, rigPreparedAsync } from '../pipeline.js';
+import { prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
@@ -35,12 +36,24 @@ export { APPLIED_VARIANT, POSE_STRATEGIES, type PoseStrategy } from './poseLibra
 const SDF_SEED = 1;
 
 /**
- * The auto-rig's skinning grid on the apply path (voxels along the longest side; a rig request uses
- * SKIN_VOXEL_RESOLUTION, 112). Coarser here because the apply must be quick and the grid's geodesics are its costliest
- * stage (42k vertices, warm: 190 ms at 112, 105 at 80, 60 at 64). `autorig eval poses` on the 13 test identities:
- * mean latent error 0.773 % of height at 112, 0.776 at 80, 0.797 at 64, where one identity lost 17 % (docs/EVAL.md).
+ * The auto-rig's grid on the apply path (voxels along the longest side; a rig request uses SKIN_VOXEL_RESOLUTION,
+ * 112): the learned weights are carried through it, and the rules for clothes and pieces read it. Chosen coarser
+ * when the apply path still skinned by voxel geodesics, whose cost it set (42k vertices, warm: 190 ms at 112, 105 at
+ * 80, 60 at 64; `autorig eval poses`: mean latent error 0.773 % of height at 112, 0.776 at 80, 0.797 at 64).
  */
 export const POSE_SKIN_VOXEL_RESOLUTION = 80;
+
+/**
+ * How the apply path's auto-rig skins (pipeline SkinStage): the hybrid skeleton with the learned network's weights
+ * (point_rig.onnx on one cloud of points, carried through the voxels of a POSE_SKIN_VOXEL_RESOLUTION grid) and the
+ * voxel skinning's rules for clothes, pieces and held props on that grid. The corrective alone is a matter of
+ * weights (docs/EVAL.md, diagnostics of 2026-12-01: our skeleton with the true weights erred 0.0074 % of height, with
+ * ours 0.0594): `autorig eval poses` on the 13 test identities, latent error 0.632 → 0.406 % of height, the corrective
+ * alone below no motion at 22 poses of 34 against 15 with the voxel weights. One cloud gives the same eval as two
+ * (0.410 both) for half the network's time; the carry through voxels the same as to each vertex, in a time that
+ * follows the grid, not the vertex count.
+ */
+const POSE_SKIN_STAGE: SkinStage = { resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels' };
 
 export interface ApplyLatentPoseOptions {
   pose: string;
@@ -162,7 +175,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   encoded.catch(() => {});
   onProgress('rig', 0.15);
   const rig = options.rig ?? reusedRig
-    ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f), POSE_SKIN_VOXEL_RESOLUTION);
+    ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f), POSE_SKIN_STAGE);
   const mu = await encoded;
   const reusable: LatentPoseReuse = rigGiven ? { mu } : { mu, autoRig: rig };
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
@@ -204,13 +217,13 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
 }
 
 /**
- * latentPoseAutoRig: the auto-rig applyLatentPose makes for a mesh without a rig (default method, skinning at
- * POSE_SKIN_VOXEL_RESOLUTION): parts → skeleton + one PartWeights per part, the parts' space. For callers that pose
+ * latentPoseAutoRig: the auto-rig applyLatentPose makes for a mesh without a rig (the default method's skeleton,
+ * POSE_SKIN_STAGE's weights): parts → skeleton + one PartWeights per part, the parts' space. For callers that pose
  * one character many times the way a user without a rig gets it (the eval: pass it as options.rig). Throws what
  * rigCharacterAsync throws.
  */
 export async function latentPoseAutoRig(parts: MeshPart[]): Promise<RigResult> {
-  return rigPreparedAsync(parts, prepareMesh(parts, () => {}, () => {}, true), {}, () => {}, POSE_SKIN_VOXEL_RESOLUTION);
+  return rigPreparedAsync(parts, prepareMesh(parts, () => {}, () => {}, true), {}, () => {}, POSE_SKIN_STAGE);
 }
 
 /**

@@ -3,11 +3,11 @@
  * with the rules the voxel skinning keeps (voxelBoneWeights.ts): a part never takes weight across a gap, and a bone of
  * one side of the body never weighs the other side.
  */
-import { fillInterior, gridOverBox, rasterizeTriangles, type VoxelGrid } from '../geometry/voxelGrid.js';
-import { usedBounds } from '../mesh/canonicalFrame.js';
+import type { VoxelGrid } from '../geometry/voxelGrid.js';
 import { SKIN_VOXEL_RESOLUTION } from './skinInVoxels.js';
 import { solidComponents } from './solidComponents.js';
-import { writeTopK } from './voxelBoneWeights.js';
+import { solidVoxelisation } from './solidVoxelisation.js';
+import { NO_BONE, writeTopK, type VoxelWeights } from './voxelBoneWeights.js';
 
 /** Dense weights at sample points on the surface. */
 export interface PointWeights {
@@ -32,6 +32,11 @@ export interface CarryOptions {
   midline?: number;
   /** joints that never take weight (HeadTop_End) */
   noWeight?: readonly number[];
+  /**
+   * the solid voxelisation of the mesh to test segments in, when the caller has made one (skinningRules needs it too):
+   * default, one on SKIN_VOXEL_RESOLUTION voxels along the longest side
+   */
+  solid?: { grid: VoxelGrid; solid: Uint8Array };
   /** a joint with less than this share of a vertex's weight is dropped (default MIN_WEIGHT) */
   minWeight?: number;
   onProgress?: (fraction: number) => void;
@@ -84,9 +89,78 @@ export function carryPointWeights(
   positions: Float32Array, triangles: Uint32Array, samples: PointWeights, options: CarryOptions,
 ): { indices: Uint16Array; weights: Float32Array } {
   const k = options.influences;
+  const nv = positions.length / 3;
+  const carrier = pointCarrier(positions, triangles, samples, options);
+  const indices = new Uint16Array(nv * k);
+  const weights = new Float32Array(nv * k);
+  for (let v = 0; v < nv; v++) {
+    carrier.carryTo(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2], voxelAt(positions, v, carrier.grid), clampedVoxelAt(positions, v, carrier.grid), indices, weights, v * k);
+    if ((v + 1) % PROGRESS_EVERY === 0) options.onProgress?.((v + 1) / nv);
+  }
+  options.onProgress?.(1);
+  return { indices, weights };
+}
+
+/**
+ * carryPointWeightsToVoxels: carryPointWeights' blend, made at the centres of the solid voxels around the vertices
+ * (the 8 whose centres surround each vertex, as voxelWeightsToVertices reads them) instead of at every vertex, so its
+ * cost follows the surface's voxels, not the vertex count; voxelWeightsToVertices then carries them to the vertices,
+ * the same way as the voxel skinning's. The blend at a voxel's centre follows the same rules as at a vertex: the
+ * segments to its points stay in the solid, the points are of its own piece, the other side's joints dropped.
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, samples: PointWeights (same space), options
+ * (options.solid: the grid to carry on; default SKIN_VOXEL_RESOLUTION) → VoxelWeights on that grid (weighted: the
+ * voxels carried to; rows sum to 1) + the grid and solid
+ */
+export function carryPointWeightsToVoxels(
+  positions: Float32Array, triangles: Uint32Array, samples: PointWeights, options: CarryOptions,
+): { voxels: VoxelWeights; grid: VoxelGrid; solid: Uint8Array } {
+  const k = options.influences;
+  const carrier = pointCarrier(positions, triangles, samples, options);
+  const { grid: g, solid } = carrier;
+  const [nx, ny, nz] = g.dims;
+  const weighted = new Uint8Array(solid.length);
+  const nv = positions.length / 3;
+  const inv = 1 / g.size;
+  for (let p = 0; p < nv; p++) {
+    const i0 = Math.floor((positions[3 * p] - g.origin[0]) * inv - 0.5);
+    const j0 = Math.floor((positions[3 * p + 1] - g.origin[1]) * inv - 0.5);
+    const k0 = Math.floor((positions[3 * p + 2] - g.origin[2]) * inv - 0.5);
+    for (let c = 0; c < 8; c++) {
+      const i = i0 + (c & 1), j = j0 + ((c >> 1) & 1), kk = k0 + ((c >> 2) & 1);
+      if (i < 0 || j < 0 || kk < 0 || i >= nx || j >= ny || kk >= nz) continue;
+      const v = (kk * ny + j) * nx + i;
+      if (solid[v]) weighted[v] = 1;
+    }
+  }
+  const bones = new Uint16Array(solid.length * k).fill(NO_BONE);
+  const values = new Float32Array(solid.length * k);
+  const slotIndices = new Uint16Array(k), slotWeights = new Float32Array(k);
+  let marked = 0, done = 0;
+  for (let v = 0; v < solid.length; v++) marked += weighted[v];
+  for (let v = 0; v < solid.length; v++) {
+    if (!weighted[v]) continue;
+    const [cx, cy, cz] = voxelCentre(v, g);
+    slotWeights.fill(0);
+    carrier.carryTo(cx, cy, cz, v, v, slotIndices, slotWeights, 0);
+    for (let s = 0; s < k && slotWeights[s] > 0; s++) {
+      bones[v * k + s] = slotIndices[s];
+      values[v * k + s] = slotWeights[s];
+    }
+    if (++done % PROGRESS_EVERY === 0) options.onProgress?.(done / marked);
+  }
+  options.onProgress?.(1);
+  return { voxels: { k, bones, values, weighted }, grid: g, solid };
+}
+
+/**
+ * What carryPointWeights and carryPointWeightsToVoxels share: the solid, its pieces, the samples' voxels and hash,
+ * and carryTo, which writes the top-k blend at a point (x, y, z) lying in `voxel` (-1: outside the grid; `clamped`:
+ * the grid's voxel nearest to it) into indices/weights at offset.
+ */
+function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: PointWeights, options: CarryOptions) {
+  const k = options.influences;
   const J = samples.joints;
   const K = Math.max(1, options.neighbours ?? CARRY_NEIGHBOURS);
-  const nv = positions.length / 3;
   const ns = samples.points.length / 3;
   if (ns === 0) throw new Error('carryPointWeights: no sample points');
   const side = options.jointSide ?? new Int8Array(J);
@@ -95,9 +169,7 @@ export function carryPointWeights(
   const noWeight = new Uint8Array(J);
   for (const j of options.noWeight ?? []) noWeight[j] = 1;
 
-  const [min, max] = usedBounds(positions, triangles);
-  const g = gridOverBox(min, max, SKIN_VOXEL_RESOLUTION, 2);
-  const solid = fillInterior(rasterizeTriangles(positions, triangles, g), g);
+  const { grid: g, solid } = options.solid ?? solidVoxelisation(positions, triangles, SKIN_VOXEL_RESOLUTION);
   const { label, count: pieces } = solidComponents(solid, g);
   const voxelOfSample = new Int32Array(ns);
   const pieceOfSample = new Int32Array(ns);
@@ -112,14 +184,12 @@ export function carryPointWeights(
   // Nearest sample per voxel through the solid, and through the whole grid: each made once, when first needed.
   let ownerThroughSolid: Int32Array | undefined;
   let ownerAnywhere: Int32Array | undefined;
-  const nearestAnywhere = (v: number) => {
+  const nearestAnywhere = (clamped: number) => {
     ownerAnywhere ??= nearestSampleByVoxelSteps(new Uint8Array(solid.length).fill(1), g, voxelOfSample);
-    const s = ownerAnywhere[clampedVoxelAt(positions, v, g)];
+    const s = ownerAnywhere[clamped];
     return s >= 0 ? s : 0; // -1 only when no sample touches the solid at all
   };
 
-  const indices = new Uint16Array(nv * k);
-  const weights = new Float32Array(nv * k);
   const ids = Array.from({ length: J }, (_, j) => j);
   const row = new Float64Array(J);
   const kept = new Float64Array(J);
@@ -130,16 +200,14 @@ export function carryPointWeights(
   // Half a spacing keeps a vertex on a sample point from taking that point alone; the floor keeps the blend finite
   // when the points have no spacing at all (a surface without area).
   const eps2 = Math.max((0.5 * samples.spacing) ** 2, 1e-12);
-  for (let v = 0; v < nv; v++) {
-    const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
-    const voxel = voxelAt(positions, v, g);
+  const carryTo = (x: number, y: number, z: number, voxel: number, clamped: number, indices: Uint16Array, weights: Float32Array, offset: number) => {
     const piece = voxel >= 0 ? label[voxel] : -1;
     row.fill(0);
     near.clear();
     if (piece < 0) {
-      addRow(row, samples.weights, nearestAnywhere(v), J, 1);
+      addRow(row, samples.weights, nearestAnywhere(clamped), J, 1);
     } else if (samplesInPiece[piece] === 0) {
-      if (anchorOfPiece[piece] < 0) anchorOfPiece[piece] = nearestAnywhere(v);
+      if (anchorOfPiece[piece] < 0) anchorOfPiece[piece] = nearestAnywhere(clamped);
       addRow(row, samples.weights, anchorOfPiece[piece], J, 1);
     } else {
       let around = pointsOfVoxel.get(voxel);
@@ -176,11 +244,9 @@ export function carryPointWeights(
     let sum = 0, best = 0;
     for (let j = 0; j < J; j++) { sum += chosen[j]; if (chosen[j] > chosen[best]) best = j; }
     for (let j = 0; j < J; j++) if (j !== best && chosen[j] < minWeight * sum) chosen[j] = 0;
-    writeTopK(chosen, ids, k, indices, weights, v * k);
-    if ((v + 1) % PROGRESS_EVERY === 0) options.onProgress?.((v + 1) / nv);
-  }
-  options.onProgress?.(1);
-  return { indices, weights };
+    writeTopK(chosen, ids, k, indices, weights, offset);
+  };
+  return { grid: g, solid, carryTo };
 }
 
 /** row += f · weights[s, :] */

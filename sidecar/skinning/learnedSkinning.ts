@@ -6,7 +6,8 @@
 import { AutoRigError } from '../errors.js';
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
-import { carryPointWeights, CARRY_NEIGHBOURS, SIDE_MARGIN } from './carryPointWeights.js';
+import { carryPointWeights, carryPointWeightsToVoxels, CARRY_NEIGHBOURS, SIDE_MARGIN, type CarryOptions } from './carryPointWeights.js';
+import { voxelWeightsToVertices } from './voxelWeightsToVertices.js';
 import { farthestPointOrder } from './farthestPointOrder.js';
 import { sampleSurface } from './surfaceSamples.js';
 
@@ -130,23 +131,30 @@ export async function predictPointRig(
  */
 export async function learnedSkinning(
   session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array,
-  options: PointRigOptions & { influences?: number; neighbours?: number; onProgress?: (fraction: number) => void } = {},
+  options: PointRigOptions & {
+    influences?: number; neighbours?: number; solid?: CarryOptions['solid']; carry?: 'vertices' | 'voxels'; onProgress?: (fraction: number) => void;
+  } = {},
 ): Promise<LearnedSkinning> {
   const prediction = await predictPointRig(session, canonical, triangles, joints, options);
   options.onProgress?.(0.3);
   const t = performance.now();
-  const carried = carryPointWeights(
-    canonical, triangles,
-    { points: prediction.points, weights: prediction.weights, joints: MIXAMO_JOINTS.length, spacing: prediction.spacing },
-    {
-      influences: options.influences ?? 4,
-      neighbours: options.neighbours ?? CARRY_NEIGHBOURS,
-      jointSide: oneSidedJoints(joints),
-      midline: joints[3 * HIPS],
-      noWeight: [HEAD_TOP],
-      onProgress: (f) => options.onProgress?.(0.3 + 0.7 * f),
-    },
-  );
+  const samples = { points: prediction.points, weights: prediction.weights, joints: MIXAMO_JOINTS.length, spacing: prediction.spacing };
+  const carryOptions: CarryOptions = {
+    influences: options.influences ?? 4,
+    neighbours: options.neighbours ?? CARRY_NEIGHBOURS,
+    jointSide: oneSidedJoints(joints),
+    midline: joints[3 * HIPS],
+    noWeight: [HEAD_TOP],
+    solid: options.solid,
+    onProgress: (f) => options.onProgress?.(0.3 + 0.7 * f),
+  };
+  let carried: { indices: Uint16Array; weights: Float32Array };
+  if (options.carry === 'voxels') {
+    const { voxels, grid } = carryPointWeightsToVoxels(canonical, triangles, samples, carryOptions);
+    carried = voxelWeightsToVertices(canonical, grid, voxels, MIXAMO_JOINTS.length);
+  } else {
+    carried = carryPointWeights(canonical, triangles, samples, carryOptions);
+  }
   return {
     refinedJoints: prediction.refinedJoints,
     indices: carried.indices,
