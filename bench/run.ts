@@ -17,6 +17,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCharacter } from '../sidecar/io/character.js';
+import { WARM_UP_JOBS } from '../sidecar/server/warmJobThread.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { writeMeshBundle } from './bundle.js';
 import { splitLongestEdges, subdivideMidpoints, uniqueEdges, vertexTotal } from './subdivide.js';
@@ -406,7 +407,7 @@ async function main(): Promise<void> {
         const report = runChildMedian(['pose-first', mesh.path, BENCH_POSE]);
         reports[`poseFirst${key.slice(1)}`] = report;
         const row = childRow(`apply latent pose (${BENCH_POSE}, mesh without a rig), the first request to a sidecar just started`, mesh, report, '≤ 0.5 s', (t) => t <= 0.5);
-        rows.push({ ...row, note: [row.note, 'request sent → posed vertices decoded, over a WebSocket; auto-rig included; the sidecar\'s start-up warm-up (the demo character posed twice on a job thread) and model loading done before it', 'error' in report ? '' : `largest vertex move ${report.maxDisplacement?.toPrecision(3)}`].filter(Boolean).join('; ') });
+        rows.push({ ...row, note: [row.note, `request sent → posed vertices decoded, over a WebSocket; auto-rig included; the sidecar's start-up warm-up (the demo character posed ${WARM_UP_JOBS} times on a job thread) and model loading done before it`, 'error' in report ? '' : `largest vertex move ${report.maxDisplacement?.toPrecision(3)}`].filter(Boolean).join('; ') });
       }
       const load = reports.poseNoRig50k;
       rows.push({

@@ -25,7 +25,7 @@ import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
 import { propRodPieces } from './skinning/heldPropWeights.js';
 import { legChains, type LegChain } from './skinning/skirtOnThighs.js';
-import { applySkinningRules } from './skinning/skinningRules.js';
+import { applySkinningRules, planSkinningRules, type HeldProps, type SkinningRulesPlan } from './skinning/skinningRules.js';
 import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
@@ -87,14 +87,20 @@ export async function rigPreparedAsync(
     skeleton = estimate.skeleton;
     onProgress('skinning', 0.2);
     const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
+    const { bones, legs, hands } = skinBones(skeleton, cf);
+    let plan: SkinningRulesPlan | undefined;
+    let props: HeldProps | undefined;
     const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
-      influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry,
+      influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry, sharpen: skin.sharpen,
+      // what the rules read from the shape alone, made while the network runs
+      whileRunning: () => {
+        plan = planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs);
+        props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view, estimate.silhouette) } : undefined;
+      },
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
-    const { bones, legs, hands } = skinBones(skeleton, cf);
-    const props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view, estimate.silhouette) } : undefined;
-    applySkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, INFLUENCES, all, legs, props);
+    applySkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, INFLUENCES, all, legs, props, plan);
     objects = partWeights(parts, mesh, skeleton, all, []);
   } else if (pointRig) {
     onProgress('skinning', 0.2);
@@ -200,13 +206,15 @@ export function skinCharacter(
  * skinning's voxels along the longest side (default SKIN_VOXEL_RESOLUTION); learnedWeights, with the hybrid method,
  * the learned network's weights for the hybrid skeleton (not refined), with the voxel skinning's rules for clothes,
  * closed pieces and held props (skinningRules.ts) on a solid of `resolution`; clouds, the network's clouds
- * (default POINT_RIG_CLOUDS).
+ * (default POINT_RIG_CLOUDS); carry and sharpen, how the learned weights reach the vertices (learnedSkinning's
+ * options of those names).
  */
 export interface SkinStage {
   resolution?: number;
   learnedWeights?: boolean;
   clouds?: number;
   carry?: 'vertices' | 'voxels';
+  sharpen?: number;
 }
 
 /** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */

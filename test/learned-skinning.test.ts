@@ -23,6 +23,7 @@ import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../sid
 import { carryPointWeights, carryPointWeightsToVoxels } from '../sidecar/skinning/carryPointWeights.js';
 import { voxelWeightsToVertices } from '../sidecar/skinning/voxelWeightsToVertices.js';
 import { farthestPointOrder } from '../sidecar/skinning/farthestPointOrder.js';
+import { sharpenWeights } from '../sidecar/skinning/sharpenWeights.js';
 import { sampleSurface } from '../sidecar/skinning/surfaceSamples.js';
 import type { MeshPart, PartWeights, Skeleton, Vec3 } from '../sidecar/types.js';
 
@@ -493,7 +494,7 @@ describe('rig with the learned methods (joints2d.onnx, then point_rig.onnx)', ()
     expect(both, 'models/joints2d.onnx and models/point_rig.onnx must be committed (CI)').toBeTruthy();
     const { character, parts } = humanoidScene();
     const hybrid = await rigCharacterAsync(parts, { method: 'hybrid', prefix: false });
-    const posing = await rigPreparedAsync(parts, prepareMesh(parts), { prefix: false }, () => {}, { resolution: 80, learnedWeights: true, clouds: 1, carry: 'voxels' });
+    const posing = await rigPreparedAsync(parts, prepareMesh(parts), { prefix: false }, () => {}, { resolution: 80, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2 });
     expect(posing.method).toBe('hybrid');
     expect(posing.skeleton).toEqual(hybrid.skeleton);
     const body = posing.objects[0], voxel = hybrid.objects[0];
@@ -531,4 +532,23 @@ describe('rig with joints2d.onnx but without point_rig.onnx', () => {
     expect(hybrid.method).toBe('hybrid');
     expect(hybrid.skeleton.joints).toHaveLength(23);
   }, 60_000);
+});
+
+describe('sharpenWeights', () => {
+  it('keeps the bones and their order, narrows the blend, rows sum to one, exponent 1 changes nothing', () => {
+    const w = Float32Array.from([0.6, 0.3, 0.1, 0, 1, 0, 0, 0, 0.5, 0.5, 0, 0]);
+    const before = Float32Array.from(w);
+    sharpenWeights(w, 4, 1);
+    expect(Array.from(w)).toEqual(Array.from(before));
+    sharpenWeights(w, 4, 2);
+    // 0.36 : 0.09 : 0.01 of 0.46
+    expect(w[0]).toBeCloseTo(0.36 / 0.46, 6);
+    expect(w[1]).toBeCloseTo(0.09 / 0.46, 6);
+    expect(w[2]).toBeCloseTo(0.01 / 0.46, 6);
+    expect(w[3]).toBe(0);
+    expect(Array.from(w.subarray(4, 8))).toEqual([1, 0, 0, 0]);
+    // an even blend stays even: sharpening moves no weight between equals
+    expect(Array.from(w.subarray(8, 12))).toEqual([0.5, 0.5, 0, 0]);
+    for (let v = 0; v < 3; v++) expect(w[4 * v] + w[4 * v + 1] + w[4 * v + 2] + w[4 * v + 3]).toBeCloseTo(1, 6);
+  });
 });

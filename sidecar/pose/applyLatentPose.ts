@@ -45,15 +45,16 @@ export const POSE_SKIN_VOXEL_RESOLUTION = 80;
 
 /**
  * How the apply path's auto-rig skins (pipeline SkinStage): the hybrid skeleton with the learned network's weights
- * (point_rig.onnx on one cloud of points, carried through the voxels of a POSE_SKIN_VOXEL_RESOLUTION grid) and the
- * voxel skinning's rules for clothes, pieces and held props on that grid. The corrective alone is a matter of
- * weights (docs/EVAL.md, diagnostics of 2026-12-01: our skeleton with the true weights erred 0.0074 % of height, with
- * ours 0.0594): `autorig eval poses` on the 13 test identities, latent error 0.632 → 0.406 % of height, the corrective
- * alone below no motion at 22 poses of 34 against 15 with the voxel weights. One cloud gives the same eval as two
- * (0.410 both) for half the network's time; the carry through voxels the same as to each vertex, in a time that
- * follows the grid, not the vertex count.
+ * (point_rig.onnx on one cloud of points, carried through the voxels of a POSE_SKIN_VOXEL_RESOLUTION grid, sharpened
+ * by squaring: skinning/sharpenWeights, whose exponent the artist dev set chose) and the voxel skinning's rules for
+ * clothes, pieces and held props on that grid. The corrective a pose carries is a matter of weights (docs/EVAL.md,
+ * diagnostics of 2026-12-01: our skeleton with the true weights erred 0.0074 % of height, with ours 0.0594).
+ * `autorig eval poses` on the 13 test identities (docs/EVAL.md, seventh and eighth runs): with the voxel weights,
+ * latent error 0.632 % of height and the corrective alone below no motion at 15 poses of 34; learned weights 0.406
+ * and 22; sharpened 0.425 and 31. One cloud gives the same eval as two (0.410 both) for half the network's time; the
+ * carry through voxels the same as to each vertex, in a time that follows the grid, not the vertex count.
  */
-const POSE_SKIN_STAGE: SkinStage = { resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels' };
+const POSE_SKIN_STAGE: SkinStage = { resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2 };
 
 export interface ApplyLatentPoseOptions {
   pose: string;

@@ -3,7 +3,8 @@
  * made the first Apply Latent Pose of a session cost 1.1–1.3 s through the sidecar at 42k vertices against ~0.4 s
  * once warm (.tmp measurements, 2026-12-01: after two applies of the demo character the next 42k apply took 0.42 s,
  * after one 0.81 s, after none 1.13 s). So `autorig serve` poses the project's own demo character (assets/demo, 7k
- * vertices) WARM_UP_JOBS times on one job thread, which the queue then keeps idle for the user's first request.
+ * vertices) WARM_UP_JOBS times on one job thread, which the queue then keeps idle for the user's first request (6
+ * since the pose path's auto-rig takes the learned weights: see WARM_UP_JOBS).
  * The warm-up steps aside for real work: it stops at once when a job is running or waiting, and never holds more
  * than one slot.
  */
@@ -18,8 +19,14 @@ import type { MeshPart } from '../types.js';
 import type { JobInput } from './jobMessages.js';
 import type { JobQueue, RunningJob } from './jobs.js';
 
-/** Jobs run to warm a thread: two applies compile the pose path (the third saved no more; see the module comment). */
-export const WARM_UP_JOBS = 2;
+/**
+ * Jobs run to warm a thread. Two applies compiled the pose path while it skinned by voxel geodesics (a third saved no
+ * more; see the module comment). The learned weights' path (point carry, rules' plan, sharpening) takes longer to
+ * reach the optimising compiler: the first 50k-vertex apply after 2 warm-up jobs took 0.59–0.69 s through the sidecar,
+ * after 3 0.59–0.67, after 4 0.36–0.50, after 6 0.38–0.47 (.tmp measurements, 2026-12-01, 3 starts each). Six demo
+ * applies take about 3 s in the background at start-up.
+ */
+export const WARM_UP_JOBS = 6;
 
 /** What a warm-up did: the jobs that answered with a result, those that failed, and why it stopped early (if it did). */
 export interface WarmUpReport {

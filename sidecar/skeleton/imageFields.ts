@@ -3,10 +3,10 @@
  * front-view silhouette.
  */
 
-const STEPS: [number, number, number][] = [
-  [1, 0, 1], [-1, 0, 1], [0, 1, 1], [0, -1, 1],
-  [1, 1, Math.SQRT2], [1, -1, Math.SQRT2], [-1, 1, Math.SQRT2], [-1, -1, Math.SQRT2],
-];
+/** The 8 steps to a pixel's neighbours (i, j and length), straight ones first. */
+const STEP_I = Int8Array.of(1, -1, 0, 0, 1, 1, -1, -1);
+const STEP_J = Int8Array.of(0, 0, 1, -1, 1, -1, 1, -1);
+const STEP_LENGTH = Float64Array.of(1, 1, 1, 1, Math.SQRT2, Math.SQRT2, Math.SQRT2, Math.SQRT2);
 
 /**
  * Chamfer distance (pixels) from each covered pixel to the nearest uncovered one: how deep inside the shape it is.
@@ -45,16 +45,17 @@ export function shortestPathsFrom(mask: Uint8Array, res: number, seed: number | 
     dist[s] = 0;
     heap.push(s, 0);
   }
+  // runs several times per skeleton over the whole view: no allocation per pixel or per step
   while (heap.size) {
-    const [p, dp] = heap.pop();
+    const p = heap.popItem(), dp = heap.poppedKey;
     if (dp > dist[p]) continue;
     const i = p % res, j = (p - i) / res;
-    for (const [di, dj, len] of STEPS) {
-      const a = i + di, b = j + dj;
+    for (let t = 0; t < 8; t++) {
+      const a = i + STEP_I[t], b = j + STEP_J[t];
       if (a < 0 || b < 0 || a >= res || b >= res) continue;
       const q = b * res + a;
       if (!mask[q]) continue;
-      const nd = dp + len * (cost ? 0.5 * (cost[p] + cost[q]) : 1);
+      const nd = dp + STEP_LENGTH[t] * (cost ? 0.5 * (cost[p] + cost[q]) : 1);
       if (nd < dist[q]) { dist[q] = nd; prev[q] = p; heap.push(q, nd); }
     }
   }
@@ -103,7 +104,10 @@ export class MinHeap {
     }
     this.items[i] = item; this.keys[i] = key;
   }
-  pop(): [number, number] {
+  /** the key of the item popItem last returned */
+  poppedKey = 0;
+  /** the item with the smallest key, taken off the heap; its key in poppedKey */
+  popItem(): number {
     const item = this.items[0], key = this.keys[0];
     const lastItem = this.items[--this.size], lastKey = this.keys[this.size];
     let i = 0;
@@ -116,6 +120,7 @@ export class MinHeap {
       i = c;
     }
     this.items[i] = lastItem; this.keys[i] = lastKey;
-    return [item, key];
+    this.poppedKey = key;
+    return item;
   }
 }

@@ -121,6 +121,9 @@ export function carryPointWeightsToVoxels(
   const weighted = new Uint8Array(solid.length);
   const nv = positions.length / 3;
   const inv = 1 / g.size;
+  // the voxels to carry to, in the order first met
+  let marked = new Int32Array(Math.min(solid.length, 8 * nv));
+  let count = 0;
   for (let p = 0; p < nv; p++) {
     const i0 = Math.floor((positions[3 * p] - g.origin[0]) * inv - 0.5);
     const j0 = Math.floor((positions[3 * p + 1] - g.origin[1]) * inv - 0.5);
@@ -129,24 +132,23 @@ export function carryPointWeightsToVoxels(
       const i = i0 + (c & 1), j = j0 + ((c >> 1) & 1), kk = k0 + ((c >> 2) & 1);
       if (i < 0 || j < 0 || kk < 0 || i >= nx || j >= ny || kk >= nz) continue;
       const v = (kk * ny + j) * nx + i;
-      if (solid[v]) weighted[v] = 1;
+      if (solid[v] && !weighted[v]) { weighted[v] = 1; marked[count++] = v; }
     }
   }
+  marked = marked.subarray(0, count);
   const bones = new Uint16Array(solid.length * k).fill(NO_BONE);
   const values = new Float32Array(solid.length * k);
   const slotIndices = new Uint16Array(k), slotWeights = new Float32Array(k);
-  let marked = 0, done = 0;
-  for (let v = 0; v < solid.length; v++) marked += weighted[v];
-  for (let v = 0; v < solid.length; v++) {
-    if (!weighted[v]) continue;
-    const [cx, cy, cz] = voxelCentre(v, g);
+  for (let m = 0; m < count; m++) {
+    const v = marked[m];
+    const i = v % nx, j = Math.floor(v / nx) % ny, kk = Math.floor(v / (nx * ny));
     slotWeights.fill(0);
-    carrier.carryTo(cx, cy, cz, v, v, slotIndices, slotWeights, 0);
+    carrier.carryTo(g.origin[0] + (i + 0.5) * g.size, g.origin[1] + (j + 0.5) * g.size, g.origin[2] + (kk + 0.5) * g.size, v, v, slotIndices, slotWeights, 0, true);
     for (let s = 0; s < k && slotWeights[s] > 0; s++) {
       bones[v * k + s] = slotIndices[s];
       values[v * k + s] = slotWeights[s];
     }
-    if (++done % PROGRESS_EVERY === 0) options.onProgress?.(done / marked);
+    if ((m + 1) % PROGRESS_EVERY === 0) options.onProgress?.((m + 1) / count);
   }
   options.onProgress?.(1);
   return { voxels: { k, bones, values, weighted }, grid: g, solid };
@@ -200,7 +202,9 @@ function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: 
   // Half a spacing keeps a vertex on a sample point from taking that point alone; the floor keeps the blend finite
   // when the points have no spacing at all (a surface without area).
   const eps2 = Math.max((0.5 * samples.spacing) ** 2, 1e-12);
-  const carryTo = (x: number, y: number, z: number, voxel: number, clamped: number, indices: Uint16Array, weights: Float32Array, offset: number) => {
+  const carryTo = (
+    x: number, y: number, z: number, voxel: number, clamped: number, indices: Uint16Array, weights: Float32Array, offset: number, atCentre = false,
+  ) => {
     const piece = voxel >= 0 ? label[voxel] : -1;
     row.fill(0);
     near.clear();
@@ -210,18 +214,23 @@ function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: 
       if (anchorOfPiece[piece] < 0) anchorOfPiece[piece] = nearestAnywhere(clamped);
       addRow(row, samples.weights, anchorOfPiece[piece], J, 1);
     } else {
-      let around = pointsOfVoxel.get(voxel);
-      if (!around) {
-        aroundCentre.clear();
-        const [cx, cy, cz] = voxelCentre(voxel, g);
-        searchSamples(hash, samples.points, cx, cy, cz, aroundCentre, pieceOfSample, piece, CANDIDATE_RINGS);
-        around = aroundCentre.index.slice(0, aroundCentre.count);
-        pointsOfVoxel.set(voxel, around);
-      }
       candidates.clear();
-      for (const s of around) {
-        const d2 = (samples.points[3 * s] - x) ** 2 + (samples.points[3 * s + 1] - y) ** 2 + (samples.points[3 * s + 2] - z) ** 2;
-        if (d2 < candidates.bar()) candidates.insert(s, d2);
+      if (atCentre) {
+        // the point is its voxel's centre: its candidates are the points nearest to it, found at once
+        searchSamples(hash, samples.points, x, y, z, candidates, pieceOfSample, piece, CANDIDATE_RINGS);
+      } else {
+        let around = pointsOfVoxel.get(voxel);
+        if (!around) {
+          aroundCentre.clear();
+          const [cx, cy, cz] = voxelCentre(voxel, g);
+          searchSamples(hash, samples.points, cx, cy, cz, aroundCentre, pieceOfSample, piece, CANDIDATE_RINGS);
+          around = aroundCentre.index.slice(0, aroundCentre.count);
+          pointsOfVoxel.set(voxel, around);
+        }
+        for (const s of around) {
+          const d2 = (samples.points[3 * s] - x) ** 2 + (samples.points[3 * s + 1] - y) ** 2 + (samples.points[3 * s + 2] - z) ** 2;
+          if (d2 < candidates.bar()) candidates.insert(s, d2);
+        }
       }
       for (let n = 0; n < candidates.count && near.count < K; n++) {
         if (segmentInSolid(x, y, z, samples.points, candidates.index[n], solid, g)) near.insert(candidates.index[n], candidates.d2[n]);
@@ -414,17 +423,21 @@ function searchSamples(
   pieceOfSample: Int32Array | null, piece: number, maxRings: number,
 ): void {
   const [nx, ny, nz] = hash.dims;
-  const clampCell = (p: number, o: number, n: number) => Math.max(0, Math.min(n - 1, Math.floor((p - o) / hash.cell)));
+  const { start, order, cell } = hash;
+  const clampCell = (p: number, o: number, n: number) => Math.max(0, Math.min(n - 1, Math.floor((p - o) / cell)));
   const ci = clampCell(x, hash.origin[0], nx), cj = clampCell(y, hash.origin[1], ny), ck = clampCell(z, hash.origin[2], nz);
   const lastRing = Math.max(ci, nx - 1 - ci, cj, ny - 1 - cj, ck, nz - 1 - ck);
-  const visit = (i: number, j: number, k: number) => {
-    const c = (k * ny + j) * nx + i;
-    for (let o = hash.start[c]; o < hash.start[c + 1]; o++) {
-      const s = hash.order[o];
+  // one run of cells along x, [i0, i1] in row (j, k): its samples lie contiguous in `order`
+  const visitRun = (i0: number, i1: number, j: number, k: number) => {
+    const row = (k * ny + j) * nx;
+    let bar = near.bar();
+    for (let o = start[row + i0], end = start[row + i1 + 1]; o < end; o++) {
+      const s = order[o];
       const dx = points[3 * s] - x, dy = points[3 * s + 1] - y, dz = points[3 * s + 2] - z;
       const d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 >= near.bar() || (pieceOfSample && pieceOfSample[s] !== piece)) continue;
+      if (d2 >= bar || (pieceOfSample !== null && pieceOfSample[s] !== piece)) continue;
       near.insert(s, d2);
+      bar = near.bar();
     }
   };
   for (let r = 0; r <= lastRing && r <= maxRings; r++) {
@@ -434,14 +447,14 @@ function searchSamples(
       for (let j = cj - r; j <= cj + r; j++) {
         if (j < 0 || j >= ny) continue;
         if (face || j === cj - r || j === cj + r) {
-          for (let i = Math.max(0, ci - r); i <= Math.min(nx - 1, ci + r); i++) visit(i, j, k);
+          visitRun(Math.max(0, ci - r), Math.min(nx - 1, ci + r), j, k);
         } else {
-          if (ci - r >= 0) visit(ci - r, j, k);
-          if (r > 0 && ci + r < nx) visit(ci + r, j, k);
+          if (ci - r >= 0) visitRun(ci - r, ci - r, j, k);
+          if (r > 0 && ci + r < nx) visitRun(ci + r, ci + r, j, k);
         }
       }
     }
-    const reach = r * hash.cell;
+    const reach = r * cell;
     if (near.count === near.capacity && near.d2[near.count - 1] <= reach * reach) return;
   }
 }

@@ -7,6 +7,7 @@ import { AutoRigError } from '../errors.js';
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
 import { carryPointWeights, carryPointWeightsToVoxels, CARRY_NEIGHBOURS, SIDE_MARGIN, type CarryOptions } from './carryPointWeights.js';
+import { sharpenWeights } from './sharpenWeights.js';
 import { voxelWeightsToVertices } from './voxelWeightsToVertices.js';
 import { farthestPointOrder } from './farthestPointOrder.js';
 import { sampleSurface } from './surfaceSamples.js';
@@ -127,15 +128,25 @@ export async function predictPointRig(
  * weighted).
  * session: point_rig.onnx, canonical: Float32Array #V*3, triangles: Uint32Array #T*3, joints: Float32Array #23*3
  * (canonical, MIXAMO_JOINTS order: the coarse joints to refine, or a user's skeleton to skin), options: influences k
- * (default 4) and PointRigOptions → LearnedSkinning
+ * (default 4), PointRigOptions, solid (the voxelisation to carry in; default one of its own), carry ('vertices', the
+ * default: carryPointWeights; 'voxels': carryPointWeightsToVoxels, then voxelWeightsToVertices), sharpen (the
+ * exponent of sharpenWeights after the carry; default 1, none), whileRunning (work of the caller's that needs no
+ * weights, done while the network runs: in the sidecar it runs on the model host's thread) → LearnedSkinning
  */
 export async function learnedSkinning(
   session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array,
   options: PointRigOptions & {
-    influences?: number; neighbours?: number; solid?: CarryOptions['solid']; carry?: 'vertices' | 'voxels'; onProgress?: (fraction: number) => void;
+    influences?: number; neighbours?: number; solid?: CarryOptions['solid']; carry?: 'vertices' | 'voxels'; sharpen?: number;
+    whileRunning?: () => void; onProgress?: (fraction: number) => void;
   } = {},
 ): Promise<LearnedSkinning> {
-  const prediction = await predictPointRig(session, canonical, triangles, joints, options);
+  const predicting = predictPointRig(session, canonical, triangles, joints, options);
+  if (options.whileRunning) {
+    // a failure of the network is reported by the await below, not as an unhandled rejection while this runs
+    predicting.catch(() => {});
+    options.whileRunning();
+  }
+  const prediction = await predicting;
   options.onProgress?.(0.3);
   const t = performance.now();
   const samples = { points: prediction.points, weights: prediction.weights, joints: MIXAMO_JOINTS.length, spacing: prediction.spacing };
@@ -155,6 +166,7 @@ export async function learnedSkinning(
   } else {
     carried = carryPointWeights(canonical, triangles, samples, carryOptions);
   }
+  sharpenWeights(carried.weights, carryOptions.influences, options.sharpen ?? 1);
   return {
     refinedJoints: prediction.refinedJoints,
     indices: carried.indices,

@@ -48,8 +48,14 @@ export function voxelWeightsToVertices(positions: Float32Array, g: VoxelGrid, vw
       const src = nearest.origin[(kk * ny + j) * nx + i];
       if (src >= 0) addVoxel(src, 1);
     }
-    // the k heaviest of the few bones touched (writeTopK's choice and ties: the lower bone index first), renormalised
-    touched.sort((a, b) => row[b] - row[a] || a - b);
+    // the k heaviest of the few bones touched (writeTopK's choice and ties: the lower bone index first), renormalised;
+    // an insertion sort: a handful of bones, sorted once per vertex
+    for (let i = 1; i < touched.length; i++) {
+      const b = touched[i];
+      let j = i - 1;
+      while (j >= 0 && (row[touched[j]] < row[b] || (row[touched[j]] === row[b] && touched[j] > b))) { touched[j + 1] = touched[j]; j--; }
+      touched[j + 1] = b;
+    }
     let sum = 0, kept = 0;
     for (; kept < k && kept < touched.length && row[touched[kept]] > 0; kept++) sum += row[touched[kept]];
     for (let s = 0; s < kept; s++) {
