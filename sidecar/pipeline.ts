@@ -61,8 +61,8 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
 /**
  * rigPreparedAsync: rigCharacterAsync from the skeleton stage on, for a caller that has prepared the mesh already
  * (prepareMesh of the same parts: Apply Latent Pose reads the mesh's shape in that frame too). Any method.
- * skinResolution: the geometric skinning's voxels along the longest side (default SKIN_VOXEL_RESOLUTION; Apply Latent
- * Pose asks for fewer); the learned method's skinning has no grid.
+ * skin: SkinStage (default: the method's own skinning on SKIN_VOXEL_RESOLUTION voxels; Apply Latent Pose asks for
+ * fewer voxels and the learned weights on the hybrid skeleton); the learned method's skinning has no grid.
  */
 export async function rigPreparedAsync(
   parts: MeshPart[], prepared: PreparedMesh, options: RigOptions = {}, onProgress: ProgressFn = () => {}, skin: SkinStage = {},

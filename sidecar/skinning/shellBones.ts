@@ -306,12 +306,13 @@ const RIGID_MIN_SHARE = 0.5;
 /**
  * rigidShells: a separate piece of the mesh with no joint inside it (no deforming bone's head within its box, shrunk by
  * JOINT_INSIDE_MARGIN on each side) cannot bend where an artist would bend it, so it is bound wholly to the bone that
- * holds most of its weight (at least RIGID_MIN_SHARE), as an artist binds the plates of a robot, a blocky character's
+ * holds most of its weight (at least RIGID_MIN_SHARE) when that is also the bone it lies nearest along (mean distance
+ * of its vertices to the bone's segment), as an artist binds the plates of a robot, a blocky character's
  * boxes, a hat or a helmet: the blend a skinning leaves on such a piece only bends what is meant to stay rigid. A
  * piece with a joint inside (a sleeve over the elbow, trousers, a boot over the ankle) keeps its blend; pieces under
  * MIN_SHELL_VERTICES (trimmings) are left as they are; a mesh of one piece is never touched.
  * positions: Float32Array #V*3, shells (meshShells), bones (same space), k: influences, top-k indices Uint16Array #V*k
- * + values Float32Array #V*k (modified in place)
+ * + values Float32Array #V*k (modified in place). Memory O(#V + #bones), whatever the number of pieces.
  */
 export function rigidShells(
   positions: Float32Array, shells: { shellOf: Int32Array; count: number }, bones: SkinBone[], k: number, indices: Uint16Array, weights: Float32Array,
@@ -319,50 +320,46 @@ export function rigidShells(
   const { shellOf, count } = shells;
   if (count < 2) return;
   const nv = shellOf.length;
-  const vertices = new Int32Array(count);
-  const box = new Float64Array(count * 6);
-  for (let s = 0; s < count; s++) box.set([Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity], 6 * s);
-  const mass = new Float64Array(count * bones.length);
-  for (let v = 0; v < nv; v++) {
-    const s = shellOf[v];
-    if (s < 0) continue;
-    vertices[s]++;
-    for (let a = 0; a < 3; a++) {
-      const x = positions[3 * v + a];
-      if (x < box[6 * s + a]) box[6 * s + a] = x;
-      if (x > box[6 * s + 3 + a]) box[6 * s + 3 + a] = x;
-    }
-    for (let q = 0; q < k; q++) if (weights[v * k + q] > 0) mass[s * bones.length + indices[v * k + q]] += weights[v * k + q];
-  }
-  const owner = new Int32Array(count).fill(-1);
+  const J = bones.length;
+  // the vertices piece by piece (a counting sort), so that each piece is read with one row of J, never #pieces × J
+  const start = new Int32Array(count + 1);
+  for (let v = 0; v < nv; v++) if (shellOf[v] >= 0) start[shellOf[v] + 1]++;
+  for (let s = 0; s < count; s++) start[s + 1] += start[s];
+  const byShell = new Int32Array(start[count]);
+  const fill = start.slice(0, count);
+  for (let v = 0; v < nv; v++) if (shellOf[v] >= 0) byShell[fill[shellOf[v]]++] = v;
+  const mass = new Float64Array(J);
+  const distance = new Float64Array(J);
+  const lo = [0, 0, 0], hi = [0, 0, 0];
   for (let s = 0; s < count; s++) {
-    if (vertices[s] < MIN_SHELL_VERTICES) continue;
+    const n = start[s + 1] - start[s];
+    if (n < MIN_SHELL_VERTICES) continue;
+    const members = byShell.subarray(start[s], start[s + 1]);
+    lo.fill(Infinity);
+    hi.fill(-Infinity);
+    mass.fill(0);
+    for (const v of members) {
+      for (let a = 0; a < 3; a++) {
+        lo[a] = Math.min(lo[a], positions[3 * v + a]);
+        hi[a] = Math.max(hi[a], positions[3 * v + a]);
+      }
+      for (let q = 0; q < k; q++) if (weights[v * k + q] > 0) mass[indices[v * k + q]] += weights[v * k + q];
+    }
     const jointInside = bones.some((b) => b.deform && [0, 1, 2].every((a) => {
-      const lo = box[6 * s + a], hi = box[6 * s + 3 + a], margin = JOINT_INSIDE_MARGIN * (hi - lo);
-      return b.head[a] > lo + margin && b.head[a] < hi - margin;
+      const margin = JOINT_INSIDE_MARGIN * (hi[a] - lo[a]);
+      return b.head[a] > lo[a] + margin && b.head[a] < hi[a] - margin;
     }));
     if (jointInside) continue;
-    let best = 0;
-    for (let b = 1; b < bones.length; b++) if (mass[s * bones.length + b] > mass[s * bones.length + best]) best = b;
-    if (mass[s * bones.length + best] >= RIGID_MIN_SHARE * vertices[s]) owner[s] = best;
-  }
-  // the weights' choice must be the bone the piece lies along (nearest on average): where they differ (a hat the
-  // weights give to the neck below it) the piece is left as it is
-  const distance = new Float64Array(count * bones.length);
-  for (let v = 0; v < nv; v++) {
-    const s = shellOf[v];
-    if (s < 0 || owner[s] < 0) continue;
-    bones.forEach((b, n) => { if (b.deform) distance[s * bones.length + n] += Math.sqrt(pointSegmentDistanceSquared(positions, v, b.head, b.tail)); });
-  }
-  for (let s = 0; s < count; s++) {
-    if (owner[s] < 0) continue;
+    let owner = 0;
+    for (let b = 1; b < J; b++) if (mass[b] > mass[owner]) owner = b;
+    if (mass[owner] < RIGID_MIN_SHARE * n) continue;
+    // the weights' choice must be the bone the piece lies along (nearest on average): where they differ (a hat the
+    // weights give to the neck below it) the piece is left as it is
+    distance.fill(0);
+    for (const v of members) bones.forEach((b, j) => { if (b.deform) distance[j] += Math.sqrt(pointSegmentDistanceSquared(positions, v, b.head, b.tail)); });
     let nearest = -1;
-    bones.forEach((b, n) => { if (b.deform && (nearest < 0 || distance[s * bones.length + n] < distance[s * bones.length + nearest])) nearest = n; });
-    if (nearest !== owner[s]) owner[s] = -1;
-  }
-  for (let v = 0; v < nv; v++) {
-    const s = shellOf[v];
-    if (s < 0 || owner[s] < 0) continue;
-    for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? owner[s] : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
+    bones.forEach((b, j) => { if (b.deform && (nearest < 0 || distance[j] < distance[nearest])) nearest = j; });
+    if (nearest !== owner) continue;
+    for (const v of members) for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? owner : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
   }
 }
