@@ -1,7 +1,8 @@
 /**
  * The sidecar warms a job thread at start-up (sidecar/server/warmJobThread.ts): it poses the demo character on one
  * thread, which the queue keeps for the user's first request; the warm-up steps aside when a real job comes, and
- * stops when the server closes. The jobs are real: Apply Latent Pose with the committed models, geometric rigs.
+ * stops when the server closes. The jobs are real: Apply Latent Pose with the committed models, geometric rigs. A
+ * whole warm-up is WARM_UP_JOBS (6) demo applies, about 3 s on an idle 2-core machine: those tests allow a minute.
  */
 import { describe, expect, it } from 'vitest';
 import { serve } from '../sidecar/server/serve.js';
@@ -24,7 +25,7 @@ describe('warming a job thread at start-up', () => {
     for (let v = 0; v < w.length; v += 4) expect(w[v] + w[v + 1] + w[v + 2] + w[v + 3]).toBeCloseTo(1, 4);
     // the warmed thread ran it: no second thread was started
     expect(queue.threads).toEqual({ idle: 1, started: 1 });
-  });
+  }, 60_000);
 
   it('warms with Apply Latent Pose when its models are installed, and each job gets its own copy of the mesh', () => {
     const parts = makeHumanoid({ segments: 10 });
@@ -76,5 +77,5 @@ describe('warming a job thread at start-up', () => {
     const plain = await serve({ port: 0, token: 'warm-test-token-0123456789' });
     expect(plain.warmUp).toBeNull();
     await plain.close();
-  });
+  }, 60_000);
 });
