@@ -100,7 +100,8 @@ export async function rigPreparedAsync(
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
-    applySkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, INFLUENCES, all, legs, props, plan);
+    plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs);
+    applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
   } else if (pointRig) {
     onProgress('skinning', 0.2);

@@ -141,6 +141,7 @@ export function carryPointWeightsToVoxels(
   const slotIndices = new Uint16Array(k), slotWeights = new Float32Array(k);
   for (let m = 0; m < count; m++) {
     const v = marked[m];
+    // voxelCentre, without an array per voxel
     const i = v % nx, j = Math.floor(v / nx) % ny, kk = Math.floor(v / (nx * ny));
     slotWeights.fill(0);
     carrier.carryTo(g.origin[0] + (i + 0.5) * g.size, g.origin[1] + (j + 0.5) * g.size, g.origin[2] + (kk + 0.5) * g.size, v, v, slotIndices, slotWeights, 0, true);

@@ -1,4 +1,4 @@
-import { applySkinningRules, type HeldProps } from './skinningRules.js';
+import { applySkinningRules, planSkinningRules, type HeldProps } from './skinningRules.js';
 import { solidVoxelisation } from './solidVoxelisation.js';
 import type { LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
@@ -26,7 +26,7 @@ export function skinInVoxels(
   onProgress(0.1);
   const vw = voxelBoneWeights(solid, g, bones, k, (done, total) => onProgress(0.1 + 0.75 * (done / total)));
   const out = voxelWeightsToVertices(canonical, g, vw, bones.length);
-  applySkinningRules(canonical, triangles, g, solid, bones, k, out, legs, props);
+  applySkinningRules(canonical, g, solid, bones, k, out, planSkinningRules(canonical, triangles, g, solid, bones, legs), props);
   onProgress(1);
   return out;
 }

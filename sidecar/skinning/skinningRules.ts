@@ -48,15 +48,14 @@ export function planSkinningRules(
  * - separate closed pieces keep to the bones that run through them, and those no bone runs through follow what they
  *   hang from; then a separate piece with no joint inside it moves rigidly with the bone it lies along (shellBones.ts);
  * - a staff standing beside the body moves with the hand that holds it (heldPropWeights.ts), when props are given.
- * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, g + solid: the solid voxelisation of the whole mesh
- * (Uint8Array #voxels), bones: SkinBone[] (canonical), k: influences, weights: top-k indices Uint16Array #V*k + values
- * Float32Array #V*k (rows sum to 1, in and out), legs: legChains (two, or none), props: HeldProps or undefined,
- * plan: planSkinningRules of the same arguments (default: made here)
+ * canonical: Float32Array #V*3, g + solid: the solid voxelisation of the whole mesh (Uint8Array #voxels), bones:
+ * SkinBone[] (canonical), k: influences, weights: top-k indices Uint16Array #V*k + values Float32Array #V*k (rows sum
+ * to 1, in and out), plan: planSkinningRules of the same mesh, solid and bones (the legs are read from it), props:
+ * HeldProps or undefined
  */
 export function applySkinningRules(
-  canonical: Float32Array, triangles: Uint32Array, g: VoxelGrid, solid: Uint8Array, bones: SkinBone[], k: number,
-  weights: { indices: Uint16Array; weights: Float32Array }, legs: LegChain[] = [], props?: HeldProps,
-  plan: SkinningRulesPlan = planSkinningRules(canonical, triangles, g, solid, bones, legs),
+  canonical: Float32Array, g: VoxelGrid, solid: Uint8Array, bones: SkinBone[], k: number,
+  weights: { indices: Uint16Array; weights: Float32Array }, plan: SkinningRulesPlan, props?: HeldProps,
 ): void {
   const { indices, weights: values } = weights;
   if (plan.skirt && plan.behindLegs) {
