@@ -38,12 +38,15 @@ describe('protocol fuzzing', () => {
 
   it('notices a sidecar that dies: the crash is recorded with its exit code, and the run goes on with a new one', { timeout: 60_000 }, async () => {
     // The real sidecar, made to exit with code 3 a moment after its warm-up is over: the runner must call that a crash.
-    // Not earlier: process.exit while onnxruntime is still loading or running a session on the model host's thread
-    // aborts the process (SIGABRT) instead of exiting with the code, which on a slow CI machine is what the first 1.5 s
-    // hit, and what 1 s after the models were loaded hit once the warm-up's pose jobs ran point_rig too.
+    // It runs with a models folder that does not exist (AUTORIG_MODELS), so no onnxruntime session is ever loaded or running:
+    // process.exit while onnxruntime runs a session on the model host's thread aborts the process (SIGABRT) instead of
+    // exiting with the code, and with the models installed no moment is safe from that, since the fuzz cases' own
+    // jobs may be running one (CI hit it at 1.5 s, at 1 s after the models loaded, and at 0.3 s after the warm-up).
+    // The requests that need a model are answered MODEL_MISSING, which is an answer like any other to the runner.
     const register = fileURLToPath(new URL('../sidecar/server/devTsRegister.mjs', import.meta.url));
     const entry = new URL('../sidecar/server/serveCommand.ts', import.meta.url).href;
     const script = [
+      "process.env.AUTORIG_MODELS = (await import('node:path')).join((await import('node:os')).tmpdir(), 'autorig-fuzz-no-models-' + process.pid);",
       'const write = process.stderr.write.bind(process.stderr);',
       "process.stderr.write = (chunk, ...rest) => { if (/job thread (not )?warmed|warm-up stopped/.test(String(chunk))) setTimeout(() => process.exit(3), 300); return write(chunk, ...rest); };",
       `import(${JSON.stringify(entry)}).then((m) => m.runServeCommand(['--port', '0']));`,
