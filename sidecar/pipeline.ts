@@ -25,6 +25,7 @@ import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
 import { propRodPieces } from './skinning/heldPropWeights.js';
 import { legChains, type LegChain } from './skinning/skirtOnThighs.js';
+import { limbJointBands } from './skinning/limbJointBands.js';
 import { applySkinningRules, planSkinningRules, type HeldProps, type SkinningRulesPlan } from './skinning/skinningRules.js';
 import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
@@ -100,6 +101,8 @@ export async function rigPreparedAsync(
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
+    // the network's blends can start well before a limb's joint (limbJointBands.ts)
+    limbJointBands(canonical, coarse, all, INFLUENCES);
     plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs);
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
