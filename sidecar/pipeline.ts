@@ -112,6 +112,7 @@ export async function rigPreparedAsync(
       influences: INFLUENCES,
       onProgress: (f) => onProgress('skinning', 0.2 + 0.8 * f),
     });
+    limbJointBands(canonical, learned.refinedJoints, learned, INFLUENCES);
     skeleton = refinedSkeleton(estimate, learned.refinedJoints, cf, prefix);
     objects = partWeights(parts, mesh, skeleton, { indices: learned.indices, weights: learned.weights }, []);
   } else {
@@ -174,10 +175,12 @@ export async function skinCharacterAsync(
   const session = await loadModel(modelPath('pointRig'));
   const { mesh, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
-  const learned = await learnedSkinning(session, canonical, mesh.triangles, templateJointsInCanonical(skeleton, slots, cf), {
+  const joints = templateJointsInCanonical(skeleton, slots, cf);
+  const learned = await learnedSkinning(session, canonical, mesh.triangles, joints, {
     influences: INFLUENCES,
     onProgress: (f) => onProgress('skinning', 0.1 + 0.9 * f),
   });
+  limbJointBands(canonical, joints, learned, INFLUENCES);
   // The network's joints are the template's; the result indexes the user's skeleton. HeadTop_End is never weighted, so
   // a skeleton without it loses nothing (an unused slot keeps index 0 with weight 0).
   const indices = learned.indices.map((t, i) => (learned.weights[i] > 0 ? slots[t] : 0));

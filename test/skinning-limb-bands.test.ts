@@ -3,8 +3,12 @@
  * the joint between them; what it takes from one bone goes to the other, and every row still sums to one.
  */
 import { describe, expect, it } from 'vitest';
-import { limbJointBands } from '../sidecar/skinning/limbJointBands.js';
+import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
+import { skinCharacterAsync } from '../sidecar/pipeline.js';
+import { latentPoseAutoRig } from '../sidecar/pose/applyLatentPose.js';
+import { LIMB_BAND_HALF_WIDTH, limbJointBands } from '../sidecar/skinning/limbJointBands.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
+import type { MeshPart, PartWeights, Skeleton } from '../sidecar/types.js';
 
 const J = (name: string): number => MIXAMO_JOINTS.indexOf(name as never);
 
@@ -85,4 +89,47 @@ describe('limbJointBands', () => {
     expect(weightOf(weights, 3, 'LeftLeg')).toBe(0);
     expect(weightOf(weights, 3, 'LeftUpLeg')).toBeCloseTo(1, 6);
   });
+});
+
+/**
+ * The hand's weight on the upper part of each forearm (s < 1 − 2h along elbow → wrist, nearer the forearm than the
+ * hand's direction past the wrist), summed, and how many such vertices there are.
+ */
+function handOnUpperForearms(parts: MeshPart[], skeleton: Skeleton, objects: PartWeights[]): { vertices: number; hand: number } {
+  const at = (name: string) => skeleton.joints.findIndex((j) => j.name.replace('mixamorig:', '') === name);
+  let vertices = 0, hand = 0;
+  for (const side of ['Left', 'Right']) {
+    const e = skeleton.joints[at(`${side}ForeArm`)].head, w = skeleton.joints[at(`${side}Hand`)].head, h = at(`${side}Hand`);
+    const d = [w[0] - e[0], w[1] - e[1], w[2] - e[2]], lengthSq = d[0] ** 2 + d[1] ** 2 + d[2] ** 2;
+    parts.forEach((part, k) => {
+      const { indices, weights, influences } = objects[k];
+      for (let v = 0; v < part.positions.length / 3; v++) {
+        const r = [part.positions[3 * v] - e[0], part.positions[3 * v + 1] - e[1], part.positions[3 * v + 2] - e[2]];
+        const s = (r[0] * d[0] + r[1] * d[1] + r[2] * d[2]) / lengthSq;
+        const across = Math.hypot(r[0] - s * d[0], r[1] - s * d[1], r[2] - s * d[2]);
+        // on the forearm's upper part and close to its bone (a forearm is thinner than a third of its length)
+        if (s < 0.1 || s >= 1 - 2 * LIMB_BAND_HALF_WIDTH || across > Math.sqrt(lengthSq) / 3) continue;
+        vertices++;
+        for (let q = 0; q < influences; q++) if (indices[v * influences + q] === h) hand += weights[v * influences + q];
+      }
+    });
+  }
+  return { vertices, hand };
+}
+
+describe('the learned weights keep to the limb bands', () => {
+  // procedural identity 9 100 003, whose learned weights (unbanded) give the hand 0.3–0.6 of the forearm from 60 % of
+  // the way to the wrist on
+  const character = generateProceduralHumanoid(9_100_003, { targetVertices: 20_000 });
+
+  it('Apply Latent Pose\'s auto-rig and a learned re-skin of its skeleton give no hand weight on the upper forearms', async () => {
+    const rig = await latentPoseAutoRig(character.parts);
+    const posed = handOnUpperForearms(character.parts, rig.skeleton, rig.objects);
+    expect(posed.vertices).toBeGreaterThan(100);
+    expect(posed.hand).toBe(0);
+    const skin = await skinCharacterAsync(character.parts, rig.skeleton, [], { method: 'learned' });
+    const skinned = handOnUpperForearms(character.parts, skin.skeleton, skin.objects);
+    expect(skinned.vertices).toBe(posed.vertices);
+    expect(skinned.hand).toBe(0);
+  }, 60_000);
 });

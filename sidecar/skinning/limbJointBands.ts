@@ -2,7 +2,10 @@
  * The blend between a limb bone and the next one down the limb, kept to a band around the joint between them. An
  * artist centres that blend on the joint (on the artist dev set the hand's weight along the forearm is 0.05 at 70 % of
  * the way to the wrist, 0.7 at the wrist); the learned skinning can start it well before the joint (mixamo_ely: the
- * hand already holds half of the forearm's weight at 60 %), and a wrist bend then moves the whole forearm.
+ * hand already holds half of the forearm's weight at 60 %), and a wrist bend then moves the whole forearm. Every
+ * learned skinning takes the bands (pipeline: Apply Latent Pose's auto-rig, the learned rig and the learned re-skin):
+ * on the artist dev set, `autorig eval --method learned` (the artists' skeletons re-skinned) L1 0.3635 → 0.3550,
+ * ±45° 0.00844 → 0.00831, precision 0.820 → 0.825, recall 0.879 unchanged; the learned pipeline's ±45° 0.0380 either way.
  */
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 
