@@ -44,6 +44,13 @@ export function limbJointBands(
   k: number, halfWidth = LIMB_BAND_HALF_WIDTH,
 ): void {
   const count = positions.length / 3;
+  // the bones each vertex has weight on, as bits (MIXAMO_JOINTS has 23): most vertices are on no limb pair
+  const bonesOf = new Int32Array(count);
+  for (let v = 0; v < count; v++) {
+    let bits = 0;
+    for (let q = 0; q < k; q++) if (weights.weights[v * k + q] > 0) bits |= 1 << weights.indices[v * k + q];
+    bonesOf[v] = bits;
+  }
   for (const [parentName, jointName, childName] of LIMB_JOINT_CHAINS) {
     const parent = MIXAMO_JOINTS.indexOf(parentName as never), child = MIXAMO_JOINTS.indexOf(jointName as never);
     const a = head(joints, parent), b = head(joints, child);
@@ -53,7 +60,9 @@ export function limbJointBands(
     const down = sub(c, b), downLength = Math.hypot(...down);
     if (downLength < 1e-9) continue;
     const lengthSq = length * length, downSq = downLength * downLength;
+    const pair = (1 << parent) | (1 << child);
     for (let v = 0; v < count; v++) {
+      if ((bonesOf[v] & pair) === 0) continue;
       let pSlot = -1, cSlot = -1;
       for (let q = 0; q < k; q++) {
         const bone = weights.indices[v * k + q];
@@ -67,15 +76,19 @@ export function limbJointBands(
       const bx = positions[3 * v] - b[0], by = positions[3 * v + 1] - b[1], bz = positions[3 * v + 2] - b[2];
       const s = (ax * along[0] + ay * along[1] + az * along[2]) / lengthSq;
       const t = (bx * down[0] + by * down[1] + bz * down[2]) / downSq;
-      const fs = clamp01(s), ft = clamp01(t);
-      const toParent = Math.hypot(ax - fs * along[0], ay - fs * along[1], az - fs * along[2]);
-      const toChild = Math.hypot(bx - ft * down[0], by - ft * down[1], bz - ft * down[2]);
+      // squared distances to the two segments (only compared)
+      const fs = s < 0 ? 0 : s > 1 ? 1 : s, ft = t < 0 ? 0 : t > 1 ? 1 : t;
+      const px = ax - fs * along[0], py = ay - fs * along[1], pz = az - fs * along[2];
+      const cx = bx - ft * down[0], cy = by - ft * down[1], cz = bz - ft * down[2];
+      const toParent = px * px + py * py + pz * pz, toChild = cx * cx + cy * cy + cz * cz;
       if (cSlot >= 0 && s >= 0 && s < 1 && toParent <= toChild) {
         const cap = clamp01((s - 1 + 2 * halfWidth) / (4 * halfWidth));
         moveExcess(weights, k, v, cSlot, cap, parent);
+        bonesOf[v] |= 1 << parent;
       } else if (pSlot >= 0 && t > 0 && toChild < toParent) {
         const cap = clamp01((2 * halfWidth - (t * downLength) / length) / (4 * halfWidth));
         moveExcess(weights, k, v, pSlot, cap, child);
+        bonesOf[v] |= 1 << child;
       }
     }
   }
