@@ -10,6 +10,11 @@ export interface FrontView {
   zFront: Float32Array;
   /** depth of the last hit (smallest z): Float32Array, res*res (+Infinity where empty) */
   zBack: Float32Array;
+  /**
+   * on a view whose standing rods were taken out (skeleton/propRods withoutPropRods): for each pixel taken out, the rod
+   * it belonged to (1, 2, …), 0 elsewhere; Uint8Array res*res
+   */
+  rodOf?: Uint8Array;
 }
 
 /**

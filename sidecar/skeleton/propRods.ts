@@ -9,7 +9,8 @@ import { insideDistance } from './imageFields.js';
  * seeds 9 100 000–9 100 029 meshed at 20,000 and at 6,000 vertices, with the opening at ROD_HALF_WIDTH:
  * - the generator's staffs are 5–9 pixels across (thicker when meshed coarsely); their thin pieces start 0–3 pixels
  *   above the soles, lean 3–9° off the vertical and run 0.53–1 of the height up (to the hand that holds them, or past;
- *   0.31 where the frame of seed 9 100 016 at 6,000 vertices is misread and the staff is seen from the side);
+ *   0.31 where the frame of seed 9 100 016 at 6,000 vertices is misread and the staff is seen from the side; 0.094
+ *   for 9 100 009's, whose robe hides all of it above its foot up to its hand);
  * - no thin piece of a body starts closer than 12 pixels (0.047 of the height) above the soles; the nearest, a thin
  *   character's shins, are at most 0.18 of the height long; the longest, thin arms in T-pose (0.4 of the height), and
  *   hat brims are far off the floor.
@@ -19,9 +20,15 @@ import { insideDistance } from './imageFields.js';
 export const ROD_HALF_WIDTH = 0.022;
 /** A rod's lowest pixel is at most this far above the soles (fraction of the height). */
 export const ROD_FLOOR = 0.02;
-/** Its foot (its part up to ROD_BASE above its lowest pixel) runs straight for ROD_MIN_BASE (of the height). */
+/**
+ * Its foot (its part up to ROD_BASE above its lowest pixel) runs straight for ROD_MIN_BASE (of the height). A robe can
+ * hide all of a staff but its top and its foot: procedural identity 9 100 009's shows 0.094 of the height below its
+ * robe. Lowering this from 0.25 to 0.06 finds that staff and nothing else on the front views of the 10 dev characters
+ * and of procedural seeds 9 100 000–9 100 029 at 20,000 and 6,000 vertices (the rods of 9 100 004, 9 100 007 and
+ * 9 100 016 are the same pixels): no body's thin piece starts near the floor (ROD_FLOOR), whatever its length.
+ */
 export const ROD_BASE = 0.3;
-export const ROD_MIN_BASE = 0.25;
+export const ROD_MIN_BASE = 0.06;
 /** The foot leans at most this far from the vertical (degrees). */
 export const ROD_MAX_TILT_DEGREES = 15;
 /** The foot's pixels over its length: at least this many across on average (the ragged rim of an edge is less). */
@@ -47,11 +54,12 @@ interface PixelLine {
  * every thin pixel along the foot's line, within half its width and ROD_BAND_SLACK of it (where it passes a hand the
  * opening keeps the hand, so a rod comes in several pieces).
  * mask: Uint8Array res*res, radius: pixels, soleRow: the lowest covered row, height: the silhouette's height (pixels) →
- * Uint8Array res*res (1 = pixel of a rod)
+ * Uint8Array res*res (for each pixel of a rod, which rod: 1, 2, …; 0 elsewhere)
  */
 export function standingRods(mask: Uint8Array, res: number, radius: number, soleRow: number, height: number): Uint8Array {
   const thin = thinPixels(mask, res, radius);
   const rods = new Uint8Array(mask.length);
+  let count = 0;
   for (const piece of pieces8(thin, res)) {
     let low = res;
     for (const p of piece) low = Math.min(low, Math.floor(p / res));
@@ -61,11 +69,13 @@ export function standingRods(mask: Uint8Array, res: number, radius: number, sole
     const width = foot.length / line.length;
     const tilt = (Math.acos(Math.min(1, Math.abs(line.dj))) * 180) / Math.PI;
     if (line.length < ROD_MIN_BASE * height || tilt > ROD_MAX_TILT_DEGREES || line.spread > radius || width < ROD_MIN_MEAN_WIDTH) continue;
+    if (count === 255) break;
     const band = width / 2 + ROD_BAND_SLACK;
+    count++;
     for (let p = 0; p < mask.length; p++) {
-      if (!thin[p]) continue;
+      if (!thin[p] || rods[p]) continue;
       const x = (p % res) - line.ci, y = Math.floor(p / res) - line.cj;
-      if (Math.abs(x * line.dj - y * line.di) <= band) rods[p] = 1;
+      if (Math.abs(x * line.dj - y * line.di) <= band) rods[p] = count;
     }
   }
   return rods;
@@ -75,7 +85,8 @@ export function standingRods(mask: Uint8Array, res: number, radius: number, sole
  * The front view without standing rods (standingRods at ROD_HALF_WIDTH of the silhouette's height) and without the
  * small pieces their removal cuts off the body (up to CUT_OFF_SHARE of the silhouette: a staff's knob): the body's
  * silhouette, which the shape checks and the landmarks read. The depth buffers are kept (only pixels of the mask are
- * read). Returns the view itself when it holds no rod.
+ * read), and `rodOf` says which rod each removed pixel belonged to (a cut-off piece: a rod it touches), so that the
+ * pieces a robe or a hand cuts a staff into stay one staff. Returns the view itself when it holds no rod.
  * view: FrontView → FrontView
  */
 export function withoutPropRods(view: FrontView): FrontView {
@@ -91,14 +102,18 @@ export function withoutPropRods(view: FrontView): FrontView {
   if (jBot < 0) return view;
   const height = jTop - jBot + 1;
   const rods = standingRods(mask, res, ROD_HALF_WIDTH * height, jBot, height);
-  if (!rods.includes(1)) return view;
+  if (!rods.some((rod) => rod > 0)) return view;
   const body = new Uint8Array(mask.length);
   for (let p = 0; p < mask.length; p++) body[p] = mask[p] && !rods[p] ? 1 : 0;
+  const rodOf = Uint8Array.from(rods);
   for (const piece of pieces8(body, res)) {
-    if (piece.length > CUT_OFF_SHARE * covered || !piece.some((p) => touches(rods, res, p))) continue;
-    for (const p of piece) body[p] = 0;
+    if (piece.length > CUT_OFF_SHARE * covered) continue;
+    let rod = 0;
+    for (const p of piece) if ((rod = touchedRod(rods, res, p)) > 0) break;
+    if (rod === 0) continue;
+    for (const p of piece) { body[p] = 0; rodOf[p] = rod; }
   }
-  return { ...view, mask: body };
+  return { ...view, mask: body, rodOf };
 }
 
 /**
@@ -167,11 +182,11 @@ function pixelLine(pixels: number[], res: number): PixelLine {
   return { ci, cj, di, dj, length: hi - lo + 1, spread: Math.sqrt(across / pixels.length) };
 }
 
-/** Whether pixel p has an 8-neighbour set in `mask`. */
-function touches(mask: Uint8Array, res: number, p: number): boolean {
+/** The rod (standingRods' id) of an 8-neighbour of pixel p, 0 when none is a rod's. */
+function touchedRod(rods: Uint8Array, res: number, p: number): number {
   const i = p % res, j = (p - i) / res;
   for (let b = Math.max(0, j - 1); b <= Math.min(res - 1, j + 1); b++) {
-    for (let a = Math.max(0, i - 1); a <= Math.min(res - 1, i + 1); a++) if (mask[b * res + a]) return true;
+    for (let a = Math.max(0, i - 1); a <= Math.min(res - 1, i + 1); a++) if (rods[b * res + a]) return rods[b * res + a];
   }
-  return false;
+  return 0;
 }
