@@ -10,8 +10,8 @@
  * middle where the robe hides it, found along the rod's axis (heldRodsAlongTheirAxes).
  */
 import type { FrontView } from '../skeleton/frontView.js';
-import { pieces8, withoutPropRods } from '../skeleton/propRods.js';
-import { pointSegmentDistanceSquared } from './shellBones.js';
+import { withoutPropRods } from '../skeleton/propRods.js';
+import { bindWholly, pointSegmentDistanceSquared } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /** A rod is held by a hand whose bone comes this close to one of its vertices (canonical units, height ~1). */
@@ -21,21 +21,18 @@ export const HOLDING_REACH = 0.05;
  * propRodPieces: canonical positions #V*3, their front view (renderFrontView at FRONT_VIEW_RESOLUTION) and that view
  * without its standing rods (withoutPropRods: the skeleton stage's SkeletonEstimate.silhouette, computed here when not
  * given) → Int32Array #V, for each vertex the rod it lies in (0, 1, …: the body view's rodOf, so that a staff a robe or
- * a hand cuts into pieces is one; the 8-connected pieces of the pixels the removal took when the view has no rodOf),
- * −1 for none.
+ * a hand cuts into pieces is one), −1 for none.
  */
 export function propRodPieces(canonical: Float32Array, view: FrontView, body: FrontView = withoutPropRods(view)): Int32Array {
   const res = view.res;
   const nv = canonical.length / 3;
   const pieceOf = new Int32Array(nv).fill(-1);
   if (body === view) return pieceOf;
+  // withoutPropRods marks which rod each pixel it took belonged to whenever it took any
+  const rodOf = body.rodOf;
+  if (!rodOf) return pieceOf;
   const removed = new Int32Array(res * res).fill(-1);
-  if (body.rodOf) {
-    for (let p = 0; p < removed.length; p++) if (view.mask[p] && !body.mask[p]) removed[p] = body.rodOf[p] - 1;
-  } else {
-    const removedMask = view.mask.map((covered, p) => (covered && !body.mask[p] ? 1 : 0));
-    pieces8(removedMask, res).forEach((piece, n) => { for (const p of piece) removed[p] = n; });
-  }
+  for (let p = 0; p < removed.length; p++) if (view.mask[p] && !body.mask[p]) removed[p] = rodOf[p] - 1;
   const pixel = (c: number) => Math.min(res - 1, Math.max(0, Math.floor((c + 0.5) * res)));
   for (let v = 0; v < nv; v++) pieceOf[v] = removed[pixel(canonical[3 * v + 1]) * res + pixel(canonical[3 * v])];
   return pieceOf;
@@ -73,7 +70,7 @@ export function holdPropsInHands(
   for (let v = 0; v < pieceOf.length; v++) {
     const hand = pieceOf[v] >= 0 ? holder[pieceOf[v]] : along[v] >= 0 ? holder[along[v]] : -1;
     if (hand < 0) continue;
-    for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? hand : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
+    bindWholly(v, hand, k, indices, weights);
     changed++;
   }
   return changed;

@@ -7,7 +7,9 @@
  * on the artist dev set, `autorig eval --method learned` (the artists' skeletons re-skinned) L1 0.3635 → 0.3550,
  * ±45° 0.00844 → 0.00831, precision 0.820 → 0.825, recall 0.879 unchanged; the learned pipeline's ±45° 0.0380 either way.
  */
+import { add, scale, sub } from '../geometry/vec3.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
+import type { Vec3 } from '../types.js';
 
 /** Bone chains along the limbs: each [a, b, c] is a parent bone a→b, the joint b, and its child bone b→c. */
 export const LIMB_JOINT_CHAINS: readonly (readonly [string, string, string | null])[] = [
@@ -117,9 +119,5 @@ function moveExcess(
   weights.weights[v * k + target] += excess;
 }
 
-type Vec = [number, number, number];
-const head = (joints: Float32Array, j: number): Vec => [joints[3 * j], joints[3 * j + 1], joints[3 * j + 2]];
-const sub = (p: Vec, q: Vec): Vec => [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
-const add = (p: Vec, q: Vec): Vec => [p[0] + q[0], p[1] + q[1], p[2] + q[2]];
-const scale = (p: Vec, f: number): Vec => [p[0] * f, p[1] * f, p[2] * f];
+const head = (joints: Float32Array, j: number): Vec3 => [joints[3 * j], joints[3 * j + 1], joints[3 * j + 2]];
 const clamp01 = (x: number): number => Math.min(1, Math.max(0, x));

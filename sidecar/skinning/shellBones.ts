@@ -259,8 +259,13 @@ export function restrictToShellBones(
       const d = pointSegmentDistanceSquared(positions, v, bones[n].head, bones[n].tail);
       if (d < bestD) { bestD = d; best = n; }
     }
-    for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? best : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
+    bindWholly(v, best, k, indices, weights);
   }
+}
+
+/** Binds vertex v wholly to `bone`: its first slot holds the bone at weight 1, the other k − 1 slots nothing. */
+export function bindWholly(v: number, bone: number, k: number, indices: Uint16Array, weights: Float32Array): void {
+  for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? bone : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
 }
 
 /** Squared distance from vertex v (positions #V*3) to the segment a–b. */
@@ -361,6 +366,6 @@ export function rigidShells(
     let owner = -1;
     bones.forEach((b, j) => { if (b.deform && (owner < 0 || distance[j] < distance[owner])) owner = j; });
     if (owner < 0 || mass[owner] < RIGID_MIN_SHARE * n) continue;
-    for (const v of members) for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? owner : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
+    for (const v of members) bindWholly(v, owner, k, indices, weights);
   }
 }

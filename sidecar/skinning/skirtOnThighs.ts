@@ -16,7 +16,7 @@
  * half of its weight from the hand).
  */
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
-import { pointSegmentDistanceSquared } from './shellBones.js';
+import { bindWholly, pointSegmentDistanceSquared } from './shellBones.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /** One leg's bones: the thigh, and every bone from the knee down (the shin and its descendants). */
@@ -172,7 +172,7 @@ export function keepSkirtOnThighs(
     }
     // nothing of its own left: the nearer thigh
     const [a, b] = legs.map((leg) => Math.sqrt(pointSegmentDistanceSquared(positions, v, bones[leg.thigh].head, bones[leg.thigh].tail)));
-    for (let q = 0; q < k; q++) { indices[v * k + q] = q === 0 ? legs[a <= b ? 0 : 1].thigh : 0; weights[v * k + q] = q === 0 ? 1 : 0; }
+    bindWholly(v, legs[a <= b ? 0 : 1].thigh, k, indices, weights);
   }
   return changed;
 }
