@@ -11,6 +11,7 @@ import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { findCanonicalFrame, toCanonical } from '../sidecar/mesh/canonicalFrame.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
 import { rigCharacter } from '../sidecar/pipeline.js';
+import { latentPoseAutoRig } from '../sidecar/pose/applyLatentPose.js';
 import { FRONT_VIEW_RESOLUTION } from '../sidecar/skeleton/estimateSkeleton.js';
 import { renderFrontView, type FrontView } from '../sidecar/skeleton/frontView.js';
 import { humanoidShapeCues } from '../sidecar/skeleton/humanoidShape.js';
@@ -207,6 +208,37 @@ describe('a staff that a robe hides but for its top and its foot', () => {
     expect(foot).toBeGreaterThan(20);
     expect(topOnHand / top).toBeGreaterThan(0.9);
     expect(footOnHand / foot).toBeGreaterThan(0.9);
+  }, TIMEOUT);
+});
+
+describe('a hand resting on a robe', () => {
+  it('leaves the robe around the left hand off the hand, on Apply Latent Pose\'s auto-rig', async () => {
+    // 9 100 009's left hand rests against its robe, fused with it. The robe is the generator's hips' and thigh's; the
+    // learned weights gave the robe around the hand much of the hand's weight, and an arm's bend then moved the robe.
+    // The skirt rule lets the hand keep only the robe as near its bone as its own free surface lies (with a margin).
+    // The robe here: the vertices within a tenth of the height of the hand that the generator gives none of it.
+    // at the eval's 20,000 vertices: at 6,000 the skinning gave the robe none of the hand
+    const character = generateProceduralHumanoid(ROBED_STAFF, { targetVertices: 20_000 });
+    const rig = await latentPoseAutoRig(character.parts);
+    const leftHand = MIXAMO_JOINTS.indexOf('LeftHand'), H = character.meta.heightMetres as number;
+    const hand = Array.from(character.joints.subarray(3 * leftHand, 3 * leftHand + 3));
+    let robe = 0, robeOnHand = 0, own = 0, ownOnHand = 0;
+    character.parts.forEach((part, pi) => {
+      const truthWeights = character.weights[pi], k = truthWeights.indices.length / (part.positions.length / 3), o = rig.objects[pi];
+      for (let v = 0; v < part.positions.length / 3; v++) {
+        const p = part.positions;
+        if (Math.hypot(p[3 * v] - hand[0], p[3 * v + 1] - hand[1], p[3 * v + 2] - hand[2]) > 0.1 * H) continue;
+        let truthHand = 0, ours = 0;
+        for (let s = 0; s < k; s++) if (truthWeights.indices[k * v + s] === leftHand) truthHand += truthWeights.weights[k * v + s];
+        for (let s = 0; s < o.influences; s++) if (rig.skeleton.joints[o.indices[o.influences * v + s]].name === 'mixamorig:LeftHand') ours += o.weights[o.influences * v + s];
+        if (truthHand === 0) { robe++; robeOnHand += ours; } else if (truthHand > 0.9) { own++; ownOnHand += ours; }
+      }
+    });
+    expect(robe).toBeGreaterThan(100);
+    expect(own).toBeGreaterThan(50);
+    // measured 3.9 of 237 robe vertices' weight (0.016); 29.3 (0.12) when the hand kept the robe within its bone's length
+    expect(robeOnHand / robe, 'the hand\'s share of the robe around it').toBeLessThan(0.05);
+    expect(ownOnHand / own, 'the hand\'s share of its own vertices').toBeGreaterThan(0.9);
   }, TIMEOUT);
 });
 

@@ -6,7 +6,7 @@
  * its height, rigged by the pipeline.
  */
 import { describe, expect, it } from 'vitest';
-import { keepSkirtOnThighs, legChains, skirtVoxels } from '../sidecar/skinning/skirtOnThighs.js';
+import { keepSkirtOnThighs, legChains, ownReachOffSkirt, REACH_MARGIN, skirtVoxels } from '../sidecar/skinning/skirtOnThighs.js';
 import { bone, bones, g, legs, markedLayers, NAMES, solidOf, twoLegs, weightRow } from './fixtures/legSolids.js';
 import { rigProcedural } from './fixtures/riggedProcedural.js';
 
@@ -67,6 +67,45 @@ describe('a skirt stays on the thighs', () => {
     expect(row(4)).toEqual({ 1: 1 });
     expect(row(5)).toEqual({ 7: expect.closeTo(0.4, 6), 1: expect.closeTo(0.6, 6) });
     expect(row(6)).toEqual({ 7: 1 });
+  });
+
+  it('keeps a hand resting on the skirt only within the reach of its own surface, read off the skirt', () => {
+    // a hand bone (index 7) against the skirt's left side, wrist (19.5, 16) to tip (19.5, 12): longer than two voxels,
+    // so that its reach, not the two-voxel floor, decides
+    const withHand = [...bones, bone([19.5, 16, 5], [19.5, 12, 5], 0)];
+    const skirtShape = (x: number, y: number, z: number) => twoLegs(2.5)(x, y, z) || (y >= 8 && y <= 26 && ((x - 10) / 8) ** 2 + ((z - 5) / 4.5) ** 2 <= 1);
+    const hand = (x: number, y: number, z: number) => x >= 18.7 && x <= 20 && y >= 12 && y <= 16 && Math.abs(z - 5) <= 0.8;
+    const solid = solidOf((x, y, z) => skirtShape(x, y, z) || hand(x, y, z));
+    const marked = skirtVoxels(solid, g, withHand, legs);
+    // vertex 0: the skirt's side 2.92 from the hand's bone (hand 0.5, thigh 0.5); 1..8: the hand's own surface on
+    // its free side, 0.8 from its bone (hand 1)
+    const own = [12.5, 13.5, 14.5, 15.5].flatMap((y) => [20.3, y, 5, 19.5, y, 5.8]);
+    const positions = new Float32Array([17.2, 14, 6.8, ...own]);
+    const rows = (n: number) => {
+      const indices = new Uint16Array(4 * (1 + n)), weights = new Float32Array(4 * (1 + n));
+      indices.set([7, 1], 0);
+      weights.set([0.5, 0.5], 0);
+      for (let v = 1; v <= n; v++) { indices[4 * v] = 7; weights[4 * v] = 1; }
+      return { indices, weights };
+    };
+    const offSkirt = new Uint8Array(9);
+    offSkirt[0] = 1;
+    const read = rows(8);
+    const reach = ownReachOffSkirt(positions, withHand, offSkirt, 4, read.indices, read.weights);
+    expect(reach[7]).toBeCloseTo(0.8 * REACH_MARGIN, 5);
+    // no vertex is any other bone's: nothing to read its reach from
+    expect(Number.isNaN(reach[1])).toBe(true);
+
+    const withSurface = rows(8);
+    expect(keepSkirtOnThighs(positions, g, solid, marked, withHand, legs, 4, withSurface.indices, withSurface.weights)).toBe(1);
+    expect(weightRow(withSurface.indices, withSurface.weights, 4, 0)).toEqual({ 1: 1 });
+    // the hand's own vertices are off the skirt: untouched
+    for (let v = 1; v <= 8; v++) expect(weightRow(withSurface.indices, withSurface.weights, 4, v)).toEqual({ 7: 1 });
+
+    // with too few of its own vertices to read (7 < REACH_MIN_VERTICES), the hand keeps its weight within its length
+    const fewer = rows(7);
+    expect(keepSkirtOnThighs(positions.subarray(0, 24), g, solid, marked, withHand, legs, 4, fewer.indices, fewer.weights)).toBe(0);
+    expect(weightRow(fewer.indices, fewer.weights, 4, 0)).toEqual({ 7: 0.5, 1: 0.5 });
   });
 
   it('rigs procedural identity 9 100 009 with its fused robe on the hips and thighs, and its calves below the hem on the shins', async () => {

@@ -11,9 +11,12 @@
  * touch (at the knees, or thick thighs) meet in a contact narrower than a leg, and a cape fused behind the legs
  * leaves the gap between them empty. Only the skirt's own cross-section in such a layer counts (a hand or a staff
  * beside it is apart from it there), and only its outer surface (legs modelled under a separate skirt keep their
- * knees). On the skirt, a bone other than the legs' and their ancestors keeps its weight only within its own length
- * (9 100 009's staff, held in the left hand, touches the hem: through it the geodesic weights gave the hem's corner
- * half of its weight from the hand).
+ * knees). On the skirt, a bone other than the legs' and their ancestors keeps its weight only as far from it as its
+ * own surface off the skirt lies (its reach: ownReachOffSkirt), or within its own length where that surface cannot
+ * be read (9 100 009's staff, held in the left hand, touches the hem: through it the geodesic weights gave the hem's
+ * corner half of its weight from the hand; and its hand rests against the robe: the learned weights gave the robe
+ * around it up to all of its weight from the hand, out to 0.8 of the hand's length from its bone, where the hand's own
+ * surface lies within 0.31).
  */
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
 import { bindWholly, pointSegmentDistanceSquared } from './shellBones.js';
@@ -122,8 +125,9 @@ export function legPointAtHeight(bones: SkinBone[], leg: LegChain, y: number): [
 /**
  * keepSkirtOnThighs: for the vertices on a skirt (on the solid's outer surface, next to a voxel of skirtVoxels), in
  * place: the weight of every bone below a knee moves to that leg's thigh, and a bone other than the legs and their
- * ancestors keeps its weight only within its own length of its bone (a hand holding a staff that touches the hem
- * reaches the hem through the staff, but does not move it in the artist's rig). positions: canonical Float32Array
+ * ancestors keeps its weight only within its reach (ownReachOffSkirt; where that is unknown, its own length) of its
+ * bone, and at least two voxels (a hand holding a staff that touches the hem reaches the hem through the staff, and a
+ * hand resting on a robe reaches the robe around it, but neither moves the robe in the artist's rig). positions: canonical Float32Array
  * #V*3, the grid, its solid and skirt voxels (Uint8Array #voxels each), bones, the legs; top-k indices Uint16Array
  * #V*k + values Float32Array #V*k (rows keep summing to one; a slot emptied is index 0, weight 0) → the number of
  * vertices changed.
@@ -139,20 +143,25 @@ export function keepSkirtOnThighs(
   for (const leg of legs) for (const b of leg.belowKnee) thighOf.set(b, leg.thigh);
   const ownBones = new Set<number>();
   for (const leg of legs) for (let b = leg.thigh; b >= 0; b = bones[b].parent) ownBones.add(b);
-  let changed = 0;
   const nv = positions.length / 3;
+  // legs modelled under a separate skirt lie inside the filled solid: they keep their knees
+  const onSkirt = new Uint8Array(nv);
   for (let v = 0; v < nv; v++) {
     const j = Math.floor((positions[3 * v + 1] - g.origin[1]) / g.size);
-    if (j < 0 || j >= layers.length || layers[j] === 0) continue;
-    // legs modelled under a separate skirt lie inside the filled solid: they keep their knees
-    if (!onSkirtSurface(positions, v, g, solid, skirt)) continue;
+    if (j >= 0 && j < layers.length && layers[j] === 1 && onSkirtSurface(positions, v, g, solid, skirt)) onSkirt[v] = 1;
+  }
+  const reach = ownReachOffSkirt(positions, bones, onSkirt, k, indices, weights);
+  let changed = 0;
+  for (let v = 0; v < nv; v++) {
+    if (onSkirt[v] === 0) continue;
     let moved = false;
     for (let q = 0; q < k; q++) {
       const slot = v * k + q, b = indices[slot], w = weights[slot];
       if (w <= 0 || ownBones.has(b)) continue;
       const thigh = thighOf.get(b);
       if (thigh === undefined) {
-        if (Math.sqrt(pointSegmentDistanceSquared(positions, v, bones[b].head, bones[b].tail)) > Math.max(segmentLength(bones[b]), 2 * g.size)) {
+        const own = Number.isNaN(reach[b]) ? segmentLength(bones[b]) : reach[b];
+        if (Math.sqrt(pointSegmentDistanceSquared(positions, v, bones[b].head, bones[b].tail)) > Math.max(own, 2 * g.size)) {
           weights[slot] = 0;
           indices[slot] = 0;
           moved = true;
@@ -175,6 +184,48 @@ export function keepSkirtOnThighs(
     bindWholly(v, legs[a <= b ? 0 : 1].thigh, k, indices, weights);
   }
   return changed;
+}
+
+/** A bone's reach is read from at least this many of its own vertices off the skirt. */
+export const REACH_MIN_VERTICES = 8;
+/** The quantile of their distances to the bone that is its reach: a stray vertex does not widen it. */
+export const REACH_QUANTILE = 0.95;
+/** And times this: a hand is wider than it is deep, and its free side may show only its depth. */
+export const REACH_MARGIN = 1.5;
+
+/**
+ * ownReachOffSkirt: how far each bone's own surface lies from it, read where the skirt does not touch it: over the
+ * vertices off the skirt whose largest weight is the bone's and that lie alongside it (their closest point on the bone
+ * is not an end), the REACH_QUANTILE of their distances to the bone. A hand resting on a robe is fused with it there,
+ * and its own surface on the free side says how far the hand goes.
+ * positions: Float32Array #V*3, bones, onSkirt: Uint8Array #V (1 on the skirt), top-k indices Uint16Array #V*k +
+ * values Float32Array #V*k → Float64Array #bones: the reach (positions' units), NaN for a bone with fewer than
+ * REACH_MIN_VERTICES such vertices
+ */
+export function ownReachOffSkirt(
+  positions: Float32Array, bones: SkinBone[], onSkirt: Uint8Array, k: number, indices: Uint16Array, weights: Float32Array,
+): Float64Array {
+  const distances: number[][] = bones.map(() => []);
+  const nv = positions.length / 3;
+  for (let v = 0; v < nv; v++) {
+    if (onSkirt[v] === 1) continue;
+    let best = 0;
+    for (let q = 1; q < k; q++) if (weights[v * k + q] > weights[v * k + best]) best = q;
+    if (!(weights[v * k + best] > 0)) continue;
+    const bone = bones[indices[v * k + best]];
+    const dx = bone.tail[0] - bone.head[0], dy = bone.tail[1] - bone.head[1], dz = bone.tail[2] - bone.head[2];
+    const length2 = dx * dx + dy * dy + dz * dz;
+    if (length2 <= 0) continue;
+    const px = positions[3 * v] - bone.head[0], py = positions[3 * v + 1] - bone.head[1], pz = positions[3 * v + 2] - bone.head[2];
+    const t = (px * dx + py * dy + pz * dz) / length2;
+    if (t <= 0 || t >= 1) continue;
+    distances[indices[v * k + best]].push(Math.hypot(px - t * dx, py - t * dy, pz - t * dz));
+  }
+  return Float64Array.from(distances, (d) => {
+    if (d.length < REACH_MIN_VERTICES) return Number.NaN;
+    d.sort((a, b) => a - b);
+    return REACH_MARGIN * d[Math.floor(REACH_QUANTILE * (d.length - 1))];
+  });
 }
 
 /**
