@@ -150,7 +150,16 @@ export function keepSkirtOnThighs(
     const j = Math.floor((positions[3 * v + 1] - g.origin[1]) / g.size);
     if (j >= 0 && j < layers.length && layers[j] === 1 && onSkirtSurface(positions, v, g, solid, skirt)) onSkirt[v] = 1;
   }
-  const reach = ownReachOffSkirt(positions, bones, onSkirt, k, indices, weights);
+  // only the bones the rule may cut on the skirt need their reach read
+  const cut = new Uint8Array(bones.length);
+  for (let v = 0; v < nv; v++) {
+    if (onSkirt[v] === 0) continue;
+    for (let q = 0; q < k; q++) {
+      const b = indices[v * k + q];
+      if (weights[v * k + q] > 0 && !ownBones.has(b) && !thighOf.has(b)) cut[b] = 1;
+    }
+  }
+  const reach = ownReachOffSkirt(positions, bones, onSkirt, k, indices, weights, cut);
   let changed = 0;
   for (let v = 0; v < nv; v++) {
     if (onSkirt[v] === 0) continue;
@@ -196,14 +205,15 @@ export const REACH_MARGIN = 1.5;
 /**
  * ownReachOffSkirt: how far each bone's own surface lies from it, read where the skirt does not touch it: over the
  * vertices off the skirt whose largest weight is the bone's and that lie alongside it (their closest point on the bone
- * is not an end), the REACH_QUANTILE of their distances to the bone. A hand resting on a robe is fused with it there,
- * and its own surface on the free side says how far the hand goes.
+ * is not an end), the REACH_QUANTILE of their distances to the bone, × REACH_MARGIN. A hand resting on a robe is
+ * fused with it there, and its own surface on the free side says how far the hand goes.
  * positions: Float32Array #V*3, bones, onSkirt: Uint8Array #V (1 on the skirt), top-k indices Uint16Array #V*k +
- * values Float32Array #V*k → Float64Array #bones: the reach (positions' units), NaN for a bone with fewer than
- * REACH_MIN_VERTICES such vertices
+ * values Float32Array #V*k, wanted: Uint8Array #bones (1 for the bones to read; default all) → Float64Array #bones:
+ * the reach (positions' units), NaN for a bone not wanted or with fewer than REACH_MIN_VERTICES such vertices
  */
 export function ownReachOffSkirt(
   positions: Float32Array, bones: SkinBone[], onSkirt: Uint8Array, k: number, indices: Uint16Array, weights: Float32Array,
+  wanted: Uint8Array = new Uint8Array(bones.length).fill(1),
 ): Float64Array {
   const distances: number[][] = bones.map(() => []);
   const nv = positions.length / 3;
@@ -211,7 +221,7 @@ export function ownReachOffSkirt(
     if (onSkirt[v] === 1) continue;
     let best = 0;
     for (let q = 1; q < k; q++) if (weights[v * k + q] > weights[v * k + best]) best = q;
-    if (!(weights[v * k + best] > 0)) continue;
+    if (!(weights[v * k + best] > 0) || wanted[indices[v * k + best]] === 0) continue;
     const bone = bones[indices[v * k + best]];
     const dx = bone.tail[0] - bone.head[0], dy = bone.tail[1] - bone.head[1], dz = bone.tail[2] - bone.head[2];
     const length2 = dx * dx + dy * dy + dz * dz;
