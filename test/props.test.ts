@@ -161,6 +161,21 @@ describe('a staff standing from the floor to above the head', () => {
   }, TIMEOUT);
 });
 
+/** The weight the generator gives vertex v of part pi on a template joint (MIXAMO_JOINTS index). */
+const truthWeightOn = (character: RiggedCharacter, pi: number, v: number, joint: number): number => {
+  const w = character.weights[pi], k = w.indices.length / (character.parts[pi].positions.length / 3);
+  let sum = 0;
+  for (let s = 0; s < k; s++) if (w.indices[k * v + s] === joint) sum += w.weights[k * v + s];
+  return sum;
+};
+/** The weight a rig gives vertex v of part pi on the joint named `name`. */
+const rigWeightOn = (rig: RigResult, pi: number, v: number, name: string): number => {
+  const o = rig.objects[pi];
+  let sum = 0;
+  for (let s = 0; s < o.influences; s++) if (rig.skeleton.joints[o.indices[o.influences * v + s]].name === name) sum += o.weights[o.influences * v + s];
+  return sum;
+};
+
 describe('a staff that a robe hides but for its top and its foot', () => {
   it('is found by its short foot, and its foot and its top are one rod', () => {
     const { view } = frontViewOf(ROBED_STAFF);
@@ -191,16 +206,12 @@ describe('a staff that a robe hides but for its top and its foot', () => {
     let top = 0, foot = 0, topOnHand = 0, footOnHand = 0, floor = Infinity;
     for (const part of character.parts) for (let v = 0; v < part.positions.length / 3; v++) floor = Math.min(floor, part.positions[3 * v + 1]);
     character.parts.forEach((part, pi) => {
-      const truthWeights = character.weights[pi], k = truthWeights.indices.length / (part.positions.length / 3), o = rig.objects[pi];
       for (let v = 0; v < part.positions.length / 3; v++) {
         // the staff: what the generator binds wholly to the left hand; its top well above the hand, its foot below the
         // robe's hem (the front view sees 0.094 of the height of it); the middle, behind the robe, is not looked for
-        let onHand = 0;
-        for (let s = 0; s < k; s++) if (truthWeights.indices[k * v + s] === leftHand) onHand += truthWeights.weights[k * v + s];
         const y = part.positions[3 * v + 1];
-        if (onHand < 0.99 || (y < hand[1] + 0.15 * H && y > floor + 0.08 * H)) continue;
-        let ours = 0;
-        for (let s = 0; s < o.influences; s++) if (rig.skeleton.joints[o.indices[o.influences * v + s]].name === 'mixamorig:LeftHand') ours += o.weights[o.influences * v + s];
+        if (truthWeightOn(character, pi, v, leftHand) < 0.99 || (y < hand[1] + 0.15 * H && y > floor + 0.08 * H)) continue;
+        const ours = rigWeightOn(rig, pi, v, 'mixamorig:LeftHand');
         if (y > hand[1]) { top++; topOnHand += ours; } else { foot++; footOnHand += ours; }
       }
     });
@@ -216,21 +227,18 @@ describe('a hand resting on a robe', () => {
     // 9 100 009's left hand rests against its robe, fused with it. The robe is the generator's hips' and thigh's; the
     // learned weights gave the robe around the hand much of the hand's weight, and an arm's bend then moved the robe.
     // The skirt rule lets the hand keep only the robe as near its bone as its own free surface lies (with a margin).
-    // The robe here: the vertices within a tenth of the height of the hand that the generator gives none of it.
-    // at the eval's 20,000 vertices: at 6,000 the skinning gave the robe none of the hand
+    // The robe here: the vertices within a tenth of the height of the hand that the generator gives none of it. Meshed
+    // at the eval's 20,000 vertices: at 6,000 the skinning gave the robe none of the hand.
     const character = generateProceduralHumanoid(ROBED_STAFF, { targetVertices: 20_000 });
     const rig = await latentPoseAutoRig(character.parts);
     const leftHand = MIXAMO_JOINTS.indexOf('LeftHand'), H = character.meta.heightMetres as number;
     const hand = Array.from(character.joints.subarray(3 * leftHand, 3 * leftHand + 3));
     let robe = 0, robeOnHand = 0, own = 0, ownOnHand = 0;
     character.parts.forEach((part, pi) => {
-      const truthWeights = character.weights[pi], k = truthWeights.indices.length / (part.positions.length / 3), o = rig.objects[pi];
       for (let v = 0; v < part.positions.length / 3; v++) {
         const p = part.positions;
         if (Math.hypot(p[3 * v] - hand[0], p[3 * v + 1] - hand[1], p[3 * v + 2] - hand[2]) > 0.1 * H) continue;
-        let truthHand = 0, ours = 0;
-        for (let s = 0; s < k; s++) if (truthWeights.indices[k * v + s] === leftHand) truthHand += truthWeights.weights[k * v + s];
-        for (let s = 0; s < o.influences; s++) if (rig.skeleton.joints[o.indices[o.influences * v + s]].name === 'mixamorig:LeftHand') ours += o.weights[o.influences * v + s];
+        const truthHand = truthWeightOn(character, pi, v, leftHand), ours = rigWeightOn(rig, pi, v, 'mixamorig:LeftHand');
         if (truthHand === 0) { robe++; robeOnHand += ours; } else if (truthHand > 0.9) { own++; ownOnHand += ours; }
       }
     });

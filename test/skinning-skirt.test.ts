@@ -88,10 +88,11 @@ describe('a skirt stays on the thighs', () => {
       for (let v = 1; v <= n; v++) { indices[4 * v] = 7; weights[4 * v] = 1; }
       return { indices, weights };
     };
-    const offSkirt = new Uint8Array(9);
-    offSkirt[0] = 1;
+    // only vertex 0 is on the skirt
+    const onSkirt = new Uint8Array(9);
+    onSkirt[0] = 1;
     const read = rows(8);
-    const reach = ownReachOffSkirt(positions, withHand, offSkirt, 4, read.indices, read.weights);
+    const reach = ownReachOffSkirt(positions, withHand, onSkirt, 4, read.indices, read.weights);
     expect(reach[7]).toBeCloseTo(0.8 * REACH_MARGIN, 5);
     // no vertex is any other bone's: nothing to read its reach from
     expect(Number.isNaN(reach[1])).toBe(true);
