@@ -10,6 +10,7 @@ import { rasterizeSampleCount } from './geometry/voxelGrid.js';
 import { findCanonicalFrame, pointToCanonical, toCanonical, usedBounds } from './mesh/canonicalFrame.js';
 import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
+import { meshShells } from './mesh/meshShells.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
@@ -79,7 +80,7 @@ export async function rigPreparedAsync(
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
   const prediction = await predictJoints2D(joints2d, view);
   const prefix = options.prefix ?? true;
-  const estimate = estimateSkeleton(canonical, body, cf, prefix, { method, prediction }, view);
+  const estimate = estimateSkeleton(canonical, body, cf, prefix, { method, prediction }, view, prepared.shells);
   const coarse = canonicalJoints(estimate);
   let skeleton: Skeleton;
   let objects: PartWeights[];
@@ -144,7 +145,7 @@ function rigPrepared(parts: MeshPart[], prepared: PreparedMesh, options: RigOpti
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
-  const { skeleton, silhouette } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method: 'geometric' }, view);
+  const { skeleton, silhouette } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method: 'geometric' }, view, prepared.shells);
   onProgress('skinning', 0.25);
   const rods = () => propRodPieces(canonical, view, silhouette);
   const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), rods);
@@ -229,6 +230,8 @@ export interface PreparedMesh {
   mesh: MergedMesh;
   /** triangle indices of the body (debris left out): Uint32Array #B*3 */
   body: Uint32Array;
+  /** the merged mesh's pieces (meshShells): shellOf #V, count */
+  shells: { shellOf: Int32Array; count: number };
   cf: CanonicalFrame;
   /** the merged positions in the canonical frame: Float32Array #V*3 */
   canonical: Float32Array;
@@ -251,9 +254,10 @@ export function prepareMesh(
   if (voxelised) checkSurfaceWork(mesh);
   checkInput();
   onProgress('frame', 0.05);
-  const body = bodyTriangles(mesh.positions, mesh.triangles);
+  const shells = meshShells(mesh.positions, mesh.triangles);
+  const body = bodyTriangles(mesh.positions, mesh.triangles, shells);
   const cf = findCanonicalFrame(mesh.positions, body);
-  return { mesh, body, cf, canonical: toCanonical(mesh.positions, cf) };
+  return { mesh, body, shells, cf, canonical: toCanonical(mesh.positions, cf) };
 }
 
 /** Locked groups must name an object, have one weight per vertex of it, and name a bone of the skeleton. */

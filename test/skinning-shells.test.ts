@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { skinCharacter } from '../sidecar/pipeline.js';
-import { hangingBoneSets, meshShells, restrictToShellBones, rigidShells, shellBoneSets } from '../sidecar/skinning/shellBones.js';
+import { meshShells } from '../sidecar/mesh/meshShells.js';
+import { hangingBoneSets, restrictToShellBones, rigidShells, shellBoneSets } from '../sidecar/skinning/shellBones.js';
 import type { MeshPart, Skeleton } from '../sidecar/types.js';
 import { boxMesh } from './fixtures/boxMesh.js';
 

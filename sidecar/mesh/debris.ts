@@ -1,4 +1,4 @@
-import { meshShells } from '../skinning/shellBones.js';
+import { meshShells } from './meshShells.js';
 
 /**
  * A closed or open piece of the mesh whose box diagonal is under this fraction of the largest piece's is debris for
@@ -13,10 +13,13 @@ export const DEBRIS_FRACTION = 0.02;
  * The triangles of the character's body: those of every piece (connected through shared vertices or bit-identical
  * positions) whose box diagonal is at least DEBRIS_FRACTION of the largest piece's. When no piece is debris the input
  * array itself is returned. Debris still gets skinned: only the frame and the skeleton are read without it.
- * positions: Float32Array #V*3, triangles: Uint32Array #T*3 → Uint32Array #T'*3 (T' ≤ T, same order)
+ * positions: Float32Array #V*3, triangles: Uint32Array #T*3, shells: their meshShells when the caller has them →
+ * Uint32Array #T'*3 (T' ≤ T, same order)
  */
-export function bodyTriangles(positions: Float32Array, triangles: Uint32Array): Uint32Array {
-  const { shellOf, count } = meshShells(positions, triangles);
+export function bodyTriangles(
+  positions: Float32Array, triangles: Uint32Array, shells: { shellOf: Int32Array; count: number } = meshShells(positions, triangles),
+): Uint32Array {
+  const { shellOf, count } = shells;
   if (count < 2) return triangles;
   const min = new Float64Array(count * 3).fill(Infinity);
   const max = new Float64Array(count * 3).fill(-Infinity);

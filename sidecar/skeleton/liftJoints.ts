@@ -57,3 +57,40 @@ function nearestDepthMidpoint(view: FrontView, x: number, y: number): number {
   const p = nearestCoveredPixel(mask, res, Math.round((x + 0.5) * res - 0.5), Math.round((y + 0.5) * res - 0.5));
   return p < 0 ? 0 : 0.5 * (zFront[p] + zBack[p]);
 }
+
+/**
+ * frontPieceMidpoint: a point's depth from the ray through it along the viewing direction, as in
+ * liftJointsByRayMidpoint, but counting only the hits on the piece of the surface (meshShells) that the ray meets
+ * first. Another piece behind it (hair hanging down the back of the neck, a hood) does not pull the depth back.
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, shellOf: Int32Array #V (meshShells of the
+ * same triangles), x, y: canonical → the midpoint of that piece's first and last hit, or null when the ray hits that
+ * piece fewer than twice (it misses the mesh, or grazes an open piece).
+ */
+export function frontPieceMidpoint(positions: Float32Array, triangles: Uint32Array, shellOf: Int32Array, x: number, y: number): number | null {
+  const hitZ: number[] = [], hitPiece: number[] = [];
+  for (let t = 0; t < triangles.length; t += 3) {
+    const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
+    const x0 = positions[a], y0 = positions[a + 1], x1 = positions[b], y1 = positions[b + 1], x2 = positions[c], y2 = positions[c + 1];
+    if (x < Math.min(x0, x1, x2) || x > Math.max(x0, x1, x2) || y < Math.min(y0, y1, y2) || y > Math.max(y0, y1, y2)) continue;
+    const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+    if (area === 0) continue;
+    const w0 = ((x1 - x) * (y2 - y) - (x2 - x) * (y1 - y)) / area;
+    const w1 = ((x2 - x) * (y0 - y) - (x0 - x) * (y2 - y)) / area;
+    const w2 = 1 - w0 - w1;
+    if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+    hitZ.push(w0 * positions[a + 2] + w1 * positions[b + 2] + w2 * positions[c + 2]);
+    hitPiece.push(shellOf[triangles[t]]);
+  }
+  if (hitZ.length === 0) return null;
+  // z points forward: the first hit from the front is the largest z
+  let front = 0;
+  for (let h = 1; h < hitZ.length; h++) if (hitZ[h] > hitZ[front]) front = h;
+  const piece = hitPiece[front];
+  let back = Infinity, count = 0;
+  for (let h = 0; h < hitZ.length; h++) {
+    if (hitPiece[h] !== piece) continue;
+    count++;
+    if (hitZ[h] < back) back = hitZ[h];
+  }
+  return count < 2 ? null : 0.5 * (hitZ[front] + back);
+}

@@ -24,49 +24,6 @@ const MIN_SHELL_VERTICES = 24;
 export const SHELL_VOXEL_BUDGET = 16_000_000;
 
 /**
- * meshShells: connected pieces of the surface, welding vertices that share a position (seams split vertices).
- * positions: Float32Array #V*3, triangles: Uint32Array #T*3 → shellOf: Int32Array #V (-1 for a vertex no triangle uses), count
- */
-export function meshShells(positions: Float32Array, triangles: Uint32Array): { shellOf: Int32Array; count: number } {
-  const nv = positions.length / 3;
-  const parent = new Int32Array(nv);
-  for (let v = 0; v < nv; v++) parent[v] = v;
-  const find = (v: number): number => {
-    while (parent[v] !== v) {
-      parent[v] = parent[parent[v]];
-      v = parent[v];
-    }
-    return v;
-  };
-  const union = (a: number, b: number) => {
-    const ra = find(a), rb = find(b);
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  };
-  // Weld by exact position: seam duplicates are bit-identical copies.
-  const first = firstVertexAtSamePosition(positions);
-  for (let v = 0; v < nv; v++) if (first[v] !== v) union(first[v], v);
-  const used = new Uint8Array(nv);
-  for (let t = 0; t < triangles.length; t += 3) {
-    union(triangles[t], triangles[t + 1]);
-    union(triangles[t], triangles[t + 2]);
-    used[triangles[t]] = used[triangles[t + 1]] = used[triangles[t + 2]] = 1;
-  }
-  const shellOf = new Int32Array(nv).fill(-1);
-  const label = new Map<number, number>();
-  for (let v = 0; v < nv; v++) {
-    if (!used[v]) continue;
-    const r = find(v);
-    let s = label.get(r);
-    if (s === undefined) {
-      s = label.size;
-      label.set(r, s);
-    }
-    shellOf[v] = s;
-  }
-  return { shellOf, count: label.size };
-}
-
-/**
  * shellBoneSets: for each shell, the deforming bones with at least INSIDE_FRACTION of their length inside the shell's
  * own solid (voxelised alone, at `voxelSize`); an empty list (open shells, trimmings, a single shell, shells beyond
  * SHELL_VOXEL_BUDGET) leaves the shell unrestricted.
@@ -275,32 +232,6 @@ export function pointSegmentDistanceSquared(positions: Float32Array, v: number, 
   const len2 = dx * dx + dy * dy + dz * dz;
   const t = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy + pz * dz) / len2)) : 0;
   return (px - t * dx) ** 2 + (py - t * dy) ** 2 + (pz - t * dz) ** 2;
-}
-
-/**
- * firstVertexAtSamePosition: for each vertex, the lowest-numbered vertex with bit-identical coordinates (itself when
- * none), by open addressing over the coordinates' bits: no per-vertex allocation, so 1M vertices cost milliseconds.
- * positions: Float32Array #V*3 → Int32Array #V
- */
-export function firstVertexAtSamePosition(positions: Float32Array): Int32Array {
-  const nv = positions.length / 3;
-  const bits = new Uint32Array(positions.buffer, positions.byteOffset, positions.length);
-  let size = 1;
-  while (size < 2 * nv) size <<= 1;
-  const table = new Int32Array(size).fill(-1);
-  const first = new Int32Array(nv);
-  for (let v = 0; v < nv; v++) {
-    const x = bits[v * 3], y = bits[v * 3 + 1], z = bits[v * 3 + 2];
-    let h = Math.imul(x ^ Math.imul(y, 0x9e3779b1) ^ Math.imul(z, 0x85ebca6b), 0xc2b2ae35);
-    h = (h ^ (h >>> 15)) & (size - 1);
-    for (;;) {
-      const u = table[h];
-      if (u < 0) { table[h] = v; first[v] = v; break; }
-      if (bits[u * 3] === x && bits[u * 3 + 1] === y && bits[u * 3 + 2] === z) { first[v] = u; break; }
-      h = (h + 1) & (size - 1);
-    }
-  }
-  return first;
 }
 
 /** A joint this far (share of the piece's box on each axis) inside a piece's box counts as inside it: one at the box's end is where the piece meets the next. */

@@ -1,7 +1,8 @@
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
 import { holdPropsInHands } from './heldPropWeights.js';
 import { behindLegsVoxels, hangBehindLegsFromHips } from './sheetBehindLegs.js';
-import { hangingBoneSets, meshShells, restrictToShellBones, rigidShells, shellBoneSets } from './shellBones.js';
+import { meshShells } from '../mesh/meshShells.js';
+import { hangingBoneSets, restrictToShellBones, rigidShells, shellBoneSets } from './shellBones.js';
 import { keepSkirtOnThighs, skirtVoxels, type LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
