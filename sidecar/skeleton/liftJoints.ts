@@ -59,15 +59,12 @@ function nearestDepthMidpoint(view: FrontView, x: number, y: number): number {
 }
 
 /**
- * frontPieceMidpoint: a point's depth from the ray through it along the viewing direction, as in
- * liftJointsByRayMidpoint, but counting only the hits on the piece of the surface (meshShells) that the ray meets
- * first. Another piece behind it (hair hanging down the back of the neck, a hood) does not pull the depth back.
- * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, shellOf: Int32Array #V (meshShells of the
- * same triangles), x, y: canonical → the midpoint of that piece's first and last hit, or null when the ray hits that
- * piece fewer than twice (it misses the mesh, or grazes an open piece).
+ * rayHits: every crossing of the ray through canonical (x, y) along the viewing direction with the mesh.
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, x, y → { z: depth of each hit, triangle:
+ * the first vertex of the triangle hit } (same length, in triangle order)
  */
-export function frontPieceMidpoint(positions: Float32Array, triangles: Uint32Array, shellOf: Int32Array, x: number, y: number): number | null {
-  const hitZ: number[] = [], hitPiece: number[] = [];
+export function rayHits(positions: Float32Array, triangles: Uint32Array, x: number, y: number): { z: number[]; vertex: number[] } {
+  const z: number[] = [], vertex: number[] = [];
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
     const x0 = positions[a], y0 = positions[a + 1], x1 = positions[b], y1 = positions[b + 1], x2 = positions[c], y2 = positions[c + 1];
@@ -78,19 +75,32 @@ export function frontPieceMidpoint(positions: Float32Array, triangles: Uint32Arr
     const w1 = ((x2 - x) * (y0 - y) - (x0 - x) * (y2 - y)) / area;
     const w2 = 1 - w0 - w1;
     if (w0 < 0 || w1 < 0 || w2 < 0) continue;
-    hitZ.push(w0 * positions[a + 2] + w1 * positions[b + 2] + w2 * positions[c + 2]);
-    hitPiece.push(shellOf[triangles[t]]);
+    z.push(w0 * positions[a + 2] + w1 * positions[b + 2] + w2 * positions[c + 2]);
+    vertex.push(triangles[t]);
   }
-  if (hitZ.length === 0) return null;
+  return { z, vertex };
+}
+
+/**
+ * frontPieceMidpoint: a point's depth from the ray through it along the viewing direction, as in
+ * liftJointsByRayMidpoint, but counting only the hits on the piece of the surface (meshShells) that the ray meets
+ * first. Another piece behind it (hair hanging down the back of the neck, a hood) does not pull the depth back.
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, shellOf: Int32Array #V (meshShells of the
+ * same triangles), x, y: canonical → the midpoint of that piece's first and last hit, or null when the ray hits that
+ * piece fewer than twice (it misses the mesh, or grazes an open piece).
+ */
+export function frontPieceMidpoint(positions: Float32Array, triangles: Uint32Array, shellOf: Int32Array, x: number, y: number): number | null {
+  const hits = rayHits(positions, triangles, x, y);
+  if (hits.z.length === 0) return null;
   // z points forward: the first hit from the front is the largest z
   let front = 0;
-  for (let h = 1; h < hitZ.length; h++) if (hitZ[h] > hitZ[front]) front = h;
-  const piece = hitPiece[front];
+  for (let h = 1; h < hits.z.length; h++) if (hits.z[h] > hits.z[front]) front = h;
+  const piece = shellOf[hits.vertex[front]];
   let back = Infinity, count = 0;
-  for (let h = 0; h < hitZ.length; h++) {
-    if (hitPiece[h] !== piece) continue;
+  for (let h = 0; h < hits.z.length; h++) {
+    if (shellOf[hits.vertex[h]] !== piece) continue;
     count++;
-    if (hitZ[h] < back) back = hitZ[h];
+    if (hits.z[h] < back) back = hits.z[h];
   }
-  return count < 2 ? null : 0.5 * (hitZ[front] + back);
+  return count < 2 ? null : 0.5 * (hits.z[front] + back);
 }
