@@ -1,6 +1,6 @@
 /**
- * The neck column's depth (sidecar/skeleton/estimateSkeleton.ts neckColumnDepth, liftJoints.ts frontPieceMidpoint):
- * the Neck joint's depth is read from the piece of the surface its ray meets first, and the Head joint takes it.
+ * The joints' depth (sidecar/skeleton/liftJoints.ts liftJointsByFrontPiece, estimateSkeleton.ts headAtNeckDepth): each
+ * joint's depth is read from the piece of the surface its ray meets first, and the Head joint takes the Neck's.
  * Before, the ray midpoints were pulled back by what lies behind the neck: procedural identity 9 100 003's long hair
  * (a separate piece) put its Neck 5 % of the height behind the generator's, and clonk_farmer's big skull put its Head
  * 6 % behind its artist's, so the Neck → Head bone leaned 32° back and a neck turn swung the head. A Head whose own
@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { heldOutIdentity } from '../sidecar/eval/poses/testIdentities.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
-import { frontPieceMidpoint, liftJointsByRayMidpoint } from '../sidecar/skeleton/liftJoints.js';
+import { liftJointsByFrontPiece, MIN_FRONT_PIECE_SHARE } from '../sidecar/skeleton/liftJoints.js';
 import { meshShells } from '../sidecar/mesh/meshShells.js';
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
@@ -53,23 +53,33 @@ function heightOf(parts: MeshPart[], up: Vec3): number {
 }
 
 describe('the neck column\'s depth', () => {
-  it('reads a ray\'s depth off the piece it meets first: a separate piece behind does not pull it back', () => {
+  it('reads a ray\'s depth off the piece it meets first: a separate piece behind does not pull it back, a thin one in front is not read alone', () => {
     const positions: number[] = [], triangles: number[] = [];
     addBox(positions, triangles, [-0.05, -0.05, -0.05], [0.05, 0.05, 0.05]);   // the neck, z from -0.05 to 0.05
     addBox(positions, triangles, [-0.06, -0.06, -0.2], [0.06, 0.06, -0.08]);    // hair behind it, a piece of its own
     const p = new Float32Array(positions), t = new Uint32Array(triangles);
     const { shellOf, count } = meshShells(p, t);
     expect(count).toBe(2);
-    expect(frontPieceMidpoint(p, t, shellOf, 0.01, 0.02)).toBeCloseTo(0, 6);
-    // the plain ray midpoint, through both pieces: (0.05 − 0.2) / 2
     const view = renderFrontView(p, t, 64);
-    expect(liftJointsByRayMidpoint(p, t, Float64Array.of(0.01, 0.02), view)[0]).toBeCloseTo(-0.075, 6);
+    // through both pieces; beside the neck, through the hair alone; beside everything (the front view's nearest pixel)
+    const lift = liftJointsByFrontPiece(p, t, shellOf, Float64Array.of(0.01, 0.02, 0.055, 0, 0.3, 0), view);
+    expect(lift.z[0]).toBeCloseTo(0, 6);
+    // the whole ray, as HumanRig's midpoint reads it: (0.05 − 0.2) / 2
+    expect(lift.front[0]).toBeCloseTo(0.05, 6);
+    expect(lift.back[0]).toBeCloseTo(-0.2, 6);
+    expect(lift.z[1]).toBeCloseTo(-0.14, 6);
+    expect(Number.isNaN(lift.front[2])).toBe(true);
+    expect(Number.isFinite(lift.z[2])).toBe(true);
     // one piece (the hair welded to the neck by a shared triangle): the whole ray counts
     const welded = new Uint32Array([...triangles, 0, 8, 1]);
-    expect(frontPieceMidpoint(p, welded, meshShells(p, welded).shellOf, 0.01, 0.02)).toBeCloseTo(-0.075, 6);
-    // a ray beside everything, and one that meets only the hair's rim past the neck: nothing to read or a real depth
-    expect(frontPieceMidpoint(p, t, shellOf, 0.3, 0)).toBeNull();
-    expect(frontPieceMidpoint(p, t, shellOf, 0.055, 0)).toBeCloseTo(-0.14, 6);
+    expect(liftJointsByFrontPiece(p, welded, meshShells(p, welded).shellOf, Float64Array.of(0.01, 0.02), view).z[0]).toBeCloseTo(-0.075, 6);
+    // a pendant in front of a chest: a piece of its own, but thin, so it is passed for the chest behind it
+    const chest: number[] = [], chestTriangles: number[] = [];
+    addBox(chest, chestTriangles, [-0.15, -0.1, -0.1], [0.15, 0.1, 0.1]);
+    addBox(chest, chestTriangles, [-0.02, -0.02, 0.11], [0.02, 0.02, 0.13]);
+    const cp = new Float32Array(chest), ct = new Uint32Array(chestTriangles);
+    expect(2 * 0.02 / 0.23).toBeLessThan(MIN_FRONT_PIECE_SHARE);
+    expect(liftJointsByFrontPiece(cp, ct, meshShells(cp, ct).shellOf, Float64Array.of(0, 0), renderFrontView(cp, ct, 64)).z[0]).toBeCloseTo(0, 6);
   });
 
   it('places procedural identity 9 100 003\'s Neck and Head at the generator\'s depth despite its long hair', async () => {

@@ -5,7 +5,7 @@ import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.j
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
 import { findLandmarks2D } from './landmarks2d.js';
-import { frontPieceMidpoint, liftJointsByRayMidpoint, rayHits } from './liftJoints.js';
+import { liftJointsByFrontPiece, type FrontPieceLift } from './liftJoints.js';
 import { meshShells } from '../mesh/meshShells.js';
 import { withoutPropRods } from './propRods.js';
 import type { MixamoJointName } from './mixamoTemplate.js';
@@ -120,13 +120,12 @@ export function estimateSkeleton(
   const flat = new Float64Array((named2D.length + shins.length) * 2);
   named2D.forEach(([, p], k) => { flat[2 * k] = p[0]; flat[2 * k + 1] = p[1]; });
   shins.forEach(({ at }, k) => flat.set(at, 2 * (named2D.length + k)));
-  const zs = liftJointsByRayMidpoint(canonical, triangles, flat, view);
+  const lift = liftJointsByFrontPiece(canonical, triangles, shells.shellOf, flat, view);
   const c: Record<string, Vec3> = {};
-  named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], zs[k]]; });
-  shins.forEach(({ side, at }, k) => {
-    c[`${side}Foot`][2] = frontPieceMidpoint(canonical, triangles, shells.shellOf, at[0], at[1]) ?? zs[named2D.length + k];
-  });
-  neckColumnDepth(canonical, triangles, shells.shellOf, c);
+  named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; });
+  shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; });
+  const head = named2D.findIndex(([name]) => name === 'Head');
+  if (head >= 0) headAtNeckDepth(c, lift, head);
   // HeadTop_End sits on the top of the head, at the head's depth (a ray through the very top hits little). The top of
   // the silhouette bounds it from below: the network can put it just above the Head joint (mixamo_ely: 2 mm, a head
   // bone that then holds no weight).
@@ -178,24 +177,20 @@ function upTheShin(ankle: [number, number], knee: [number, number]): [number, nu
 }
 
 /**
- * The Neck and Head joints at one depth, the Neck's, read from the piece of the surface its ray meets first
- * (frontPieceMidpoint). The neck stands upright in a standing character, and both rays' midpoints are pulled back by
- * what lies behind the column: the Head's ray crosses the whole skull, whose back reaches far behind the neck on a
- * big-headed character (clonk_farmer: 6 % of the height behind its artist's joint), and the Neck's ray crosses hair
- * that hangs down the back (a separate piece). Chosen on the 30 first procedural training identities (mean |Δz| in
- * canonical units ×100, Neck/Head: 0.71/1.32 → 0.43/0.37) and the artist dev set (1.38/2.27 → 1.57/1.41: redeclipse's
- * collar is the piece its Neck ray meets first). A Neck ray that hits its front piece fewer than twice keeps the ray
- * midpoint; a Head whose ray does not reach the Neck's depth keeps its own. shellOf: Int32Array #V (meshShells), c:
- * lifted points by name (canonical), modified in place.
+ * The Head joint at the Neck's depth: the neck stands upright in a standing character, and the Head's ray crosses the
+ * whole skull, whose back reaches far behind the neck on a big-headed character (clonk_farmer: 6 % of the height
+ * behind its artist's joint, its Neck → Head bone leaning 32° back). Chosen with the Neck read on its front piece, on
+ * the 30 first procedural training identities (mean |Δz| in canonical units ×100, Neck / Head: 0.71 / 1.32 → 0.43 /
+ * 0.37) and the artist dev set (1.38 / 2.27 → 1.57 / 1.41: redeclipse's collar is the piece its Neck ray meets first).
+ * A joint stays inside the body: where the Neck's depth is outside the Head's own ray's span (mixamo_ely's mesh ends
+ * below her crown, with only hair behind there), the Head keeps the midpoint of that ray.
+ * c: lifted points by name (canonical), modified in place; lift: their liftJointsByFrontPiece; head: the Head's index in it
  */
-function neckColumnDepth(canonical: Float32Array, triangles: Uint32Array, shellOf: Int32Array, c: Record<string, Vec3>): void {
+function headAtNeckDepth(c: Record<string, Vec3>, lift: FrontPieceLift, head: number): void {
   if (!c.Neck || !c.Head) return;
-  const depth = frontPieceMidpoint(canonical, triangles, shellOf, c.Neck[0], c.Neck[1]) ?? c.Neck[2];
-  c.Neck[2] = depth;
-  // a joint stays inside the body: where the Neck's depth is outside the head at the Head's height (mixamo_ely's mesh
-  // ends below the crown, with only hair behind there), the Head keeps its own ray's midpoint
-  const { z } = rayHits(canonical, triangles, c.Head[0], c.Head[1]);
-  if (z.length >= 2 && depth <= Math.max(...z) && depth >= Math.min(...z)) c.Head[2] = depth;
+  const depth = c.Neck[2], front = lift.front[head], back = lift.back[head];
+  if (Number.isNaN(front)) return;
+  c.Head[2] = depth <= front && depth >= back ? depth : 0.5 * (front + back);
 }
 
 /** A hand from wrist to finger tips is about this share of the forearm (adult proportions; only the bone's tail). */
