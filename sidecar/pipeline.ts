@@ -96,7 +96,7 @@ export async function rigPreparedAsync(
       influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry, sharpen: skin.sharpen,
       // what the rules read from the shape alone, made while the network runs
       whileRunning: () => {
-        plan = planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs);
+        plan = planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
         props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view, estimate.silhouette) } : undefined;
       },
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
@@ -104,7 +104,7 @@ export async function rigPreparedAsync(
     const all = { indices: learned.indices, weights: learned.weights };
     // the network's blends can start well before a limb's joint (limbJointBands.ts)
     limbJointBands(canonical, coarse, all, INFLUENCES);
-    plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs);
+    plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
   } else if (pointRig) {
@@ -119,7 +119,7 @@ export async function rigPreparedAsync(
   } else {
     skeleton = estimate.skeleton;
     onProgress('skinning', 0.25);
-    objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
+    objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
 }
@@ -142,13 +142,13 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
 
 /** rigCharacter from the skeleton stage on, for a mesh prepareMesh has prepared (geometric method). */
 function rigPrepared(parts: MeshPart[], prepared: PreparedMesh, options: RigOptions, onProgress: ProgressFn, t0 = performance.now()): RigResult {
-  const { mesh, body, cf, canonical } = prepared;
+  const { body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
   const { skeleton, silhouette } = estimateSkeleton(canonical, body, cf, options.prefix ?? true, { method: 'geometric' }, view, prepared.shells);
   onProgress('skinning', 0.25);
   const rods = () => propRodPieces(canonical, view, silhouette);
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), rods);
+  const objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), rods);
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
 }
 
@@ -202,10 +202,11 @@ export function skinCharacter(
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call skinCharacterAsync`);
   }
   checkSkeleton(skeleton);
-  const { mesh, body, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const prepared = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const { body, canonical } = prepared;
   onProgress('skinning', 0.1);
   const rods = () => propRodPieces(canonical, renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION));
-  const objects = skinParts(parts, mesh, canonical, cf, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f), rods);
+  const objects = skinParts(parts, prepared, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f), rods);
   return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -275,16 +276,19 @@ export function isDeformingJoint(name: string): boolean {
 }
 
 /**
- * The geometric voxel skinning (skinInVoxels, at `resolution`) of the whole mesh, then split into parts (partWeights).
+ * The geometric voxel skinning (skinInVoxels, at `resolution`) of the whole prepared mesh (its pieces as prepareMesh
+ * found them), then split into parts (partWeights).
  * rods: each vertex's standing-rod piece (propRodPieces), asked for only when the skeleton has hands to hold them.
  */
 function skinParts(
-  parts: MeshPart[], mesh: MergedMesh, canonical: Float32Array, cf: CanonicalFrame, skeleton: Skeleton,
+  parts: MeshPart[], prepared: PreparedMesh, skeleton: Skeleton,
   locked: LockedGroup[], onProgress: (f: number) => void, rods: () => Int32Array, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
+  const { mesh, canonical, cf, shells } = prepared;
   const { bones, legs, hands } = skinBones(skeleton, cf);
   const props = hands.length > 0 ? { hands, pieceOf: rods() } : undefined;
-  return partWeights(parts, mesh, skeleton, skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props), locked);
+  const weights = skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props, shells);
+  return partWeights(parts, mesh, skeleton, weights, locked);
 }
 
 /**

@@ -29,12 +29,13 @@ export interface SkinningRulesPlan {
  * planSkinningRules: the part of applySkinningRules that needs no weights, so that a caller waiting for weights (the
  * learned network on the model host) can make it meanwhile.
  * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, g + solid: the solid voxelisation of the whole mesh
- * (Uint8Array #voxels), bones: SkinBone[] (canonical), legs: legChains (two, or none) → SkinningRulesPlan
+ * (Uint8Array #voxels), bones: SkinBone[] (canonical), legs: legChains (two, or none), shells: the mesh's pieces when
+ * the caller has them (PreparedMesh.shells) → SkinningRulesPlan
  */
 export function planSkinningRules(
   canonical: Float32Array, triangles: Uint32Array, g: VoxelGrid, solid: Uint8Array, bones: SkinBone[], legs: LegChain[] = [],
+  shells: { shellOf: Int32Array; count: number } = meshShells(canonical, triangles),
 ): SkinningRulesPlan {
-  const shells = meshShells(canonical, triangles);
   const closed = new Uint8Array(shells.count);
   const sets = shells.count > 1 ? shellBoneSets(canonical, triangles, shells, bones, g.size, closed) : [[]];
   if (legs.length !== 2) return { legs, shells, sets, closed };
