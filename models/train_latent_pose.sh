@@ -7,11 +7,12 @@
 #   3. phase B, the rig-structured vertex decoder (joint rotations from the latent, posed through each identity's
 #      rig: the *.poserig side files `autorig data --kind pose` writes beside every .pose)
 #      → models/latent_pose_decoder.{onnx,check.json,curve.csv,md}
-# The committed models (v3, 2026-12-02) were made by exactly these two phases on that data: phase A 12000 steps
-# (69 minutes on one thread), then phase B 35 minutes on its frozen encoder (see latent_pose_encoder.md and
-# latent_pose_decoder.md). Each phase is also bounded by the clock (AUTORIG_LATENT_A_MINUTES, default 110, and
-# AUTORIG_LATENT_MINUTES, default 35; the learning rate decays to the end either way), so a slower machine trains
-# fewer steps and gets somewhat different numbers.
+# The committed models were made by exactly these two phases on that data: phase A 12000 steps (v3, 69 minutes on one
+# thread), then phase B 35 minutes on its frozen encoder (the decoder v4, 2026-12-02: phase B run again on v3's
+# phase_a.pt after the joint frames changed; see latent_pose_encoder.md and latent_pose_decoder.md). Each phase is
+# also bounded by the clock (AUTORIG_LATENT_A_MINUTES, default 110, and AUTORIG_LATENT_MINUTES, default 35; the
+# learning rate decays to the end either way), so a slower machine trains fewer steps and gets somewhat different
+# numbers.
 # Environment: AUTORIG_POSE_DATA (default ../data/pose-train), AUTORIG_TRAIN_JOBS (data processes, default 2),
 # AUTORIG_LATENT_A_MINUTES, AUTORIG_LATENT_MINUTES, AUTORIG_LATENT_THREADS (torch threads, default 1),
 # AUTORIG_LATENT_DEVICE (cpu or cuda, default cpu).

@@ -183,11 +183,17 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     return result.objects.map((o) => o.positions);
   };
 
-  it.skipIf(!installed)('elbowBentLf / kneeBentRt move the requested limb more than the others', async () => {
-    for (const [pose, limb] of [['elbowBentLf', 'LeftHand'], ['kneeBentRt', 'RightFoot']] as const) {
+  it.skipIf(!installed)('elbowBentLf / kneeBentRt move the requested limb more than the others, and the limbs the pose does not turn not at all', async () => {
+    const cases = [
+      ['elbowBentLf', 'LeftHand', ['RightHand', 'LeftFoot', 'RightFoot', 'Head']],
+      ['kneeBentRt', 'RightFoot', ['LeftHand', 'RightHand', 'LeftFoot', 'Head']],
+    ] as const;
+    for (const [pose, limb, still] of cases) {
       const motion = limbMotion(character, await apply(pose));
       const others = Object.entries(motion).filter(([name]) => name !== limb).map(([, m]) => m);
       expect(motion[limb], `${pose}: ${JSON.stringify(motion)}`).toBeGreaterThan(Math.max(...others));
+      // only the pose's own joints turn (pose/keepPoseJoints): the decoder's small rotations elsewhere are dropped
+      for (const other of still) expect(motion[other], `${pose}: ${other}`).toBe(0);
     }
   });
 

@@ -3,12 +3,19 @@
  * Python training shares (e1 along the bone, e2 forward made orthogonal, e3 = e1 × e2) and the turn of a local
  * rotation vector into a world rotation, checked on a hand-made T-pose whose answers are known.
  */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { posedHeads, poseTransforms } from '../sidecar/deform/linearBlendSkinning.js';
-import { jointFrames, localToWorldRotations } from '../sidecar/pose/jointFrames.js';
+import { FRAME_BONES, jointFrames, localToWorldRotations } from '../sidecar/pose/jointFrames.js';
+import { GENERATOR_FRAME, POSE_NAMES, poseJoints, poseRotations } from '../sidecar/pose/poseVocabulary.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENT_INDICES, MIXAMO_TAIL_CHILD_INDICES, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
 
 const J = MIXAMO_JOINTS.length;
+const ROOT = resolve(import.meta.dirname, '..');
+const ON_CI = process.env.CI === 'true';
+const PYTHON = '/usr/bin/python3';
+const torchReady = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
 const slot = (name: MixamoJointName) => MIXAMO_JOINTS.indexOf(name);
 
 /** A T-pose in the canonical frame (x the character's left, y up, z forward), longest side about 1. */
@@ -22,6 +29,28 @@ function tPose(): Float64Array {
     RightUpLeg: [-0.06, -0.02, 0], RightLeg: [-0.06, -0.25, 0.01], RightFoot: [-0.06, -0.47, -0.01], RightToeBase: [-0.06, -0.5, 0.08],
   };
   return Float64Array.from(MIXAMO_JOINTS.flatMap((name) => at[name]));
+}
+
+/** tPose with what an auto-rig gives: elbows off the arm's line, a knee forward, a curved spine, a tilted head. */
+function bentPose(): Float64Array {
+  const heads = tPose();
+  const set = (name: MixamoJointName, at: [number, number, number]) => heads.set(at, 3 * slot(name));
+  set('LeftForeArm', [0.25, 0.36, -0.023]);
+  set('RightForeArm', [-0.24, 0.39, 0.015]);
+  set('LeftLeg', [0.07, -0.25, 0.03]);
+  set('RightLeg', [-0.05, -0.24, 0.02]);
+  set('Spine1', [0, 0.2, 0.03]);
+  set('Head', [0.005, 0.45, 0.03]);
+  set('HeadTop_End', [0.01, 0.55, 0.02]);
+  return heads;
+}
+
+/** The rotation vector (axis × angle) of the row-major 3x3 rotation at offset o; angles below π. */
+function rotationVector(r: Float64Array, o: number): number[] {
+  const angle = Math.acos(Math.max(-1, Math.min(1, (r[o] + r[o + 4] + r[o + 8] - 1) / 2)));
+  if (angle < 1e-12) return [0, 0, 0];
+  const s = angle / (2 * Math.sin(angle));
+  return [(r[o + 7] - r[o + 5]) * s, (r[o + 2] - r[o + 6]) * s, (r[o + 3] - r[o + 1]) * s];
 }
 
 /** Column c (0 = e1, 1 = e2, 2 = e3) of joint j's frame. */
@@ -48,7 +77,7 @@ describe('jointFrames', () => {
     expect(Array.from(MIXAMO_PARENT_INDICES).slice(0, 3)).toEqual([-1, 0, 1]);
   });
 
-  it('gives orthonormal right-handed frames whose e1 points along the bone', () => {
+  it('gives orthonormal right-handed frames whose e1 points along the frame bone', () => {
     const heads = tPose();
     const frames = jointFrames(heads);
     for (let j = 0; j < J; j++) {
@@ -58,15 +87,71 @@ describe('jointFrames', () => {
       expect(dot(e1, e3)).toBeCloseTo(0, 12);
       expect(dot(e2, e3)).toBeCloseTo(0, 12);
       expect(dot(cross(e1, e2), e3), MIXAMO_JOINTS[j]).toBeCloseTo(1, 12);
-      const tail = MIXAMO_TAIL_CHILD_INDICES[j];
-      if (tail < 0) continue;
-      const bone = head(heads, tail).map((x, a) => x - head(heads, j)[a]);
+      const listed = FRAME_BONES[MIXAMO_JOINTS[j]];
+      const [from, to] = listed ? listed.map(slot) : [j, MIXAMO_TAIL_CHILD_INDICES[j]];
+      if (to < 0) continue;
+      const bone = head(heads, to).map((x, a) => x - head(heads, from)[a]);
       expectVector(e1, bone.map((x) => x / Math.hypot(...bone)), 12);
     }
-    // leaves continue their parent's bone: the hand its forearm, the toe its foot
-    for (const [leaf, parent] of [['LeftHand', 'LeftForeArm'], ['RightToeBase', 'RightFoot'], ['HeadTop_End', 'Head']] as const) {
+    // leaves continue their parent's bone: the toe its foot, the head's end the head
+    for (const [leaf, parent] of [['RightToeBase', 'RightFoot'], ['HeadTop_End', 'Head']] as const) {
       expectVector(column(frames, slot(leaf), 0), column(frames, slot(parent), 0), 12);
     }
+  });
+
+  it('reads the elbow and knee from the upper limb, the spine and neck from their chains, the hand from the forearm', () => {
+    // a bent rest skeleton: elbow off the line of shoulder and wrist, knee forward, a curved spine and a tilted head
+    const heads = bentPose();
+    const frames = jointFrames(heads);
+    const unit = (from: MixamoJointName, to: MixamoJointName) => {
+      const v = head(heads, slot(to)).map((x, a) => x - head(heads, slot(from))[a]);
+      return v.map((x) => x / Math.hypot(...v));
+    };
+    expectVector(column(frames, slot('LeftForeArm'), 0), unit('LeftArm', 'LeftForeArm'), 12);
+    expectVector(column(frames, slot('LeftHand'), 0), unit('LeftForeArm', 'LeftHand'), 12);
+    expectVector(column(frames, slot('RightLeg'), 0), unit('RightUpLeg', 'RightLeg'), 12);
+    for (const j of ['Spine', 'Spine1', 'Spine2'] as const) expectVector(column(frames, slot(j), 0), unit('Spine', 'Neck'), 12);
+    for (const j of ['Neck', 'Head'] as const) expectVector(column(frames, slot(j), 0), unit('Neck', 'HeadTop_End'), 12);
+    // the others keep their own bone
+    expectVector(column(frames, slot('LeftFoot'), 0), unit('LeftFoot', 'LeftToeBase'), 12);
+    expectVector(column(frames, slot('LeftShoulder'), 0), unit('LeftShoulder', 'LeftArm'), 12);
+    // the upper arms are forward first: e2 is forward, e1 the upper arm made square to it (this one leans back 8.6°)
+    for (const side of ['Left', 'Right'] as const) {
+      const arm = unit(`${side}Arm`, `${side}ForeArm`);
+      const flat = [arm[0], arm[1], 0].map((x) => x / Math.hypot(arm[0], arm[1]));
+      expectVector(column(frames, slot(`${side}Arm`), 0), flat, 12);
+      expectVector(column(frames, slot(`${side}Arm`), 1), [0, 0, 1], 12);
+    }
+    expect(Math.abs(unit('LeftArm', 'LeftForeArm')[2])).toBeGreaterThan(0.1);
+  });
+
+  it('makes a pose one local rotation on every skeleton: a T-pose and a bent one turn their joints by the same numbers', () => {
+    // the decoder answers local rotations and learned them on the training identities' true rigs; at apply time the
+    // frames are the auto-rig's, whose elbows, knees and spines are never quite straight
+    const localOf = (heads: Float64Array, pose: string) => {
+      const frames = jointFrames(heads);
+      const world = poseRotations(pose, heads, GENERATOR_FRAME, 1);
+      return poseJoints(pose).map((name) => {
+        const j = slot(name);
+        const w = rotationVector(world, 9 * j);
+        return [0, 1, 2].map((c) => frames[9 * j + c] * w[0] + frames[9 * j + 3 + c] * w[1] + frames[9 * j + 6 + c] * w[2]);
+      });
+    };
+    for (const pose of POSE_NAMES) {
+      const straight = localOf(tPose(), pose);
+      const bent = localOf(bentPose(), pose);
+      straight.forEach((v, k) => expectVector(bent[k], v, 9));
+    }
+    // the same poses in the frames of each joint's own bone differ on the bent skeleton: the elbow by a twist
+    const ownBone = (heads: Float64Array, from: MixamoJointName, to: MixamoJointName, w: number[]) => {
+      const e1 = head(heads, slot(to)).map((x, a) => x - head(heads, slot(from))[a]);
+      const n = Math.hypot(...e1);
+      return dot(w, e1) / n;
+    };
+    const bent = bentPose();
+    const elbowWorld = rotationVector(poseRotations('elbowBentLf', bent, GENERATOR_FRAME, 1), 9 * slot('LeftForeArm'));
+    expect(Math.abs(ownBone(bent, 'LeftForeArm', 'LeftHand', elbowWorld))).toBeGreaterThan(0.05);
+    expect(Math.abs(ownBone(bent, 'LeftArm', 'LeftForeArm', elbowWorld))).toBeLessThan(1e-9);
   });
 
   it('follows the contract on known bones: e2 forward, or up for a bone that points forward', () => {
@@ -77,6 +162,11 @@ describe('jointFrames', () => {
     expectVector(column(frames, forearm, 0), [1, 0, 0]);
     expectVector(column(frames, forearm, 1), [0, 0, 1]);
     expectVector(column(frames, forearm, 2), [0, -1, 0]);
+    // an upper arm held straight forward keeps its own bone as e1 and takes up as e2, forward first or not
+    const armsForward = Float64Array.from(heads);
+    armsForward.set([0.1, 0.38, 0.15], 3 * slot('LeftForeArm'));
+    expectVector(column(jointFrames(armsForward), slot('LeftArm'), 0), [0, 0, 1]);
+    expectVector(column(jointFrames(armsForward), slot('LeftArm'), 1), [0, 1, 0]);
     // a toe bone straight forward: forward's orthogonal part vanishes, e2 is up
     const toes = Float64Array.from(heads);
     toes.set([0.06, -0.5, -0.01], 3 * slot('LeftFoot'));
@@ -95,15 +185,45 @@ describe('jointFrames', () => {
     expectVector(turnedFoot(20), [-Math.cos(b20), 0, Math.sin(b20)]);
   });
 
-  it('takes the parent\'s direction when a tail child coincides with its joint', () => {
+  it('takes the parent\'s direction when a frame bone\'s ends coincide', () => {
     const heads = tPose();
     const shrunk = Float64Array.from(heads);
     shrunk.set(head(heads, slot('LeftForeArm')).map((x, a) => x + [5e-7, 0, 0][a]), 3 * slot('LeftHand'));
     const frames = jointFrames(shrunk);
-    const arm = column(frames, slot('LeftArm'), 0);
-    expectVector(column(frames, slot('LeftForeArm'), 0), arm, 12);
-    expectVector(column(frames, slot('LeftHand'), 0), arm, 12);
+    // the hand's frame bone (ForeArm → Hand) has no length: it takes the forearm's, the upper arm
+    expectVector(column(frames, slot('LeftHand'), 0), column(frames, slot('LeftForeArm'), 0), 12);
+    expectVector(column(frames, slot('LeftHand'), 0), column(frames, slot('LeftArm'), 0), 12);
+    // an upper arm of no length: the arm and the forearm (whose frame bone it is) take the shoulder's direction
+    const noUpperArm = Float64Array.from(heads);
+    noUpperArm.set(head(heads, slot('LeftArm')).map((x, a) => x + [5e-7, 0, 0][a]), 3 * slot('LeftForeArm'));
+    const f = jointFrames(noUpperArm);
+    const shoulder = column(f, slot('LeftShoulder'), 0);
+    expectVector(column(f, slot('LeftArm'), 0), shoulder, 12);
+    expectVector(column(f, slot('LeftForeArm'), 0), shoulder, 12);
     expect(() => jointFrames(new Float64Array(3 * J - 3))).toThrow(expect.objectContaining({ code: 'BAD_ARRAY' }));
+  });
+});
+
+describe('jointFrames against the training\'s joint_frames (models/training/latent_pose/rig.py)', () => {
+  // the decoder's rotations mean something only in the frames it was trained in: both sides must build the same ones
+  it.skipIf(!torchReady && !ON_CI)('gives the same frames as PyTorch on a T-pose, a bent skeleton and an arbitrary one', () => {
+    expect(torchReady, `${PYTHON} cannot import torch (apt-get install python3-torch)`).toBe(true);
+    const skeletons = [tPose(), bentPose(), Float64Array.from({ length: 3 * J }, (_, i) => 0.3 * Math.sin(1.7 * i))];
+    const script = [
+      'import json, sys, torch',
+      "sys.path.insert(0, 'models/training')",
+      'from latent_pose.rig import joint_frames',
+      'heads = torch.tensor(json.loads(sys.stdin.read()), dtype=torch.float64).reshape(-1, 23, 3)',
+      'print(json.dumps(joint_frames(heads).reshape(heads.shape[0], -1).tolist()))',
+    ].join('\n');
+    const run = spawnSync(PYTHON, ['-c', script], { cwd: ROOT, input: JSON.stringify(skeletons.map((h) => Array.from(h))), encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const python = JSON.parse(run.stdout) as number[][];
+    skeletons.forEach((heads, b) => {
+      const ours = jointFrames(heads);
+      // rig.py's (J, 3, 3) with columns e1 e2 e3 flattens row-major exactly as jointFrames' E_j[3r + c]
+      ours.forEach((x, i) => expect(Math.abs(x - python[b][i]), `skeleton ${b}, entry ${i}`).toBeLessThan(1e-12));
+    });
   });
 });
 

@@ -117,11 +117,18 @@ describe('posedByRig', () => {
     const elbow = slot('LeftForeArm'), wrist = slot('LeftHand');
     const heads = template.heads;
     const forearm = Math.hypot(heads[3 * wrist] - heads[3 * elbow], heads[3 * wrist + 1] - heads[3 * elbow + 1], heads[3 * wrist + 2] - heads[3 * elbow + 2]);
-    const rotations = localToWorldRotations(jointFrames(heads), elbowBend(), 1);
+    const frames = jointFrames(heads);
+    const rotations = localToWorldRotations(frames, elbowBend(), 1);
     const wristPosed = posedHeads(heads, poseTransforms(heads, MIXAMO_PARENT_INDICES, rotations));
-    // the wrist goes along the 90° chord, forward (+z)
+    // the hinge is e3 of the forearm's frame, square to the upper arm (jointFrames FRAME_BONES): the wrist goes along
+    // the 90° chord of its circle about it, whose radius is the forearm's part square to the hinge, forward (+z)
+    const hinge = [frames[9 * elbow + 2], frames[9 * elbow + 5], frames[9 * elbow + 8]];
+    const bone = [0, 1, 2].map((a) => heads[3 * wrist + a] - heads[3 * elbow + a]);
+    const along = bone[0] * hinge[0] + bone[1] * hinge[1] + bone[2] * hinge[2];
+    const radius = Math.hypot(...bone.map((x, a) => x - along * hinge[a]));
+    expect(radius).toBeGreaterThan(0.9 * forearm);
     expect(Math.hypot(wristPosed[3 * wrist] - heads[3 * wrist], wristPosed[3 * wrist + 1] - heads[3 * wrist + 1], wristPosed[3 * wrist + 2] - heads[3 * wrist + 2]))
-      .toBeCloseTo(Math.SQRT2 * forearm, 6);
+      .toBeCloseTo(Math.SQRT2 * radius, 6);
     expect(wristPosed[3 * wrist + 2] - heads[3 * wrist + 2]).toBeGreaterThan(0.9 * forearm);
     for (const variant of ['skinning', 'skinningCorrective'] as const) {
       const posed = posedByRig(rest, template.weights, heads, elbowBend(), 1, variant);

@@ -670,8 +670,9 @@ def run_phase_b(args, train, val, device, rank, world, say):
             args.card_b, title="latent_pose_decoder: LatentReRig rig-structured vertex decoder (phase B, v2)",
             summary="Vertex decoder of issue 6 (models/training/latent_pose/model.py RigDecoder): μ of the source "
                     "(latent_pose_encoder.onnx), the normalised skinningCorrective Δμ of a pose and its norm → a "
-                    "rotation vector per template joint (23, MIXAMO_JOINTS order) in that joint's bone frame "
-                    "(latent_pose/rig.py joint_frames). The character's rig does the rest, as fixed geometry: world "
+                    "rotation vector per template joint (23, MIXAMO_JOINTS order) in that joint's frame "
+                    "(latent_pose/rig.py joint_frames: along its frame bone, in which every pose of the vocabulary "
+                    "is one local rotation on every skeleton). The character's rig does the rest, as fixed geometry: world "
                     "rotations, poseTransforms, then by pair kind LBS (skinning), DQS (skinningCorrective) or rest + "
                     "DQS − LBS (corrective). In training the rig is the identity's true one (*.poserig); at apply "
                     "time the sidecar's auto-rig.",

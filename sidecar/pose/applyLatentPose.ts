@@ -25,6 +25,7 @@ import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
+import { keepPoseJoints } from './keepPoseJoints.js';
 import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
 import { sdfSamples, type SdfSamples } from './sdfSamples.js';
 import { sdfSamplesBeside } from './sdfSamplesBeside.js';
@@ -199,7 +200,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   if (!local.every(Number.isFinite)) throw new AutoRigError('MODEL_FAILED', 'the decoder gave a NaN or infinite rotation');
 
   onProgress('skin', 0.9);
-  const posed = posedByRig(canonical, weights, heads, local, strength, variant);
+  const posed = posedByRig(canonical, weights, heads, keepPoseJoints(local, pose), strength, variant);
   // canonical = s·R·(p − c), R's rows left, up, forward: a canonical displacement d is Rᵀd / s in the input's space
   const { left, up, forward } = cf.frame;
   const s = cf.scale;

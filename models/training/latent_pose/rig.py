@@ -33,6 +33,23 @@ _TAIL_NAMES = {"Hips": "Spine", "Spine": "Spine1", "Spine1": "Spine2", "Spine2":
                "RightUpLeg": "RightLeg", "RightLeg": "RightFoot", "RightFoot": "RightToeBase"}
 PARENTS = [JOINTS.index(_PARENT_NAMES[n]) if _PARENT_NAMES[n] else -1 for n in JOINTS]
 TAIL_CHILD = [JOINTS.index(_TAIL_NAMES[n]) if n in _TAIL_NAMES else -1 for n in JOINTS]
+# The joints whose e1 is not their own bone but the bone their poses' axes are read from (sidecar/pose/poseVocabulary.ts):
+# the elbow's hinge is square to the upper arm, the knee's to the thigh, the spine turns about Spine → Neck and the
+# head about Neck → HeadTop_End; the hand, a leaf, keeps the forearm's own bone (ForeArm → Hand), which the wrist
+# bends about, where it would otherwise inherit the forearm's new frame. In these frames every pose of the vocabulary is the same local rotation on every
+# skeleton, a bent rest elbow or a curved spine included (sidecar/pose/jointFrames.ts FRAME_BONES, the same table).
+_FRAME_BONE_NAMES = {"LeftForeArm": ("LeftArm", "LeftForeArm"), "RightForeArm": ("RightArm", "RightForeArm"),
+                     "LeftHand": ("LeftForeArm", "LeftHand"), "RightHand": ("RightForeArm", "RightHand"),
+                     "LeftLeg": ("LeftUpLeg", "LeftLeg"), "RightLeg": ("RightUpLeg", "RightLeg"),
+                     "Spine": ("Spine", "Neck"), "Spine1": ("Spine", "Neck"), "Spine2": ("Spine", "Neck"),
+                     "Neck": ("Neck", "HeadTop_End"), "Head": ("Neck", "HeadTop_End")}
+# The joints whose frame takes forward itself as e2 and the bone made square to forward as e1 (forward first): the
+# upper arms, whose shoulderRaise turns about forward whatever the arm's tilt (jointFrames.ts FORWARD_FIRST_JOINTS).
+_FORWARD_FIRST_NAMES = ("LeftArm", "RightArm")
+FORWARD_FIRST = [n in _FORWARD_FIRST_NAMES for n in JOINTS]
+# each joint's frame bone (from, to) as JOINTS indices: its own bone (joint → tail child) unless listed above; leaves none
+FRAME_BONE = [(JOINTS.index(_FRAME_BONE_NAMES[n][0]), JOINTS.index(_FRAME_BONE_NAMES[n][1])) if n in _FRAME_BONE_NAMES
+              else ((j, TAIL_CHILD[j]) if TAIL_CHILD[j] >= 0 else None) for j, n in enumerate(JOINTS)]
 
 # A bone shorter than this (canonical units: the character's longest side is 1) has no direction of its own.
 MIN_BONE_LENGTH = 1e-6
@@ -48,26 +65,34 @@ def _unit(v):
 
 
 def joint_frames(heads):
-    """Every joint's bone frame. e1: the unit bone direction (head → tail child's head; a leaf, or a bone shorter than
-    MIN_BONE_LENGTH, takes its parent's e1; Hips without a usable Spine takes up (0, 1, 0)); e2: forward (0, 0, 1)
-    made orthogonal to e1 and normalised, or up (0, 1, 0) the same way when that leaves less than MIN_ROLL_LEVER;
-    e3 = e1 × e2. heads (B, J, 3) canonical rest joint heads → (B, J, 3, 3), COLUMNS e1, e2, e3."""
+    """Every joint's bone frame. e1: the unit direction of its frame bone (FRAME_BONE: head → tail child's head, or
+    the bone its poses turn about; a leaf, or a bone shorter than MIN_BONE_LENGTH, takes its parent's e1; Hips without
+    a usable Spine takes up (0, 1, 0)); e2: forward (0, 0, 1) made orthogonal to e1 and normalised, or up (0, 1, 0)
+    the same way when that leaves less than MIN_ROLL_LEVER; e3 = e1 × e2. FORWARD_FIRST joints, where forward leaves
+    at least MIN_ROLL_LEVER, take e2 = forward and e1 = the bone made square to forward instead.
+    heads (B, J, 3) canonical rest joint heads → (B, J, 3, 3), COLUMNS e1, e2, e3."""
     B = heads.shape[0]
     up = heads.new_tensor([0.0, 1.0, 0.0]).expand(B, 3)
     forward = heads.new_tensor([0.0, 0.0, 1.0]).expand(B, 3)
     e1 = []
-    for j, tail in enumerate(TAIL_CHILD):
+    for j, frame_bone in enumerate(FRAME_BONE):
         inherited = e1[PARENTS[j]] if PARENTS[j] >= 0 else up
-        if tail < 0:
+        if frame_bone is None:
             e1.append(inherited)
             continue
-        bone = heads[:, tail] - heads[:, j]
+        bone = heads[:, frame_bone[1]] - heads[:, frame_bone[0]]
         length = bone.norm(dim=-1, keepdim=True)
         e1.append(torch.where(length >= MIN_BONE_LENGTH, bone / length.clamp_min(MIN_BONE_LENGTH), inherited))
     e1 = torch.stack(e1, dim=1)
     g = forward[:, None] - (e1 * forward[:, None]).sum(-1, keepdim=True) * e1
     g_up = up[:, None] - (e1 * up[:, None]).sum(-1, keepdim=True) * e1
-    e2 = _unit(torch.where(g.norm(dim=-1, keepdim=True) >= MIN_ROLL_LEVER, g, g_up))
+    lever = g.norm(dim=-1, keepdim=True) >= MIN_ROLL_LEVER
+    e2 = _unit(torch.where(lever, g, g_up))
+    # forward first: e2 = forward, e1 = the bone made square to it (only where forward is not too aligned)
+    first = lever & e1.new_tensor(FORWARD_FIRST, dtype=torch.bool)[None, :, None]
+    flat = _unit(e1 - (e1 * forward[:, None]).sum(-1, keepdim=True) * forward[:, None])
+    e1 = torch.where(first, flat, e1)
+    e2 = torch.where(first, forward[:, None].expand_as(e2), e2)
     e3 = torch.cross(e1, e2, dim=-1)
     return torch.stack([e1, e2, e3], dim=-1)
 
