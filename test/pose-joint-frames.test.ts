@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rotationVector } from '../sidecar/correctives/poseFeatures.js';
 import { posedHeads, poseTransforms } from '../sidecar/deform/linearBlendSkinning.js';
 import { FRAME_BONES, jointFrames, localToWorldRotations } from '../sidecar/pose/jointFrames.js';
 import { GENERATOR_FRAME, POSE_NAMES, poseJoints, poseRotations } from '../sidecar/pose/poseVocabulary.js';
@@ -43,14 +44,6 @@ function bentPose(): Float64Array {
   set('Head', [0.005, 0.45, 0.03]);
   set('HeadTop_End', [0.01, 0.55, 0.02]);
   return heads;
-}
-
-/** The rotation vector (axis × angle) of the row-major 3x3 rotation at offset o; angles below π. */
-function rotationVector(r: Float64Array, o: number): number[] {
-  const angle = Math.acos(Math.max(-1, Math.min(1, (r[o] + r[o + 4] + r[o + 8] - 1) / 2)));
-  if (angle < 1e-12) return [0, 0, 0];
-  const s = angle / (2 * Math.sin(angle));
-  return [(r[o + 7] - r[o + 5]) * s, (r[o + 2] - r[o + 6]) * s, (r[o + 3] - r[o + 1]) * s];
 }
 
 /** Column c (0 = e1, 1 = e2, 2 = e3) of joint j's frame. */

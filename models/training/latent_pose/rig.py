@@ -33,11 +33,12 @@ _TAIL_NAMES = {"Hips": "Spine", "Spine": "Spine1", "Spine1": "Spine2", "Spine2":
                "RightUpLeg": "RightLeg", "RightLeg": "RightFoot", "RightFoot": "RightToeBase"}
 PARENTS = [JOINTS.index(_PARENT_NAMES[n]) if _PARENT_NAMES[n] else -1 for n in JOINTS]
 TAIL_CHILD = [JOINTS.index(_TAIL_NAMES[n]) if n in _TAIL_NAMES else -1 for n in JOINTS]
-# The joints whose e1 is not their own bone but the bone their poses' axes are read from (sidecar/pose/poseVocabulary.ts):
-# the elbow's hinge is square to the upper arm, the knee's to the thigh, the spine turns about Spine → Neck and the
-# head about Neck → HeadTop_End; the hand, a leaf, keeps the forearm's own bone (ForeArm → Hand), which the wrist
-# bends about, where it would otherwise inherit the forearm's new frame. In these frames every pose of the vocabulary is the same local rotation on every
-# skeleton, a bent rest elbow or a curved spine included (sidecar/pose/jointFrames.ts FRAME_BONES, the same table).
+# The joints whose e1 is not their own bone but the bone their poses' axes are read from
+# (sidecar/pose/poseVocabulary.ts): the elbow's hinge is square to the upper arm, the knee's to the thigh, the spine
+# turns about Spine → Neck and the head about Neck → HeadTop_End; the hand, a leaf, keeps the forearm's own bone
+# (ForeArm → Hand), which the wrist bends about, where it would otherwise inherit the forearm's new frame. In these
+# frames every pose of the vocabulary is the same local rotation on every skeleton, a bent rest elbow or a curved spine
+# included (sidecar/pose/jointFrames.ts FRAME_BONES, the same table).
 _FRAME_BONE_NAMES = {"LeftForeArm": ("LeftArm", "LeftForeArm"), "RightForeArm": ("RightArm", "RightForeArm"),
                      "LeftHand": ("LeftForeArm", "LeftHand"), "RightHand": ("RightForeArm", "RightHand"),
                      "LeftLeg": ("LeftUpLeg", "LeftLeg"), "RightLeg": ("RightUpLeg", "RightLeg"),
@@ -47,7 +48,8 @@ _FRAME_BONE_NAMES = {"LeftForeArm": ("LeftArm", "LeftForeArm"), "RightForeArm": 
 # upper arms, whose shoulderRaise turns about forward whatever the arm's tilt (jointFrames.ts FORWARD_FIRST_JOINTS).
 _FORWARD_FIRST_NAMES = ("LeftArm", "RightArm")
 FORWARD_FIRST = [n in _FORWARD_FIRST_NAMES for n in JOINTS]
-# each joint's frame bone (from, to) as JOINTS indices: its own bone (joint → tail child) unless listed above; leaves none
+# each joint's frame bone (from, to) as JOINTS indices: its own bone (joint → tail child) unless listed above; None
+# for a leaf
 FRAME_BONE = [(JOINTS.index(_FRAME_BONE_NAMES[n][0]), JOINTS.index(_FRAME_BONE_NAMES[n][1])) if n in _FRAME_BONE_NAMES
               else ((j, TAIL_CHILD[j]) if TAIL_CHILD[j] >= 0 else None) for j, n in enumerate(JOINTS)]
 
