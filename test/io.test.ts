@@ -68,6 +68,57 @@ describe('OBJ reader', () => {
     expect(bad('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4').message).toContain('x.obj:4');
   });
 
+  it('reads tokens split by any whitespace, a vt with u alone, and indices written as other numbers', () => {
+    const text = [
+      '# a comment',
+      'v\t0 0 0',
+      'v  1\u00a00 0 ', // no-break space between numbers, trailing blank
+      '   v 0 1 0 0.5 0.5 0.5', // leading blanks; vertex colours after the position are ignored
+      'vt 0.25', // v alone: the v coordinate reads 0
+      'vt 0.5 1',
+      'vt 1 1',
+      'o  my   body ', // the name's words joined by single spaces
+      'f 1/1 +2/2 3.0/3', // +2 and 3.0 are the whole numbers 2 and 3
+      'f 1e0 2 3',
+    ].join('\r\n');
+    const { parts } = parseObj(text);
+    expect(parts.map((p) => p.name)).toEqual(['my body']);
+    expect(Array.from(parts[0].positions)).toEqual([0, 0, 0, 1, 0, 0, 0, 1, 0]);
+    expect(Array.from(parts[0].triangles)).toEqual([0, 1, 2, 0, 1, 2]);
+    // the second face has no vt: no per-vertex uv
+    expect(parts[0].uvs).toBeUndefined();
+    const uv = parseObj(text.split('\r\n').slice(0, -1).join('\n')).parts[0].uvs;
+    expect(Array.from(uv!)).toEqual([0.25, 0, 0.5, 1, 1, 1]);
+  });
+
+  it('refuses faces with too few corners or malformed corners before reading their indices', () => {
+    const codeOf = (text: string) => {
+      try {
+        parseObj(text, { source: 'x.obj' });
+      } catch (err) {
+        return `${(err as AutoRigError).code} ${(err as Error).message}`;
+      }
+      return 'no error';
+    };
+    const verts = 'v 0 0 0\nv 1 0 0\nv 0 1 0\n';
+    expect(codeOf(`${verts}f 1 9`)).toBe('BAD_REQUEST x.obj:4: a face needs at least 3 vertices');
+    expect(codeOf(`${verts}f 1 2 x`)).toBe('BAD_INDEX x.obj:4: v index x is out of range (3 defined so far)');
+    expect(codeOf(`${verts}f 1 2 /1`)).toBe('BAD_INDEX x.obj:4: v index  is out of range (3 defined so far)');
+    expect(codeOf(`${verts}f 1 2 3/2`)).toBe('BAD_INDEX x.obj:4: vt index 2 is out of range (0 defined so far)');
+    expect(codeOf(`${verts}f 1 2 1.5`)).toBe('BAD_INDEX x.obj:4: v index 1.5 is out of range (3 defined so far)');
+    expect(codeOf(`${verts}f 1 2 -`)).toBe('BAD_INDEX x.obj:4: v index - is out of range (3 defined so far)');
+    expect(codeOf('vt')).toBe('BAD_REQUEST x.obj:1: "vt" needs 2 numbers');
+    expect(codeOf('v 1 2')).toBe('BAD_REQUEST x.obj:1: "v" needs 3 numbers');
+  });
+
+  it('writes coordinates rounded to the decimals asked, as short as they read back', () => {
+    const part = { name: 'p', positions: new Float32Array([0.1234564, -0.0000004, 12.5, 3e9, -2.25, 1]), triangles: new Uint32Array([0, 1, 0]) };
+    const lines = formatObj([part]).split('\n').filter((l) => l.startsWith('v '));
+    expect(lines[0]).toBe('v 0.123456 0 12.5');
+    expect(lines[1]).toBe('v 3000000000 -2.25 1');
+    expect(formatObj([part], { decimals: 2 }).split('\n').find((l) => l.startsWith('v '))).toBe('v 0.12 0 12.5');
+  });
+
   it('round-trips through the writer with normals and uvs', () => {
     const parts = [gridPart('sheet', 4, 3, [0, 0, 0], true), gridPart('other', 2, 2, [2, 0, 0], false)];
     const back = parseObj(formatObj(parts)).parts;

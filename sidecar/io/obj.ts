@@ -30,13 +30,6 @@ export async function loadObj(path: string, options: ObjReadOptions = {}): Promi
   return parseObj(text, { source: path, ...options });
 }
 
-/** One face corner: 0-based indices into the file's v / vt / vn lists (-1 when absent). */
-interface Corner {
-  v: number;
-  vt: number;
-  vn: number;
-}
-
 /**
  * parseObj: OBJ text → parts. n-gons are fan-triangulated (v0, vi, vi+1); negative indices count back from the
  * last element read so far. Per-vertex normals/uvs are kept only when every corner of a vertex agrees on them (a
@@ -49,40 +42,60 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
   const groupBy = options.groupBy ?? 'object';
   const limits = options.limits ?? MESH_LIMITS;
   checkObjSize(text, limits, source);
+  // Read into growing typed arrays, token by token: a 50k-vertex file is a few hundred thousand lines, and a string
+  // and an object per token made the reader spend most of its time collecting garbage.
   let triangleCount = 0;
-  const positions: number[] = [];
-  const texcoords: number[] = [];
-  const normals: number[] = [];
-  const groups = new Map<string, Corner[]>(); // group name → triangle corners, 3 per triangle
+  const positions = new GrowingArray(Float64Array);
+  const texcoords = new GrowingArray(Float64Array);
+  const normals = new GrowingArray(Float64Array);
+  // group name → triangle corners, 3 per triangle, each corner (v, vt, vn) 0-based, -1 when absent
+  const groups = new Map<string, GrowingArray<Int32Array>>();
+  // one face line: its corner tokens' [start, end) (and a spare slot), then its corners
+  const spans = new GrowingArray(Int32Array);
+  const face = new GrowingArray(Int32Array);
+  const tokens = new LineTokens();
+  // the v, vt and vn read so far, when a face refers to them
+  const counts = [0, 0, 0];
   let objectName = '';
   let groupName = '';
-  for (const [lineNo, raw] of objLines(text)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const tokens = line.split(/\s+/);
-    const keyword = tokens[0];
+  for (const [lineNo, line] of objLines(text)) {
+    tokens.reset(line);
+    if (!tokens.next() || line.charCodeAt(tokens.start) === 35 /* # */) continue;
+    const keyword = tokens.text();
     const where = () => `${source}:${lineNo}`;
     if (keyword === 'v') {
-      pushNumbers(positions, tokens, 3, where);
+      readNumbers(positions, tokens, 3, keyword, false, where);
       if (positions.length / 3 > limits.maxVerticesTotal) {
         throw new AutoRigError('TOO_LARGE', `${where()}: the file holds more than ${limits.maxVerticesTotal} vertices, the limit (decimate it first)`);
       }
     } else if (keyword === 'vt') {
-      pushNumbers(texcoords, tokens.length >= 3 ? tokens : [...tokens, '0'], 2, where);
+      readNumbers(texcoords, tokens, 2, keyword, true, where);
     } else if (keyword === 'vn') {
-      pushNumbers(normals, tokens, 3, where);
+      readNumbers(normals, tokens, 3, keyword, false, where);
     } else if (keyword === 'o') {
-      objectName = tokens.slice(1).join(' ');
+      objectName = tokens.rest();
     } else if (keyword === 'g') {
-      groupName = tokens.slice(1).join(' ');
+      groupName = tokens.rest();
     } else if (keyword === 'f') {
-      if (tokens.length < 4) throw new AutoRigError('BAD_REQUEST', `${where()}: a face needs at least 3 vertices`);
-      const corners = tokens.slice(1).map((token) => parseCorner(token, positions.length / 3, texcoords.length / 2, normals.length / 3, where));
+      spans.length = 0;
+      while (tokens.next()) spans.push3(tokens.start, tokens.end, 0);
+      const corners = spans.length / 3;
+      if (corners < 3) throw new AutoRigError('BAD_REQUEST', `${where()}: a face needs at least 3 vertices`);
+      face.length = 0;
+      counts[0] = positions.length / 3;
+      counts[1] = texcoords.length / 2;
+      counts[2] = normals.length / 3;
+      for (let c = 0; c < corners; c++) readCorner(line, spans.data[3 * c], spans.data[3 * c + 1], counts, face, where);
       const key = groupBy === 'object' ? objectName : groupBy === 'group' ? groupName : '';
       let list = groups.get(key);
-      if (!list) groups.set(key, (list = []));
-      for (let i = 1; i + 1 < corners.length; i++) list.push(corners[0], corners[i], corners[i + 1]);
-      triangleCount += corners.length - 2;
+      if (!list) groups.set(key, (list = new GrowingArray(Int32Array)));
+      const f = face.data;
+      for (let i = 1; i + 1 < corners; i++) {
+        list.push3(f[0], f[1], f[2]);
+        list.push3(f[3 * i], f[3 * i + 1], f[3 * i + 2]);
+        list.push3(f[3 * i + 3], f[3 * i + 4], f[3 * i + 5]);
+      }
+      triangleCount += corners - 2;
       if (triangleCount > limits.maxTrianglesTotal) {
         throw new AutoRigError('TOO_LARGE', `${where()}: the file holds more than ${limits.maxTrianglesTotal} triangles, the limit (decimate it first)`);
       }
@@ -92,9 +105,147 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
   const entries = [...groups.entries()];
   const names = uniquePartNames(entries.map(([name]) => name), 'mesh');
   const parts = entries.map(([, corners], i) =>
-    buildPart(names[i], corners, positions, texcoords, normals, entries.length === 1 ? allVertices(vertexCount) : undefined),
+    buildPart(names[i], corners.view(), positions.data, texcoords.data, normals.data, vertexCount, entries.length === 1),
   );
   return { parts };
+}
+
+/** A typed array that grows by doubling: `data` holds `length` values (and room for more). */
+class GrowingArray<T extends Float64Array | Int32Array> {
+  data: T;
+  length = 0;
+  constructor(private readonly kind: { new (n: number): T }) {
+    this.data = new kind(1024);
+  }
+  push(x: number): void {
+    if (this.length === this.data.length) this.grow();
+    this.data[this.length++] = x;
+  }
+  push3(a: number, b: number, c: number): void {
+    if (this.length + 3 > this.data.length) this.grow();
+    const d = this.data;
+    d[this.length] = a;
+    d[this.length + 1] = b;
+    d[this.length + 2] = c;
+    this.length += 3;
+  }
+  /** the values held, without a copy */
+  view(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
+  private grow(): void {
+    const bigger = new this.kind(this.data.length * 2);
+    bigger.set(this.data);
+    this.data = bigger;
+  }
+}
+
+/**
+ * The whitespace-separated tokens of one line, by position (start, end: the current token's [start, end) in the
+ * line), so that a number or an index is read without a string per token. Whitespace is what the pattern \s matches
+ * among ASCII, and no-break space and the byte order mark.
+ */
+class LineTokens {
+  line = '';
+  start = 0;
+  end = 0;
+  reset(line: string): void {
+    this.line = line;
+    this.start = 0;
+    this.end = 0;
+  }
+  /** moves to the next token; false at the end of the line */
+  next(): boolean {
+    const line = this.line, n = line.length;
+    let i = this.end;
+    while (i < n && isBlank(line.charCodeAt(i))) i++;
+    if (i >= n) {
+      this.start = this.end = n;
+      return false;
+    }
+    let j = i + 1;
+    while (j < n && !isBlank(line.charCodeAt(j))) j++;
+    this.start = i;
+    this.end = j;
+    return true;
+  }
+  text(): string {
+    return this.line.slice(this.start, this.end);
+  }
+  /** the remaining tokens joined by single spaces (a name after `o` or `g`) */
+  rest(): string {
+    const words: string[] = [];
+    while (this.next()) words.push(this.text());
+    return words.join(' ');
+  }
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0xfeff || c === 0x2028 || c === 0x2029 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/**
+ * The `count` numbers after a keyword, appended to `into`; with `padWithZero` a missing last one reads 0 (a `vt` with
+ * only u). Throws BAD_REQUEST when numbers are missing, BAD_NUMBER for one that is not finite.
+ */
+function readNumbers(into: GrowingArray<Float64Array>, tokens: LineTokens, count: number, keyword: string, padWithZero: boolean, where: () => string): void {
+  for (let i = 0; i < count; i++) {
+    if (!tokens.next()) {
+      if (padWithZero && i === count - 1 && i > 0) {
+        into.push(0);
+        return;
+      }
+      throw new AutoRigError('BAD_REQUEST', `${where()}: "${keyword}" needs ${count} numbers`);
+    }
+    const x = Number(tokens.text());
+    if (!Number.isFinite(x)) throw new AutoRigError('BAD_NUMBER', `${where()}: "${tokens.text()}" is not a finite number`);
+    into.push(x);
+  }
+}
+
+/**
+ * One face corner, line[start, end): `v`, `v/vt`, `v//vn` or `v/vt/vn` → its 0-based (v, vt, vn) appended to `face`
+ * (-1 for an absent vt or vn). OBJ indices are 1-based, negative ones relative to the end. counts: the v, vt and vn
+ * read so far. Throws BAD_INDEX for an index out of range or not a whole number.
+ */
+function readCorner(line: string, start: number, end: number, counts: readonly number[], face: GrowingArray<Int32Array>, where: () => string): void {
+  let v = -1, vt = -1, vn = -1;
+  let from = start;
+  for (let field = 0; field < 3 && from <= end; field++) {
+    let to = line.indexOf('/', from);
+    if (to < 0 || to > end) to = end;
+    // v is always read (an empty one is out of range); an empty vt or vn is absent
+    if (field === 0) v = resolveIndex(line, from, to, counts[0], 'v', where);
+    else if (to > from && field === 1) vt = resolveIndex(line, from, to, counts[1], 'vt', where);
+    else if (to > from) vn = resolveIndex(line, from, to, counts[2], 'vn', where);
+    from = to + 1;
+  }
+  face.push3(v, vt, vn);
+}
+
+/** line[from, to) as an OBJ index → 0-based; throws BAD_INDEX (with the token) when it is not one of `count`. */
+function resolveIndex(line: string, from: number, to: number, count: number, kind: string, where: () => string): number {
+  let raw = 0;
+  let i = from;
+  const negative = i < to && line.charCodeAt(i) === 45; /* - */
+  if (negative) i++;
+  let digits = i < to;
+  for (; i < to; i++) {
+    const d = line.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) {
+      digits = false;
+      break;
+    }
+    raw = raw * 10 + d;
+  }
+  // anything but plain digits (1e2, +3, 2.0, an empty field) is read as a number, as before
+  if (!digits) raw = Number(line.slice(from, to));
+  else if (negative) raw = -raw;
+  const index = raw < 0 ? count + raw : raw - 1;
+  if (!Number.isInteger(raw) || raw === 0 || index < 0 || index >= count) {
+    throw new AutoRigError('BAD_INDEX', `${where()}: ${kind} index ${line.slice(from, to)} is out of range (${count} defined so far)`);
+  }
+  return index;
 }
 
 /**
@@ -172,81 +323,55 @@ export function* objLines(text: string): Generator<[number, string]> {
   }
 }
 
-function pushNumbers(into: number[], tokens: string[], count: number, where: () => string): void {
-  if (tokens.length < count + 1) throw new AutoRigError('BAD_REQUEST', `${where()}: "${tokens[0]}" needs ${count} numbers`);
-  for (let i = 1; i <= count; i++) {
-    const x = Number(tokens[i]);
-    if (!Number.isFinite(x)) throw new AutoRigError('BAD_NUMBER', `${where()}: "${tokens[i]}" is not a finite number`);
-    into.push(x);
-  }
-}
-
-/** `v`, `v/vt`, `v//vn` or `v/vt/vn` → 0-based indices; OBJ indices are 1-based, negative ones relative to the end. */
-function parseCorner(token: string, vCount: number, vtCount: number, vnCount: number, where: () => string): Corner {
-  const [v, vt, vn] = token.split('/');
-  return {
-    v: resolveIndex(v, vCount, 'v', where),
-    vt: vt ? resolveIndex(vt, vtCount, 'vt', where) : -1,
-    vn: vn ? resolveIndex(vn, vnCount, 'vn', where) : -1,
-  };
-}
-
-function resolveIndex(token: string, count: number, kind: string, where: () => string): number {
-  const raw = Number(token);
-  const index = raw < 0 ? count + raw : raw - 1;
-  if (!Number.isInteger(raw) || raw === 0 || index < 0 || index >= count) {
-    throw new AutoRigError('BAD_INDEX', `${where()}: ${kind} index ${token} is out of range (${count} defined so far)`);
-  }
-  return index;
-}
-
-function allVertices(count: number): Int32Array {
-  const all = new Int32Array(count);
-  for (let i = 0; i < count; i++) all[i] = i;
-  return all;
-}
-
 /**
- * One part from its triangle corners. vertices: the file's v indices the part keeps, ascending; by default the ones
- * its faces use.
+ * One part from its triangle corners (v, vt, vn per corner, Int32Array #3·corners). keepAll: the part keeps every v of
+ * the file in file order (the only part); otherwise the v its faces use, ascending.
+ * positions, texcoords, normals: the file's v, vt, vn (flat, at least as long as the indices need)
  */
 function buildPart(
   name: string,
-  corners: Corner[],
-  positions: number[],
-  texcoords: number[],
-  normals: number[],
-  vertices?: Int32Array,
+  corners: Int32Array,
+  positions: Float64Array,
+  texcoords: Float64Array,
+  normals: Float64Array,
+  vertexCount: number,
+  keepAll: boolean,
 ): CharacterPart {
-  if (!vertices) {
-    const used = new Uint8Array(positions.length / 3);
-    for (const c of corners) used[c.v] = 1;
-    const list: number[] = [];
-    used.forEach((u, i) => u && list.push(i));
-    vertices = Int32Array.from(list);
+  // the file's v → this part's vertex, -1 when the part leaves it out
+  const local = new Int32Array(vertexCount).fill(-1);
+  let count = 0;
+  if (keepAll) {
+    for (let v = 0; v < vertexCount; v++) local[v] = v;
+    count = vertexCount;
+  } else {
+    for (let c = 0; c < corners.length; c += 3) local[corners[c]] = 0;
+    for (let v = 0; v < vertexCount; v++) if (local[v] === 0) local[v] = count++;
   }
-  const local = new Map<number, number>();
-  vertices.forEach((v, i) => local.set(v, i));
-  const count = vertices.length;
   const partPositions = new Float32Array(count * 3);
-  vertices.forEach((v, i) => partPositions.set(positions.slice(v * 3, v * 3 + 3), i * 3));
-  const triangles = new Uint32Array(corners.length);
-  corners.forEach((c, i) => (triangles[i] = local.get(c.v)!));
+  for (let v = 0; v < vertexCount; v++) {
+    const i = local[v];
+    if (i < 0) continue;
+    partPositions[3 * i] = positions[3 * v];
+    partPositions[3 * i + 1] = positions[3 * v + 1];
+    partPositions[3 * i + 2] = positions[3 * v + 2];
+  }
+  const triangles = new Uint32Array(corners.length / 3);
+  for (let c = 0; c < triangles.length; c++) triangles[c] = local[corners[3 * c]];
   const part: CharacterPart = { name, positions: partPositions, triangles };
-  const vn = perVertexAttribute(corners, local, count, (c) => c.vn);
+  const vn = perVertexAttribute(corners, 2, local, count);
   if (vn) part.normals = gather(normals, vn, 3);
-  const vt = perVertexAttribute(corners, local, count, (c) => c.vt);
+  const vt = perVertexAttribute(corners, 1, local, count);
   if (vt) part.uvs = gather(texcoords, vt, 2);
   return part;
 }
 
-/** The attribute index each vertex uses at all its corners, or null when a vertex has none or several. */
-function perVertexAttribute(corners: Corner[], local: Map<number, number>, count: number, pick: (c: Corner) => number): Int32Array | null {
+/** The attribute (vt: slot 1, vn: slot 2) each vertex uses at all its corners, or null when a vertex has none or several. */
+function perVertexAttribute(corners: Int32Array, slot: number, local: Int32Array, count: number): Int32Array | null {
   const chosen = new Int32Array(count).fill(-1);
-  for (const c of corners) {
-    const a = pick(c);
+  for (let c = 0; c < corners.length; c += 3) {
+    const a = corners[c + slot];
     if (a < 0) return null;
-    const v = local.get(c.v)!;
+    const v = local[corners[c]];
     if (chosen[v] === -1) chosen[v] = a;
     else if (chosen[v] !== a) return null;
   }
@@ -254,11 +379,11 @@ function perVertexAttribute(corners: Corner[], local: Map<number, number>, count
   return chosen;
 }
 
-function gather(values: number[], index: Int32Array, width: number): Float32Array {
+function gather(values: Float64Array, index: Int32Array, width: number): Float32Array {
   const out = new Float32Array(index.length * width);
-  index.forEach((a, i) => {
-    for (let k = 0; k < width; k++) out[i * width + k] = values[a * width + k];
-  });
+  for (let i = 0; i < index.length; i++) {
+    for (let k = 0; k < width; k++) out[i * width + k] = values[index[i] * width + k];
+  }
   return out;
 }
 
@@ -275,7 +400,13 @@ export interface ObjWriteOptions {
  */
 export function formatObj(parts: CharacterPart[], options: ObjWriteOptions = {}): string {
   const decimals = options.decimals ?? 6;
-  const num = (x: number) => String(+x.toFixed(decimals));
+  // rounded to `decimals` places and written as short as it reads back (toFixed, then the shortest form of that
+  // number, cost a third of a 50k-vertex write)
+  const scale = 10 ** decimals;
+  const num = (x: number) => {
+    const r = Math.round(x * scale) / scale;
+    return Math.abs(x) < 1e9 ? String(r === 0 ? 0 : r) : String(+x.toFixed(decimals));
+  };
   const out: string[] = [];
   if (options.header) for (const line of options.header.split('\n')) out.push(`# ${line}`);
   // v, vt and vn are numbered separately: a part without uvs adds no vt lines.
