@@ -9,6 +9,12 @@ import type { RigResult } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 import { queuesClosedAfterEach, submitRig, waitFor } from './fixtures/jobQueue.js';
 
+/**
+ * Each test runs real rigs one after another: about a second each on an idle machine, and past vitest's 5 s default
+ * when the machine is busy (four of them timed out while training data was being generated beside them).
+ */
+const JOB_TEST_TIMEOUT_MS = 30_000;
+
 describe('job threads kept between jobs', () => {
   // every queue a test makes ends its threads after the test, whatever the test's outcome
   const newQueue = queuesClosedAfterEach();
@@ -28,7 +34,7 @@ describe('job threads kept between jobs', () => {
     // closing ends the idle thread
     queue.close();
     expect(queue.threads.idle).toBe(0);
-  });
+  }, JOB_TEST_TIMEOUT_MS);
 
   it('does not reuse the thread of a cancelled job; the next job gets a new thread and answers', async () => {
     const queue = newQueue(1);
@@ -42,7 +48,7 @@ describe('job threads kept between jobs', () => {
     expect(queue.threads).toEqual({ idle: 0, started: 1 });
     expect('result' in await submitRig(queue).answer).toBe(true);
     expect(queue.threads).toEqual({ idle: 1, started: 2 });
-  });
+  }, JOB_TEST_TIMEOUT_MS);
 
   it('does not keep the thread of a job over KEEP_THREAD_MAX_VERTICES, and answers its error', async () => {
     const queue = newQueue(1);
@@ -58,7 +64,7 @@ describe('job threads kept between jobs', () => {
     bad[0].positions[0] = Number.NaN;
     expect(await submitRig(queue, bad).answer).toMatchObject({ code: 'BAD_NUMBER' });
     expect(queue.threads).toEqual({ idle: 1, started: 2 });
-  });
+  }, JOB_TEST_TIMEOUT_MS);
 
   it('ends a thread left idle past its idle time; the next job starts a new one', async () => {
     const queue = newQueue(1, undefined, 200);
@@ -67,7 +73,7 @@ describe('job threads kept between jobs', () => {
     await waitFor(() => queue.threads.idle === 0, 5000);
     expect('result' in await submitRig(queue).answer).toBe(true);
     expect(queue.threads).toEqual({ idle: 1, started: 2 });
-  });
+  }, JOB_TEST_TIMEOUT_MS);
 
   it('keeps at most one thread per slot, however many jobs ran at once', async () => {
     const queue = newQueue(2);
@@ -75,5 +81,5 @@ describe('job threads kept between jobs', () => {
     expect(answers.every((a) => 'result' in a)).toBe(true);
     expect(queue.threads.idle).toBe(2);
     expect(queue.threads.started).toBe(2);
-  });
+  }, JOB_TEST_TIMEOUT_MS);
 });
