@@ -8,9 +8,10 @@
 #      rig: the *.poserig side files `autorig data --kind pose` writes beside every .pose)
 #      → models/latent_pose_decoder.{onnx,check.json,curve.csv,md}
 # The committed models were made by exactly these two phases on that data: phase A 12000 steps (v3, 69 minutes on one
-# thread), then phase B 35 minutes on its frozen encoder (the decoder v4, 2026-12-02: phase B run again on v3's
-# phase_a.pt after the joint frames changed; see latent_pose_encoder.md and latent_pose_decoder.md). Each phase is
-# also bounded by the clock (AUTORIG_LATENT_A_MINUTES, default 110, and AUTORIG_LATENT_MINUTES, default 35; the
+# thread), then phase B 45 minutes on its frozen encoder (the decoder v6, 2026-12-02: phase B run again on v3's
+# encoder after the joint frames changed (v4), then with 45 minutes instead of 35 (v6); see latent_pose_encoder.md and
+# latent_pose_decoder.md). Each phase is
+# also bounded by the clock (AUTORIG_LATENT_A_MINUTES, default 110, and AUTORIG_LATENT_MINUTES, default 45; the
 # learning rate decays to the end either way), so a slower machine trains fewer steps and gets somewhat different
 # numbers.
 # Environment: AUTORIG_POSE_DATA (default ../data/pose-train), AUTORIG_TRAIN_JOBS (data processes, default 2),
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 DATA=${AUTORIG_POSE_DATA:-../data/pose-train}
 JOBS=${AUTORIG_TRAIN_JOBS:-2}
 A_MINUTES=${AUTORIG_LATENT_A_MINUTES:-110}
-MINUTES=${AUTORIG_LATENT_MINUTES:-35}
+MINUTES=${AUTORIG_LATENT_MINUTES:-45}
 THREADS=${AUTORIG_LATENT_THREADS:-1}
 DEVICE=${AUTORIG_LATENT_DEVICE:-cpu}
 
@@ -31,8 +32,8 @@ node bin/autorig.js data --kind pose --out "$DATA" --count 240 --seed 1 --augmen
   --procedural-vertices 15000,40000 --augmented-vertices 15000,40000 --jobs "$JOBS"
 
 # phase A (learning rate 1e-3, at most 12000 steps), then phase B on its checkpoint (out/latent_pose/phase_a.pt,
-# learning rate 1e-3, at most 30000 steps: a rig decoder step is short, so the clock decides on a small machine)
-for PHASE in a:1e-3:12000:$A_MINUTES b:1e-3:30000:$MINUTES; do
+# learning rate 1e-3, at most 60000 steps: a rig decoder step is short, so the clock decides on a small machine)
+for PHASE in a:1e-3:12000:$A_MINUTES b:1e-3:60000:$MINUTES; do
   IFS=: read -r NAME LR STEPS LIMIT <<< "$PHASE"
   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 models/training/train_latent_pose.py --data "$DATA" --phase "$NAME" \
     --lr "$LR" --steps "$STEPS" --max-minutes "$LIMIT" --device "$DEVICE" --threads "$THREADS" --seed 1 --models models \
