@@ -11,7 +11,7 @@
  * --only, everything runs and writes out/bench.json.
  */
 import { DEFAULT_METHOD } from '../sidecar/pipeline.js';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -214,10 +214,17 @@ function writeMesh(ladders: Ladder[], target: number, label: string, dir: string
   };
 }
 
-function runChild(args: string[]): ChildReport | { error: string } {
-  const run = spawnSync(process.execPath, [RIG_ONCE, ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
+/** A child that could not run or exited non-zero → { error } with its exit and last stderr lines; null when it ran. */
+function spawnFailure(run: SpawnSyncReturns<string>): { error: string } | null {
   if (run.error) return { error: String(run.error) };
   if (run.status !== 0) return { error: `exit ${run.status ?? run.signal}: ${(run.stderr || '').trim().split('\n').slice(-3).join(' | ')}` };
+  return null;
+}
+
+function runChild(args: string[]): ChildReport | { error: string } {
+  const run = spawnSync(process.execPath, [RIG_ONCE, ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
+  const failed = spawnFailure(run);
+  if (failed) return failed;
   const last = run.stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(last) as ChildReport;
 }
@@ -246,8 +253,8 @@ function runCommandMedian(args: string[]): { seconds: number; runs: number[]; sa
     const t0 = performance.now();
     const run = spawnSync(process.execPath, [resolve(REPO, 'bin/autorig.js'), ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
     runs.push((performance.now() - t0) / 1000);
-    if (run.error) return { error: String(run.error) };
-    if (run.status !== 0) return { error: `exit ${run.status ?? run.signal}: ${(run.stderr || '').trim().split('\n').slice(-3).join(' | ')}` };
+    const failed = spawnFailure(run);
+    if (failed) return failed;
     said = run.stdout.trim().split('\n').pop() ?? '';
   }
   return { seconds: [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)], runs, said };

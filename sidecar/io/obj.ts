@@ -50,7 +50,7 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
   const normals = new GrowingArray(Float64Array);
   // group name → triangle corners, 3 per triangle, each corner (v, vt, vn) 0-based, -1 when absent
   const groups = new Map<string, GrowingArray<Int32Array>>();
-  // one face line: its corner tokens' [start, end) (and a spare slot), then its corners
+  // one face line: its corner tokens' [start, end), then its corners
   const spans = new GrowingArray(Int32Array);
   const face = new GrowingArray(Int32Array);
   const tokens = new LineTokens();
@@ -78,14 +78,17 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
       groupName = tokens.rest();
     } else if (keyword === 'f') {
       spans.length = 0;
-      while (tokens.next()) spans.push3(tokens.start, tokens.end, 0);
-      const corners = spans.length / 3;
+      while (tokens.next()) {
+        spans.push(tokens.start);
+        spans.push(tokens.end);
+      }
+      const corners = spans.length / 2;
       if (corners < 3) throw new AutoRigError('BAD_REQUEST', `${where()}: a face needs at least 3 vertices`);
       face.length = 0;
       counts[0] = positions.length / 3;
       counts[1] = texcoords.length / 2;
       counts[2] = normals.length / 3;
-      for (let c = 0; c < corners; c++) readCorner(line, spans.data[3 * c], spans.data[3 * c + 1], counts, face, where);
+      for (let c = 0; c < corners; c++) readCorner(line, spans.data[2 * c], spans.data[2 * c + 1], counts, face, where);
       const key = groupBy === 'object' ? objectName : groupBy === 'group' ? groupName : '';
       let list = groups.get(key);
       if (!list) groups.set(key, (list = new GrowingArray(Int32Array)));
@@ -405,7 +408,7 @@ export function formatObj(parts: CharacterPart[], options: ObjWriteOptions = {})
   const scale = 10 ** decimals;
   const num = (x: number) => {
     const r = Math.round(x * scale) / scale;
-    return Math.abs(x) < 1e9 ? String(r === 0 ? 0 : r) : String(+x.toFixed(decimals));
+    return Math.abs(x) < 1e9 ? String(r) : String(+x.toFixed(decimals));
   };
   const out: string[] = [];
   if (options.header) for (const line of options.header.split('\n')) out.push(`# ${line}`);
