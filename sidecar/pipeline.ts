@@ -27,6 +27,7 @@ import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js'
 import { propRodPieces } from './skinning/heldPropWeights.js';
 import { legChains, type LegChain } from './skinning/skirtOnThighs.js';
 import { limbJointBands } from './skinning/limbJointBands.js';
+import { separateLimbs, skeletonLimbs, templateLimbs, type LimbChain } from './skinning/separateLimbs.js';
 import { applySkinningRules, planSkinningRules, type HeldProps, type SkinningRulesPlan } from './skinning/skinningRules.js';
 import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
@@ -104,6 +105,8 @@ export async function rigPreparedAsync(
     const all = { indices: learned.indices, weights: learned.weights };
     // the network's blends can start well before a limb's joint (limbJointBands.ts)
     limbJointBands(canonical, coarse, all, INFLUENCES);
+    // nor may they reach from a hand to the thigh it rests on (separateLimbs.ts)
+    separateLimbs(canonical, all, INFLUENCES, templateLimbs(coarse));
     plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
@@ -114,6 +117,7 @@ export async function rigPreparedAsync(
       onProgress: (f) => onProgress('skinning', 0.2 + 0.8 * f),
     });
     limbJointBands(canonical, learned.refinedJoints, learned, INFLUENCES);
+    separateLimbs(canonical, learned, INFLUENCES, templateLimbs(learned.refinedJoints));
     skeleton = refinedSkeleton(estimate, learned.refinedJoints, cf, prefix);
     objects = partWeights(parts, mesh, skeleton, { indices: learned.indices, weights: learned.weights }, []);
   } else {
@@ -182,6 +186,7 @@ export async function skinCharacterAsync(
     onProgress: (f) => onProgress('skinning', 0.1 + 0.9 * f),
   });
   limbJointBands(canonical, joints, learned, INFLUENCES);
+  separateLimbs(canonical, learned, INFLUENCES, templateLimbs(joints));
   // The network's joints are the template's; the result indexes the user's skeleton. HeadTop_End is never weighted, so
   // a skeleton without it loses nothing (an unused slot keeps index 0 with weight 0).
   const indices = learned.indices.map((t, i) => (learned.weights[i] > 0 ? slots[t] : 0));
@@ -285,9 +290,11 @@ function skinParts(
   locked: LockedGroup[], onProgress: (f: number) => void, rods: () => Int32Array, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
   const { mesh, canonical, cf, shells } = prepared;
-  const { bones, legs, hands } = skinBones(skeleton, cf);
+  const { bones, legs, hands, limbs } = skinBones(skeleton, cf);
   const props = hands.length > 0 ? { hands, pieceOf: rods() } : undefined;
   const weights = skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props, shells);
+  // a hand that rests on a thigh is a voxel or two from it: the geodesics can blend across (separateLimbs.ts)
+  separateLimbs(canonical, weights, INFLUENCES, limbs);
   return partWeights(parts, mesh, skeleton, weights, locked);
 }
 
@@ -295,7 +302,7 @@ function skinParts(
  * The skeleton as the skinning reads it: its bones in the canonical frame, the two legs' chains (legChains; none when
  * the names are not Mixamo's) and the hand bones (by template name).
  */
-function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[]; legs: LegChain[]; hands: number[] } {
+function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[]; legs: LegChain[]; hands: number[]; limbs: LimbChain[] } {
   const bones: SkinBone[] = skeleton.joints.map((j) => ({
     head: pointToCanonical(j.head, cf),
     tail: pointToCanonical(j.tail, cf),
@@ -307,7 +314,7 @@ function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[];
     return slot >= 0 ? MIXAMO_JOINTS[slot] : null;
   };
   const hands = bones.flatMap((_, b) => (nameOf(b) === 'LeftHand' || nameOf(b) === 'RightHand' ? [b] : []));
-  return { bones, legs: legChains(bones, nameOf), hands };
+  return { bones, legs: legChains(bones, nameOf), hands, limbs: skeletonLimbs(bones, nameOf) };
 }
 
 /**
