@@ -9,8 +9,9 @@ import { latentPoseAutoRig } from '../sidecar/pose/applyLatentPose.js';
 import { LIMB_BAND_HALF_WIDTH, limbJointBands } from '../sidecar/skinning/limbJointBands.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import type { MeshPart, PartWeights, Skeleton } from '../sidecar/types.js';
+import { jointIndex, jointWeightRows, weightOfJoint, type JointWeightRows } from './fixtures/jointWeightRows.js';
 
-const J = (name: string): number => MIXAMO_JOINTS.indexOf(name as never);
+const J = jointIndex;
 
 /** A left arm along +x (shoulder 0, elbow 1, wrist 2, all at height 1), the right one mirrored, the rest on the spine. */
 function armJoints(): Float32Array {
@@ -26,21 +27,11 @@ function armJoints(): Float32Array {
 }
 
 /** One vertex per row of `rows`, at x (height 1, 0.05 off the bone), its weights by joint name; k = 4. */
-function vertices(rows: { x: number; w: Record<string, number> }[]): { positions: Float32Array; weights: { indices: Uint16Array; weights: Float32Array } } {
-  const positions = new Float32Array(rows.length * 3), indices = new Uint16Array(rows.length * 4), weights = new Float32Array(rows.length * 4);
-  rows.forEach((row, v) => {
-    positions.set([row.x, 1.05, 0], 3 * v);
-    Object.entries(row.w).forEach(([name, w], q) => { indices[4 * v + q] = J(name); weights[4 * v + q] = w; });
-  });
-  return { positions, weights: { indices, weights } };
+function vertices(rows: { x: number; w: Record<string, number> }[]): JointWeightRows {
+  return jointWeightRows(rows.map(({ x, w }) => ({ at: [x, 1.05, 0], w })));
 }
 
-/** Weight of joint `name` on vertex v. */
-function weightOf(w: { indices: Uint16Array; weights: Float32Array }, v: number, name: string): number {
-  let sum = 0;
-  for (let q = 0; q < 4; q++) if (w.indices[4 * v + q] === J(name)) sum += w.weights[4 * v + q];
-  return sum;
-}
+const weightOf = weightOfJoint;
 
 describe('limbJointBands', () => {
   it('takes the hand off the forearm before the band, caps it in the band, and leaves a blend at the wrist alone', () => {

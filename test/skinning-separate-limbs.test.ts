@@ -11,8 +11,11 @@ import { latentPoseAutoRig } from '../sidecar/pose/applyLatentPose.js';
 import { separateLimbs, skeletonLimbs, templateLimbs } from '../sidecar/skinning/separateLimbs.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import type { PartWeights, Skeleton, Vec3 } from '../sidecar/types.js';
+import { jointIndex, jointWeightRows, weightOfJoint } from './fixtures/jointWeightRows.js';
 
-const J = (name: string): number => MIXAMO_JOINTS.indexOf(name as never);
+const J = jointIndex;
+const vertices = jointWeightRows;
+const weightOf = weightOfJoint;
 
 /**
  * Arms hanging at the sides: the left hand (wrist at x 0.3, y 0.9) hangs beside the left thigh (hip x 0.1, y 1,
@@ -31,22 +34,6 @@ function hangingJoints(): Float32Array {
     joints.set([0.1 * sx, 0, 0.15], 3 * J(`${side}ToeBase`));
   }
   return joints;
-}
-
-/** One vertex per row at `at`, its weights by joint name; k = 4. */
-function vertices(rows: { at: Vec3; w: Record<string, number> }[]): { positions: Float32Array; weights: { indices: Uint16Array; weights: Float32Array } } {
-  const positions = new Float32Array(rows.length * 3), indices = new Uint16Array(rows.length * 4), weights = new Float32Array(rows.length * 4);
-  rows.forEach((row, v) => {
-    positions.set(row.at, 3 * v);
-    Object.entries(row.w).forEach(([name, w], q) => { indices[4 * v + q] = J(name); weights[4 * v + q] = w; });
-  });
-  return { positions, weights: { indices, weights } };
-}
-
-function weightOf(w: { indices: Uint16Array; weights: Float32Array }, v: number, name: string): number {
-  let sum = 0;
-  for (let q = 0; q < 4; q++) if (w.indices[4 * v + q] === J(name)) sum += w.weights[4 * v + q];
-  return sum;
 }
 
 describe('separateLimbs', () => {
