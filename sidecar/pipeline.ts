@@ -103,10 +103,7 @@ export async function rigPreparedAsync(
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
-    // the network's blends can start well before a limb's joint (limbJointBands.ts)
-    limbJointBands(canonical, coarse, all, INFLUENCES);
-    // nor may they reach from a hand to the thigh it rests on (separateLimbs.ts)
-    separateLimbs(canonical, all, INFLUENCES, templateLimbs(coarse));
+    keepLimbBlends(canonical, coarse, all);
     plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
@@ -116,8 +113,7 @@ export async function rigPreparedAsync(
       influences: INFLUENCES,
       onProgress: (f) => onProgress('skinning', 0.2 + 0.8 * f),
     });
-    limbJointBands(canonical, learned.refinedJoints, learned, INFLUENCES);
-    separateLimbs(canonical, learned, INFLUENCES, templateLimbs(learned.refinedJoints));
+    keepLimbBlends(canonical, learned.refinedJoints, learned);
     skeleton = refinedSkeleton(estimate, learned.refinedJoints, cf, prefix);
     objects = partWeights(parts, mesh, skeleton, { indices: learned.indices, weights: learned.weights }, []);
   } else {
@@ -126,6 +122,17 @@ export async function rigPreparedAsync(
     objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }
   return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
+}
+
+/**
+ * The rules every learned skinning's limbs keep: the network's blends can start well before a limb's joint
+ * (limbJointBands.ts), and may reach from a hand to the thigh it rests on (separateLimbs.ts).
+ * positions: canonical #V*3, joints: template heads #23*3 (MIXAMO_JOINTS order), weights: top-INFLUENCES rows indexing
+ * MIXAMO_JOINTS, modified in place.
+ */
+function keepLimbBlends(positions: Float32Array, joints: Float32Array, weights: { indices: Uint16Array; weights: Float32Array }): void {
+  limbJointBands(positions, joints, weights, INFLUENCES);
+  separateLimbs(positions, weights, INFLUENCES, templateLimbs(joints));
 }
 
 /** The estimate's joint heads in the canonical frame, MIXAMO_JOINTS order: Float32Array #23*3. */
@@ -185,8 +192,7 @@ export async function skinCharacterAsync(
     influences: INFLUENCES,
     onProgress: (f) => onProgress('skinning', 0.1 + 0.9 * f),
   });
-  limbJointBands(canonical, joints, learned, INFLUENCES);
-  separateLimbs(canonical, learned, INFLUENCES, templateLimbs(joints));
+  keepLimbBlends(canonical, joints, learned);
   // The network's joints are the template's; the result indexes the user's skeleton. HeadTop_End is never weighted, so
   // a skeleton without it loses nothing (an unused slot keeps index 0 with weight 0).
   const indices = learned.indices.map((t, i) => (learned.weights[i] > 0 ? slots[t] : 0));

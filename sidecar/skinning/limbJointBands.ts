@@ -27,8 +27,10 @@ export const LIMB_JOINT_CHAINS: readonly (readonly [string, string, string | nul
  */
 export const LIMB_BAND_HALF_WIDTH = 0.2;
 
-/** A hand has no joint after it in the template: its bone is taken this fraction of the forearm's length long. */
-const HAND_LENGTH = 0.4;
+/**
+ * A bone with no joint after it in the template (the hand; the toe) is taken this fraction of the bone before it long.
+ */
+export const END_BONE_LENGTH = 0.4;
 
 /**
  * limbJointBands: caps the child bone's weight on the parent bone and the parent's on the child, by how far the
@@ -58,7 +60,7 @@ export function limbJointBands(
     const a = head(joints, parent), b = head(joints, child);
     const along = sub(b, a), length = Math.hypot(...along);
     if (length < 1e-9) continue;
-    const c = childName === null ? add(b, scale(along, HAND_LENGTH)) : head(joints, MIXAMO_JOINTS.indexOf(childName as never));
+    const c = childName === null ? add(b, scale(along, END_BONE_LENGTH)) : head(joints, MIXAMO_JOINTS.indexOf(childName as never));
     const down = sub(c, b), downLength = Math.hypot(...down);
     if (downLength < 1e-9) continue;
     const lengthSq = length * length, downSq = downLength * downLength;

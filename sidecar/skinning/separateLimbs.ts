@@ -9,14 +9,16 @@
  */
 import { MIXAMO_JOINTS, type MixamoJointName } from '../skeleton/mixamoTemplate.js';
 import type { Vec3 } from '../types.js';
+import { END_BONE_LENGTH } from './limbJointBands.js';
+import { pointSegmentDistanceSquared } from './shellBones.js';
 
 /** One limb as the weights see it: which bones (weight indices) are its own, and its bones' segments. */
 export interface LimbChain {
   kind: 'arm' | 'leg';
   /** the weight indices of its bones */
   bones: number[];
-  /** its bones as segments start → end, Float64Array #bones*6 */
-  segments: Float64Array;
+  /** its bones as segments, one per bone */
+  segments: { head: Vec3; tail: Vec3 }[];
 }
 
 /** Top-k weights as the skinnings hand them over: bone indices #V*k, values #V*k. */
@@ -30,9 +32,6 @@ export const LIMB_BONES: readonly { kind: LimbChain['kind']; bones: readonly Mix
   { kind: 'leg', bones: ['RightUpLeg', 'RightLeg', 'RightFoot', 'RightToeBase'] },
 ];
 
-/** The last bone of a chain of template joints has no child joint: its segment is this share of the bone before it. */
-const END_BONE_LENGTH = 0.4;
-
 /**
  * templateLimbs: the limbs of a template skeleton given by its joint heads (Float32Array #23*3, MIXAMO_JOINTS order),
  * weights indexing MIXAMO_JOINTS → LimbChain[] (each bone from its head to the next joint's head; the hand and the toe
@@ -41,12 +40,11 @@ const END_BONE_LENGTH = 0.4;
 export function templateLimbs(joints: Float32Array): LimbChain[] {
   return LIMB_BONES.map(({ kind, bones }) => {
     const slots = bones.map((b) => MIXAMO_JOINTS.indexOf(b));
-    const heads = slots.map((j) => [joints[3 * j], joints[3 * j + 1], joints[3 * j + 2]]);
-    const segments = new Float64Array(slots.length * 6);
-    heads.forEach((a, i) => {
-      const b = i + 1 < heads.length ? heads[i + 1] : a.map((x, c) => x + END_BONE_LENGTH * (x - heads[i - 1][c]));
-      segments.set([...a, ...b], 6 * i);
-    });
+    const heads = slots.map((j): Vec3 => [joints[3 * j], joints[3 * j + 1], joints[3 * j + 2]]);
+    const segments = heads.map((head, i) => ({
+      head,
+      tail: i + 1 < heads.length ? heads[i + 1] : head.map((x, c) => x + END_BONE_LENGTH * (x - heads[i - 1][c])) as Vec3,
+    }));
     return { kind, bones: slots, segments };
   });
 }
@@ -61,9 +59,7 @@ export function skeletonLimbs(bones: readonly { head: Vec3; tail: Vec3 }[], temp
   for (const { kind, bones: names } of LIMB_BONES) {
     const mine = names.map((n) => bones.findIndex((_, b) => templateName(b) === n)).filter((b) => b >= 0);
     if (mine.length === 0) continue;
-    const segments = new Float64Array(mine.length * 6);
-    mine.forEach((b, i) => segments.set([...bones[b].head, ...bones[b].tail], 6 * i));
-    out.push({ kind, bones: mine, segments });
+    out.push({ kind, bones: mine, segments: mine.map((b) => ({ head: bones[b].head, tail: bones[b].tail })) });
   }
   return out;
 }
@@ -80,29 +76,32 @@ function conflicting(limbs: LimbChain[], a: number, b: number): boolean {
  * modified in place; k: influences; limbs: templateLimbs or skeletonLimbs → the number of vertices changed.
  */
 export function separateLimbs(positions: Float32Array, weights: TopK, k: number, limbs: LimbChain[]): number {
-  const limbOfBone = new Map<number, number>();
-  limbs.forEach((limb, l) => limb.bones.forEach((b) => limbOfBone.set(b, l)));
+  // limb of each bone index, −1 for the torso's bones (indices past the limbs' are the torso's too)
+  const limbOfBone = new Int8Array(Math.max(-1, ...limbs.flatMap((limb) => limb.bones)) + 1).fill(-1);
+  limbs.forEach((limb, l) => limb.bones.forEach((b) => { limbOfBone[b] = l; }));
+  const limbOf = (bone: number): number => (bone < limbOfBone.length ? limbOfBone[bone] : -1);
   const count = positions.length / 3;
   let changed = 0;
   for (let v = 0; v < count; v++) {
     let present = 0;
     for (let q = 0; q < k; q++) {
-      const l = weights.weights[v * k + q] > 0 ? limbOfBone.get(weights.indices[v * k + q]) : undefined;
-      if (l !== undefined) present |= 1 << l;
+      const l = weights.weights[v * k + q] > 0 ? limbOf(weights.indices[v * k + q]) : -1;
+      if (l >= 0) present |= 1 << l;
     }
     if (!hasConflict(limbs, present)) continue;
     let nearest = -1, nearestD = Infinity;
     limbs.forEach((limb, l) => {
       if ((present & (1 << l)) === 0) return;
-      const d = distanceToSegments(positions, v, limb.segments);
+      let d = Infinity;
+      for (const { head, tail } of limb.segments) d = Math.min(d, pointSegmentDistanceSquared(positions, v, head, tail));
       if (d < nearestD) [nearest, nearestD] = [l, d];
     });
     let kept = 0;
     for (let q = 0; q < k; q++) {
       const s = v * k + q;
       if (weights.weights[s] <= 0) continue;
-      const l = limbOfBone.get(weights.indices[s]);
-      if (l !== undefined && conflicting(limbs, l, nearest)) weights.weights[s] = 0;
+      const l = limbOf(weights.indices[s]);
+      if (l >= 0 && conflicting(limbs, l, nearest)) weights.weights[s] = 0;
       else kept += weights.weights[s];
     }
     // the nearest limb's own weight is always kept, so kept > 0
@@ -119,20 +118,4 @@ function hasConflict(limbs: LimbChain[], present: number): boolean {
     for (let b = a + 1; b < limbs.length; b++) if ((present & (1 << b)) !== 0 && conflicting(limbs, a, b)) return true;
   }
   return false;
-}
-
-/** Distance from vertex v of positions to the nearest of the segments (Float64Array #S*6). */
-function distanceToSegments(positions: Float32Array, v: number, segments: Float64Array): number {
-  const px = positions[3 * v], py = positions[3 * v + 1], pz = positions[3 * v + 2];
-  let best = Infinity;
-  for (let s = 0; s < segments.length; s += 6) {
-    const ax = segments[s], ay = segments[s + 1], az = segments[s + 2];
-    const dx = segments[s + 3] - ax, dy = segments[s + 4] - ay, dz = segments[s + 5] - az;
-    const lengthSq = dx * dx + dy * dy + dz * dz;
-    let t = lengthSq > 0 ? ((px - ax) * dx + (py - ay) * dy + (pz - az) * dz) / lengthSq : 0;
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    const d = Math.hypot(px - ax - t * dx, py - ay - t * dy, pz - az - t * dz);
-    if (d < best) best = d;
-  }
-  return best;
 }
