@@ -193,19 +193,18 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     }
   };
 
-  /** The radius of a node: the farthest corner of its triangles order[start, end) from its centre. */
+  /**
+   * The radius of a node: the farthest corner of its triangles order[start, end) from its centre. It reads `corners`
+   * (already in tree order): one contiguous sweep per node, every level of the tree sweeping all triangles once.
+   */
   const writeRadius = (node: number, start: number, end: number): void => {
     const o = node * NODE_STRIDE;
     const px = nodes[o], py = nodes[o + 1], pz = nodes[o + 2];
     let radius2 = 0;
-    for (let i = start; i < end; i++) {
-      const t = order[i] * 3;
-      for (let k = 0; k < 3; k++) {
-        const v = triangles[t + k] * 3;
-        const ex = positions[v] - px, ey = positions[v + 1] - py, ez = positions[v + 2] - pz;
-        const d2 = ex * ex + ey * ey + ez * ez;
-        if (d2 > radius2) radius2 = d2;
-      }
+    for (let c = start * 9, last = end * 9; c < last; c += 3) {
+      const ex = corners[c] - px, ey = corners[c + 1] - py, ez = corners[c + 2] - pz;
+      const d2 = ex * ex + ey * ey + ez * ez;
+      if (d2 > radius2) radius2 = d2;
     }
     nodes[o + 3] = Math.sqrt(radius2);
   };
@@ -265,6 +264,16 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
   };
 
   if (triangleCount > 0) split(0, triangleCount, 0);
+  const corners = new Float64Array(triangleCount * 9);
+  for (let i = 0; i < triangleCount; i++) {
+    const t = order[i];
+    for (let k = 0; k < 3; k++) {
+      const v = triangles[t * 3 + k] * 3;
+      corners[i * 9 + k * 3] = positions[v];
+      corners[i * 9 + k * 3 + 1] = positions[v + 1];
+      corners[i * 9 + k * 3 + 2] = positions[v + 2];
+    }
+  }
   // moments bottom-up: in depth-first order every child comes after its parent
   const nodes = new Float64Array(nodeCount * NODE_STRIDE);
   const nodeArea = new Float64Array(nodeCount);
@@ -280,13 +289,10 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
       writeLeafMoments(node, rangeStart[node], rangeEnd[node]);
       bounds[b] = bounds[b + 1] = bounds[b + 2] = Infinity;
       bounds[b + 3] = bounds[b + 4] = bounds[b + 5] = -Infinity;
-      for (let i = rangeStart[node]; i < rangeEnd[node]; i++) {
-        for (let k = 0; k < 3; k++) {
-          const v = triangles[order[i] * 3 + k] * 3;
-          for (let a = 0; a < 3; a++) {
-            if (positions[v + a] < bounds[b + a]) bounds[b + a] = positions[v + a];
-            if (positions[v + a] > bounds[b + 3 + a]) bounds[b + 3 + a] = positions[v + a];
-          }
+      for (let c = rangeStart[node] * 9, last = rangeEnd[node] * 9; c < last; c += 3) {
+        for (let a = 0; a < 3; a++) {
+          if (corners[c + a] < bounds[b + a]) bounds[b + a] = corners[c + a];
+          if (corners[c + a] > bounds[b + 3 + a]) bounds[b + 3 + a] = corners[c + a];
         }
       }
     } else {
@@ -300,16 +306,6 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     writeRadius(node, rangeStart[node], rangeEnd[node]);
   }
 
-  const corners = new Float64Array(triangleCount * 9);
-  for (let i = 0; i < triangleCount; i++) {
-    const t = order[i];
-    for (let k = 0; k < 3; k++) {
-      const v = triangles[t * 3 + k] * 3;
-      corners[i * 9 + k * 3] = positions[v];
-      corners[i * 9 + k * 3 + 1] = positions[v + 1];
-      corners[i * 9 + k * 3 + 2] = positions[v + 2];
-    }
-  }
   return { corners, nodes, right, first, count, depth, bounds };
 }
 
