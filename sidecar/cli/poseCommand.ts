@@ -16,6 +16,7 @@ import { vertexNormals } from '../io/normals.js';
 import { checkObjSize, formatObj, parseObj } from '../io/obj.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
 import { MESH_LIMITS } from '../mesh/mergeParts.js';
+import { modelsRunByPose } from '../methods.js';
 import type { ApplyLatentPoseOptions, LatentPoseResult, PoseStrategy } from '../pose/applyLatentPose.js';
 import { POSE_STRATEGIES } from '../pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES } from '../pose/poseVocabulary.js';
@@ -171,18 +172,28 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
     return 0;
   }
   const { applyLatentPose } = await import('../pose/applyLatentPose.js');
-  const character = await readPoseInput(parsed.input);
-  const { rig, why } = ownRig(character);
-  io.stderr.write(rig
-    ? `autorig: posing through the file's own rig (${rig.skeleton.joints.length} joints)\n`
-    : `autorig: auto-rigging first (${why})\n`);
-  const progress = progressReporter(io.stderr);
-  let result: LatentPoseResult;
+  const { startModelThread } = await import('./modelThread.js');
+  // the models load on their own thread while the file is read: the latent pair whatever the file holds, the
+  // auto-rig's once it proves to have no rig of its own
+  const starting = startModelThread(modelsRunByPose(true));
+  let character: Character, result: LatentPoseResult;
   try {
-    const options = { pose: parsed.pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}) };
-    result = await applyLatentPose(character.parts, options, progress.onProgress);
+    character = await readPoseInput(parsed.input);
+    const models = await starting;
+    const { rig, why } = ownRig(character);
+    if (!rig) models.warm(modelsRunByPose(false));
+    io.stderr.write(rig
+      ? `autorig: posing through the file's own rig (${rig.skeleton.joints.length} joints)\n`
+      : `autorig: auto-rigging first (${why})\n`);
+    const progress = progressReporter(io.stderr);
+    try {
+      const options = { pose: parsed.pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}) };
+      result = await applyLatentPose(character.parts, options, progress.onProgress);
+    } finally {
+      progress.finish();
+    }
   } finally {
-    progress.finish();
+    await (await starting).close();
   }
   const parts = posedParts(character.parts, result);
   await writePosedFile(parsed.output, parts, `${generator}: ${parsed.input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);

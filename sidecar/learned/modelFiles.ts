@@ -2,7 +2,9 @@
  * Where the learned models live: `models/` of the AutoRig package (committed, each with its model card), or the
  * folder named by AUTORIG_MODELS.
  */
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { AutoRigError } from '../errors.js';
 import { packageRoot } from '../packageRoot.js';
 
 /** The models the sidecar runs, by name: file names under the models folder. */
@@ -41,4 +43,15 @@ export function modelPath(name: ModelName, env: NodeJS.ProcessEnv = process.env)
 /** modelDataPath: a data file of the models (it may be missing). */
 export function modelDataPath(name: keyof typeof MODEL_DATA_FILES, env: NodeJS.ProcessEnv = process.env): string {
   return join(modelsFolder(env), MODEL_DATA_FILES[name]);
+}
+
+/**
+ * requireModelFile: throws AutoRigError MODEL_MISSING when the model file at `path` is not installed (no such file, or
+ * not a file); the message names the file. loadModel says the same; a job calls this for every model it will run
+ * before it starts work, so that a missing one fails at once even when the sessions load later.
+ */
+export function requireModelFile(path: string): void {
+  if (!existsSync(path) || !statSync(path).isFile()) {
+    throw new AutoRigError('MODEL_MISSING', `model ${basename(path)} is not installed (no file ${path})`);
+  }
 }

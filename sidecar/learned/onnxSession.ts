@@ -14,12 +14,12 @@
  * Callers pass and get plain typed arrays with their shape (TensorData), never onnxruntime's own types, so that only
  * this module knows onnxruntime-node.
  */
-import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { MessagePort } from 'node:worker_threads';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { AutoRigError, type ErrorCode } from '../errors.js';
 import { selectProvider } from './executionProvider.js';
+import { requireModelFile } from './modelFiles.js';
 
 export {
   DEFAULT_PROVIDER_ORDER,
@@ -104,9 +104,7 @@ export function loadModel(path: string): Promise<ModelSession> {
 
 async function createSession(path: string): Promise<LocalSession> {
   const name = basename(path);
-  if (!existsSync(path) || !statSync(path).isFile()) {
-    throw new AutoRigError('MODEL_MISSING', `model ${name} is not installed (no file ${path})`);
-  }
+  requireModelFile(path);
   const provider = await selectProvider();
   if (provider.name === 'none') {
     throw new AutoRigError('MODEL_FAILED', `no onnxruntime execution provider works here: ${provider.fallbackFrom.join('; ')}`);

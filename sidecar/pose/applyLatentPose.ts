@@ -17,7 +17,7 @@
  */
 import { POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
-import { modelDataPath, modelPath } from '../learned/modelFiles.js';
+import { modelDataPath, modelPath, requireModelFile } from '../learned/modelFiles.js';
 import { loadModel, runModel, selectedProvider, type ModelSession } from '../learned/onnxSession.js';
 import { modelsRunByPose } from '../methods.js';
 import { prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
@@ -141,16 +141,18 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const variant = options.variant ?? APPLIED_VARIANT;
   if (!(POSE_VARIANTS as readonly string[]).includes(variant)) throw new AutoRigError('BAD_REQUEST', `unknown variant "${String(variant)}"`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  // every model the job runs (modelsRunByPose: encoder, decoder, and the auto-rig's unless the caller brings the rig),
-  // in that order: a missing one is MODEL_MISSING whatever the strength, before any work (sessions are cached)
   const rigGiven = options.rig !== undefined;
   // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
   const reusedRig = rigGiven ? undefined : options.reuse?.autoRig;
   const knownMu = options.mu ?? options.reuse?.mu;
   const reused = reusedRig !== undefined || (options.mu === undefined && options.reuse?.mu !== undefined);
-  for (const model of modelsRunByPose(rigGiven || reusedRig !== undefined)) await loadModel(modelPath(model));
-  const encoder = await loadModel(modelPath('latentPoseEncoder'));
-  const decoder = await loadModel(modelPath('latentPoseDecoder'));
+  // every model the job runs (modelsRunByPose: encoder, decoder, and the auto-rig's unless the caller brings the rig),
+  // in that order: a missing one is MODEL_MISSING whatever the strength, before any work. Their sessions load
+  // meanwhile and are awaited where first run (sessions are cached): behind a model host (the one-shot command's, the
+  // sidecar's) they load on its thread while this one works; one that fails to load is MODEL_FAILED there.
+  const models = modelsRunByPose(rigGiven || reusedRig !== undefined);
+  for (const model of models) requireModelFile(modelPath(model));
+  for (const model of models) loadModel(modelPath(model)).catch(() => {});
   if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
   // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound)
   const prepared = prepareMesh(parts, onProgress, () => {}, !rigGiven && reusedRig === undefined);
@@ -172,7 +174,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
     : (samplesAside
       ? sdfSamplesBeside(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED })
       : Promise.resolve(sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }))
-    ).then((samples) => encodeSamples(encoder, samples, library.latentSize));
+    ).then(async (samples) => encodeSamples(await loadModel(modelPath('latentPoseEncoder')), samples, library.latentSize));
   // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
   encoded.catch(() => {});
   onProgress('rig', 0.15);
@@ -189,7 +191,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const { heads, weights } = templateRig(rig, cf, mesh.partOffsets);
 
   onProgress('decode', 0.85);
-  const decoded = await runModel(decoder, {
+  const decoded = await runModel(await loadModel(modelPath('latentPoseDecoder')), {
     mu_source: { data: mu, dims: [1, mu.length] },
     delta_direction: { data: direction, dims: [1, direction.length] },
     delta_norm: { data: Float32Array.of(norm), dims: [1, 1] },
