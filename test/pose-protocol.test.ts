@@ -373,6 +373,9 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
       for (const name of ['latent_pose_decoder.onnx', 'latent_pose_library.json', 'latent_pose_eval.json']) {
         copyFileSync(join(LATENT_POSE_STUB, name), join(broken, name));
       }
+      // the auto-rig's models installed, so that the corrupt encoder is all that is wrong (a missing model is
+      // MODEL_MISSING before any model loads)
+      for (const name of ['joints2d.onnx', 'point_rig.onnx']) copyFileSync(join(STUB, name), join(broken, name));
       writeFileSync(join(broken, 'latent_pose_encoder.onnx'), 'not an onnx model');
       process.env.AUTORIG_MODELS = broken;
       expect(await client.ask({ kind: 'pose.apply', id: 'corrupt-model', objects: wire(humanoid), pose: 'elbowBentLf' }))
