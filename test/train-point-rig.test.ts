@@ -127,6 +127,48 @@ describe('point rig network (models/training/train_point_rig.py)', () => {
     for (const v of result.refined_joints.data as Float32Array) expect(Number.isFinite(v)).toBe(true);
   }, 180_000);
 
+  it.skipIf(!torchReady && !ON_CI)('shows a body without its head: the head\'s points gone, HeadTop_End at the top of the rest, every other joint and weight as it was', () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx`).toBe(true);
+    const data = join(tmp, 'headless');
+    mkdirSync(data, { recursive: true });
+    const character = generateProceduralHumanoid(131, { targetVertices: 1500 });
+    character.name = 'proc-headless';
+    writeTrainingSample(join(data, 'proc-headless.sample'), makeTrainingSample(character, 3));
+    const script = `
+import json, sys
+import numpy as np
+sys.path.insert(0, 'models/training')
+from point_rig.dataset import SampleSet, cut_head, make_example, HEAD, HEAD_TOP, UP
+s = SampleSet([sys.argv[1]])
+p, n, w, j = s.points[0], s.normals[0], s.weights[0], s.joints[0]
+cp, cn, cw, cj = cut_head(p, n, w, j)
+cut = make_example(s, 0, 256, np.random.default_rng(4), headless=1.0)
+print(json.dumps({
+  "before": len(p), "after": len(cp), "headPoints": int((w[:, HEAD].astype(np.float32) >= 0.5).sum()),
+  "maxHeadWeightLeft": float(cw[:, HEAD].astype(np.float32).max()),
+  "top": float(cp[:, UP].max()), "headY": float(j[HEAD, UP]), "headTopY": float(j[HEAD_TOP, UP]), "cutHeadTop": cj[HEAD_TOP].tolist(),
+  "head": j[HEAD].tolist(), "othersSame": bool(np.array_equal(np.delete(cj, HEAD_TOP, 0), np.delete(j, HEAD_TOP, 0))),
+  "weightsKept": bool(np.array_equal(cw, w[w[:, HEAD].astype(np.float32) < 0.5])),
+  "cutTopBelowHeadTop": float(cut["points"][:, UP].max()) < float(j[HEAD_TOP, UP]) - 0.02,
+}))
+`;
+    const run = spawnSync(PYTHON, ['-c', script, join(data, 'proc-headless.sample')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout.trim().split('\n').pop()!);
+    expect(r.headPoints).toBeGreaterThan(20);
+    expect(r.after).toBe(r.before - r.headPoints);
+    expect(r.maxHeadWeightLeft).toBeLessThan(0.5);
+    // HeadTop_End comes down from above the head to where the cut body ends (never below the Head joint), over it
+    expect(r.headTopY - r.headY).toBeGreaterThan(0.05);
+    expect(r.cutHeadTop[1]).toBeCloseTo(Math.max(r.top, r.headY), 6);
+    expect(r.cutHeadTop[0]).toBeCloseTo(r.head[0], 6);
+    expect(r.cutHeadTop[2]).toBeCloseTo(r.head[2], 6);
+    expect(r.othersSame).toBe(true);
+    expect(r.weightsKept).toBe(true);
+    // an example made with --headless 1 is always the cut body
+    expect(r.cutTopBelowHeadTop).toBe(true);
+  }, 90_000);
+
   it.skipIf(!existsSync(COMMITTED_MODEL))('the committed models/point_rig.onnx reproduces its check file', async () => {
     expect(existsSync(COMMITTED_CHECK), `${COMMITTED_CHECK} must accompany the model`).toBe(true);
     expect(readFileSync(COMMITTED_MODEL).length).toBeLessThanOrEqual(50 * 2 ** 20);

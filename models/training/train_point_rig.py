@@ -64,6 +64,8 @@ def parse_args(argv):
     p.add_argument("--max-minutes", type=float, default=None, help="stop after this long (the learning rate decays "
                    "by whichever of steps and time runs out first); validation and export follow")
     p.add_argument("--validation-fraction", type=float, default=0.1)
+    p.add_argument("--headless", type=float, default=0.0, help="share of training examples shown without their head "
+                   "(point_rig.dataset.cut_head: a body whose head is a separate object); 0: none")
     p.add_argument("--val-every", type=int, default=500, help="steps between validations (and at the end)")
     p.add_argument("--log-every", type=int, default=50)
     p.add_argument("--checkpoint", default=None, help="PyTorch checkpoint to write every 10 minutes and at the end")
@@ -105,10 +107,10 @@ class BatchStream(torch.utils.data.IterableDataset):
     """Endless training batches of one process: its shard of the training samples (every world-th), shuffled anew
     each pass, made into examples by make_batch. Each data-loading worker draws from its own seeded stream."""
 
-    def __init__(self, samples, indices, batch, points, seed, rank, world):
+    def __init__(self, samples, indices, batch, points, seed, rank, world, headless=0.0):
         super().__init__()
         self.samples, self.indices = samples, list(indices)[rank::world] or list(indices)
-        self.batch, self.points, self.seed, self.rank = batch, points, seed, rank
+        self.batch, self.points, self.seed, self.rank, self.headless = batch, points, seed, rank, headless
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -119,7 +121,7 @@ class BatchStream(torch.utils.data.IterableDataset):
             if len(queue) < self.batch:
                 queue.extend(rng.permutation(self.indices).tolist())
             chosen, queue = queue[: self.batch], queue[self.batch:]
-            yield {k: torch.from_numpy(v) for k, v in make_batch(self.samples, chosen, self.points, rng).items()}
+            yield {k: torch.from_numpy(v) for k, v in make_batch(self.samples, chosen, self.points, rng, headless=self.headless).items()}
 
 
 def batch_losses(model, batch, joint_loss_weight):
@@ -211,7 +213,7 @@ def main(argv=None):
     steps_per_epoch = max(1, math.ceil(len(train) / (args.batch * world)))
     total_steps = args.steps if args.steps else max(1, round(args.epochs * steps_per_epoch))
     max_seconds = args.max_minutes * 60 if args.max_minutes else None
-    stream = BatchStream(train, range(len(train)), args.batch, args.points, args.seed, rank, world)
+    stream = BatchStream(train, range(len(train)), args.batch, args.points, args.seed, rank, world, args.headless)
     loader = torch.utils.data.DataLoader(stream, batch_size=None, num_workers=args.workers,
                                          persistent_workers=args.workers > 0)
     val_batches = validation_batches(val, args.points, args.batch, args.seed + 7919) if lead and len(val) else []
@@ -308,7 +310,7 @@ def main(argv=None):
                 onnx_path=args.out, onnx_bytes=size, config=core.config,
                 training={"steps": step, "epochs": round(step / steps_per_epoch, 2), "batch per process": args.batch,
                           "points": args.points, "world size": world, "device": args.device, "peak lr": args.lr,
-                          "joint loss weight": args.joint_loss_weight, "minutes": round(seconds / 60, 1),
+                          "joint loss weight": args.joint_loss_weight, "headless share": args.headless, "minutes": round(seconds / 60, 1),
                           "seconds per step": round(seconds / max(step - start_step, 1), 3)},
                 metrics=shown, coarse_metrics={"joint_error": coarse.get("coarse_joint_error")} if coarse else {})
     if world > 1:

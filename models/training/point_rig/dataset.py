@@ -103,12 +103,39 @@ def mirror_sample(points, normals, weights, joints):
     return points * flip, normals * flip, weights[:, MIRROR], joints[MIRROR] * flip
 
 
-def make_example(samples, i, point_count, rng, augment=True, noise=True):
+HEAD = JOINT_NAMES.index("Head")
+HEAD_TOP = JOINT_NAMES.index("HeadTop_End")
+# y is up in the samples' unit box
+UP = 1
+
+
+def cut_head(points, normals, weights, joints):
+    """The same body without its head, as a character whose head is a separate object the user did not send (mixamo_ely
+    is one): the points whose Head weight is under one half, and HeadTop_End moved down to the top of what is left
+    (never below the Head joint), where the skeleton estimate puts it on such a mesh; the other joints and every kept
+    point's weights as they were. points (P, 3), normals (P, 3), weights (P, J), joints (J, 3) → the same, fewer points;
+    None when cutting would leave less than half the points (the sample's head is most of it)."""
+    keep = np.asarray(weights[:, HEAD], dtype=np.float32) < 0.5
+    if keep.sum() < len(points) / 2:
+        return None
+    out = joints.copy()
+    top = float(points[keep, UP].max())
+    out[HEAD_TOP] = out[HEAD]
+    out[HEAD_TOP, UP] = max(top, float(joints[HEAD, UP]))
+    return points[keep], normals[keep], weights[keep], out
+
+
+def make_example(samples, i, point_count, rng, augment=True, noise=True, headless=0.0):
     """One training example from sample i: point_count of its points at random, mirrored with probability 1/2 and
     stretched per axis by up to ±10 % (augment), in farthest-point order (the first point_count/4 by farthest-point
-    sampling, which is all the network's levels read), coarse joints from coarse_joints (noise, else exact).
+    sampling, which is all the network's levels read), coarse joints from coarse_joints (noise, else exact). With
+    augment, a share `headless` of the examples are the body without its head (cut_head; 0: none, and no random draw).
     → dict of float32 arrays: points (N, 3), normals (N, 3), weights (N, J), joints (J, 3), coarse (J, 3)."""
     pts, nrm, w, j = samples.points[i], samples.normals[i], samples.weights[i], samples.joints[i]
+    if augment and headless > 0 and rng.random() < headless:
+        cut = cut_head(pts, nrm, w, j)
+        if cut is not None:
+            pts, nrm, w, j = cut
     chosen = rng.choice(len(pts), size=point_count, replace=len(pts) < point_count)
     pts, nrm, w = pts[chosen], nrm[chosen], w[chosen].astype(np.float32)
     j = j.copy()
@@ -126,10 +153,10 @@ def make_example(samples, i, point_count, rng, augment=True, noise=True):
             "joints": j.astype(np.float32), "coarse": coarse}
 
 
-def make_batch(samples, indices, point_count, rng, augment=True, noise=True):
-    """Examples for the given sample indices, stacked: points (B, N, 3), normals (B, N, 3), weights (B, N, J),
-    joints (B, J, 3), coarse (B, J, 3)."""
-    examples = [make_example(samples, i, point_count, rng, augment, noise) for i in indices]
+def make_batch(samples, indices, point_count, rng, augment=True, noise=True, headless=0.0):
+    """Examples for the given sample indices (make_example), stacked: points (B, N, 3), normals (B, N, 3), weights
+    (B, N, J), joints (B, J, 3), coarse (B, J, 3)."""
+    examples = [make_example(samples, i, point_count, rng, augment, noise, headless) for i in indices]
     return {k: np.stack([e[k] for e in examples]) for k in examples[0]}
 
 
