@@ -31,7 +31,7 @@
  * Prints one JSON line on stdout: { mode, vertices, triangles, seconds, cpuSeconds, stages, sessionSeconds, peakRssBytes }.
  * The models the job runs are loaded first, timed apart (sessionSeconds): the sidecar loads them once, at start-up
  * (sidecar/server/modelHost.ts), so no request pays for them.
- * For `pose` the latent pose library (JSON) is read in that same untimed part: the sidecar reads it once per process too.
+ * For `pose` the latent pose library (models/latent_pose_library.bin) is read in that same untimed part: the sidecar reads it once per process too.
  * For `correctives-fit` the examples (the user's posed meshes, which a request brings) are made before the timed call;
  * the timed call is the whole bake, fit included, and the report adds the fit's own report (result.fit).
  * `seconds` is the wall time of the rigCharacter / skinCharacter / bakeCorrectives / applyLatentPose call only (reading the

@@ -451,7 +451,7 @@ async function main(): Promise<void> {
       rows.push({
         measurement: 'loading the latent pose models (encoder + decoder + the auto-rig\'s) and the pose library', mesh: '—', vertices: 0,
         seconds: 'error' in load ? undefined : load.sessionSeconds, target: '(none)',
-        note: 'once per sidecar process (ONNX sessions at start-up, the library JSON on the first pose request), never per request',
+        note: 'once per sidecar process (ONNX sessions at start-up, the library file on the first pose request), never per request',
       });
     }
 

@@ -3,7 +3,7 @@
 # dev characters:
 #   1. the training identities (autorig data --kind pose, seed 1: 240 asked; the folder the committed models trained on
 #      holds all 240, an earlier run wrote 227; neutral + 34 poses × 3 variants; the held-out dev characters never enter),
-#   2. phase A, the SDF encoder   → models/latent_pose_encoder.{onnx,check.json,curve.csv,md}, latent_pose_library.json
+#   2. phase A, the SDF encoder   → models/latent_pose_encoder.{onnx,check.json,curve.csv,md}, latent_pose_library.bin
 #   3. phase B, the rig-structured vertex decoder (joint rotations from the latent, posed through each identity's
 #      rig: the *.poserig side files `autorig data --kind pose` writes beside every .pose)
 #      → models/latent_pose_decoder.{onnx,check.json,curve.csv,md}

@@ -5,7 +5,7 @@
  * names) are not shipped yet: without them that last block is skipped, as in pose-protocol.test.ts.
  * The skinning half without any model: pose-rig-skinning.test.ts; the joint frames: pose-joint-frames.test.ts.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { MODEL_DATA_FILES, MODEL_FILES, modelsFolder } from '../sidecar/learned/
 import { applyLatentPose, checkPoseOptions, latentOfParts, latentPoseAutoRig, POSE_SKIN_VOXEL_RESOLUTION } from '../sidecar/pose/applyLatentPose.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { SKIN_VOXEL_RESOLUTION } from '../sidecar/skinning/skinInVoxels.js';
-import { latentDelta, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
+import { decodePoseLibrary, encodePoseLibrary, latentDelta, POSE_LIBRARY_FORMAT, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -68,7 +68,7 @@ describe('nearestNeighbours', () => {
 describe('the pose library and the options', () => {
   const L = 4;
   const library: PoseLibrary = {
-    format: 'autorig-latent-pose-library/1', latentSize: L, knn: 8, variants: ['skinning', 'corrective', 'skinningCorrective'],
+    format: POSE_LIBRARY_FORMAT, latentSize: L, knn: 8, variants: ['skinning', 'corrective', 'skinningCorrective'],
     poses: {
       elbowBentLf: {
         skinningCorrective: {
@@ -90,16 +90,45 @@ describe('the pose library and the options', () => {
     expect(() => latentDelta(library, 'kneeBentRt', 'skinningCorrective', 'mean', new Float32Array(L))).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
   });
 
+  it('reads back what it writes, the same bytes as the training\'s writer (the stub is library_file.py\'s), and the same choices', () => {
+    const bytes = encodePoseLibrary(library);
+    const read = decodePoseLibrary(bytes);
+    expect(read.latentSize).toBe(L);
+    expect(read.knn).toBe(8);
+    expect(Array.from(read.poses.elbowBentLf.skinningCorrective.mean)).toEqual([1, 0, 0, 0]);
+    expect(read.poses.elbowBentLf.skinningCorrective.identities.map((i) => [i.identity, Array.from(i.delta)]))
+      .toEqual([['tall', [0.9, 0.1, 0, 0]], ['short', [1.1, -0.1, 0, 0]]]);
+    expect(latentDelta(read, 'elbowBentLf', 'skinningCorrective', 'nearest', Float32Array.of(-4, 0, 0, 0)).identity).toBe('short');
+    const stub = readFileSync(join(STUB, MODEL_DATA_FILES.latentPoseLibrary));
+    expect(Buffer.from(encodePoseLibrary(decodePoseLibrary(stub))).equals(stub)).toBe(true);
+    expect(() => encodePoseLibrary({ ...library, poses: { x: { skinning: { mean: [1, 2], identities: [] } } } }))
+      .toThrow(expect.objectContaining({ code: 'BAD_ARRAY' }));
+  });
+
   it('refuses a missing or damaged library with model codes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'autorig-lib-'));
     dirs.push(dir);
-    expect(() => readPoseLibrary(join(dir, 'none.json'))).toThrow(expect.objectContaining({ code: 'MODEL_MISSING' }));
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...library, poses: { x: { skinning: { mean: [1, 2], identities: [] } } } }));
-    expect(() => readPoseLibrary(join(dir, 'bad.json'))).toThrow(expect.objectContaining({ code: 'MODEL_FAILED' }));
-    writeFileSync(join(dir, 'nan.json'), '{"format": "autorig-latent-pose-library/1", "latentSize": 1, "knn": 1, "poses": {"x": {"s": {"mean": [null]}}}}');
-    expect(() => readPoseLibrary(join(dir, 'nan.json'))).toThrow(expect.objectContaining({ code: 'MODEL_FAILED' }));
-    writeFileSync(join(dir, 'good.json'), JSON.stringify(library));
-    expect(readPoseLibrary(join(dir, 'good.json')).latentSize).toBe(L);
+    expect(() => readPoseLibrary(join(dir, 'none.bin'))).toThrow(expect.objectContaining({ code: 'MODEL_MISSING' }));
+    const good = encodePoseLibrary(library);
+    const damaged = (name: string, bytes: Uint8Array | string) => {
+      writeFileSync(join(dir, name), bytes);
+      expect(() => readPoseLibrary(join(dir, name)), name).toThrow(expect.objectContaining({ code: 'MODEL_FAILED' }));
+    };
+    // the JSON of format 1
+    damaged('json.bin', JSON.stringify(library));
+    // cut short: its last vector runs past the data
+    damaged('short.bin', good.subarray(0, good.length - 8));
+    // a value that is not a number
+    const nan = Uint8Array.from(good);
+    new DataView(nan.buffer).setFloat64(nan.length - 8, Number.NaN, true);
+    damaged('nan.bin', nan);
+    // another format in the header
+    const header = Buffer.from(good.subarray(12, 12 + new DataView(good.buffer).getUint32(8, true))).toString('utf8');
+    const other = Uint8Array.from(good);
+    other.set(Buffer.from(header.replace(POSE_LIBRARY_FORMAT, POSE_LIBRARY_FORMAT.replace('/2', '/9')), 'utf8'), 12);
+    damaged('format.bin', other);
+    writeFileSync(join(dir, 'good.bin'), good);
+    expect(readPoseLibrary(join(dir, 'good.bin')).latentSize).toBe(L);
   });
 
   it('checks pose, strength and strategy with BAD_REQUEST, and fills the defaults', () => {

@@ -38,7 +38,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const PYTHON = '/usr/bin/python3';
 const ON_CI = process.env.CI === 'true';
 const TRAINED = join(ROOT, 'models');
-const trainedInstalled = ['latent_pose_encoder.onnx', 'latent_pose_decoder.onnx', 'latent_pose_library.json']
+const trainedInstalled = ['latent_pose_encoder.onnx', 'latent_pose_decoder.onnx', 'latent_pose_library.bin']
   .every((name) => existsSync(join(TRAINED, name)));
 const DEV_CHARACTER = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 const TOKEN = 'pose-test-token-0123456789';
@@ -370,7 +370,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   it('says MODEL_FAILED for a corrupt model or library, and keeps serving', async () => {
     const broken = mkdtempSync(join(tmpdir(), 'autorig-broken-models-'));
     try {
-      for (const name of ['latent_pose_decoder.onnx', 'latent_pose_library.json', 'latent_pose_eval.json']) {
+      for (const name of ['latent_pose_decoder.onnx', 'latent_pose_library.bin', 'latent_pose_eval.json']) {
         copyFileSync(join(LATENT_POSE_STUB, name), join(broken, name));
       }
       // the auto-rig's models installed, so that the corrupt encoder is all that is wrong (a missing model is
@@ -380,7 +380,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
       process.env.AUTORIG_MODELS = broken;
       expect(await client.ask({ kind: 'pose.apply', id: 'corrupt-model', objects: wire(humanoid), pose: 'elbowBentLf' }))
         .toMatchObject({ kind: 'error', code: 'MODEL_FAILED' });
-      writeFileSync(join(broken, 'latent_pose_library.json'), '{"format": "something else"');
+      writeFileSync(join(broken, 'latent_pose_library.bin'), '{"format": "something else"');
       expect(await client.ask({ kind: 'pose.list', id: 'corrupt-library' })).toMatchObject({ kind: 'error', code: 'MODEL_FAILED' });
     } finally {
       process.env.AUTORIG_MODELS = STUB;
@@ -437,7 +437,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
 
 describe('the trained latent pose models on a held-out dev character', { timeout: 180_000 }, () => {
   it.skipIf(!trainedInstalled)('pose.apply elbowBentLf / kneeBentRt move the requested limb more than the others', async () => {
-    expect(trainedInstalled, 'models/latent_pose_encoder.onnx, latent_pose_decoder.onnx and latent_pose_library.json must be committed').toBe(true);
+    expect(trainedInstalled, 'models/latent_pose_encoder.onnx, latent_pose_decoder.onnx and latent_pose_library.bin must be committed').toBe(true);
     const before = process.env.AUTORIG_MODELS;
     process.env.AUTORIG_MODELS = TRAINED;
     const server = await serve({ port: 0, token: TOKEN, jobSlots: 1 });

@@ -18,6 +18,7 @@ import { makePoseSample, POSE_VARIANTS, writePoseSample } from '../sidecar/data/
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { SeededRandom } from '../sidecar/data/seededRandom.js';
 import { loadModel, runModel, type TensorData } from '../sidecar/learned/onnxSession.js';
+import { decodePoseLibrary, POSE_LIBRARY_FORMAT, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 
@@ -28,7 +29,7 @@ const torchReady = spawnSync(PYTHON, ['-c', 'import torch, onnx'], { encoding: '
 const COMMITTED = {
   encoder: join(ROOT, 'models/latent_pose_encoder.onnx'),
   decoder: join(ROOT, 'models/latent_pose_decoder.onnx'),
-  library: join(ROOT, 'models/latent_pose_library.json'),
+  library: join(ROOT, 'models/latent_pose_library.bin'),
 };
 const committedPresent = existsSync(COMMITTED.encoder) && existsSync(COMMITTED.decoder);
 if (!committedPresent) {
@@ -38,11 +39,6 @@ if (!committedPresent) {
 
 interface CheckTensor { type: 'float32' | 'int64'; dims: number[]; data: number[] }
 interface CheckFile { opset: number; tolerance: number; inputs: Record<string, CheckTensor>; outputs: Record<string, CheckTensor> }
-interface LibraryEntry { mean: number[]; identities: { identity: string; muNeutral: number[]; delta: number[] }[] }
-interface Library {
-  format: string; latentSize: number; knn: number; variants: string[];
-  poses: Record<string, Record<string, LibraryEntry>>;
-}
 
 const feed = (t: CheckTensor): TensorData => (t.type === 'int64'
   ? { data: BigInt64Array.from(t.data.map((v) => BigInt(v))), dims: t.dims }
@@ -102,15 +98,16 @@ async function runsOtherSizes(encoderPath: string, decoderPath: string, latent: 
 }
 
 /** The library has every pose of the vocabulary in every variant, with finite vectors of the latent size. */
-function checkLibrary(path: string, latent: number): Library {
-  const library = JSON.parse(readFileSync(path, 'utf8')) as Library;
-  expect(library.format).toBe('autorig-latent-pose-library/1');
+function checkLibrary(path: string, latent: number): PoseLibrary {
+  // the sidecar's own reader: it refuses a file whose vectors lie outside its data or hold a value that is not finite
+  const library = decodePoseLibrary(readFileSync(path), path);
+  expect(library.format).toBe(POSE_LIBRARY_FORMAT);
   expect(library.latentSize).toBe(latent);
   // the v1 decoder's K: unused by the rig decoder, kept for the format (the sidecar's reader wants an integer ≥ 1)
   expect(Number.isInteger(library.knn) && library.knn >= 1).toBe(true);
   expect(library.variants).toEqual([...POSE_VARIANTS]);
   expect(Object.keys(library.poses).sort()).toEqual([...POSE_NAMES].sort());
-  const finiteOfSize = (v: number[]) => v.length === latent && v.every(Number.isFinite);
+  const finiteOfSize = (v: ArrayLike<number>) => v.length === latent && Array.from(v).every(Number.isFinite);
   for (const pose of POSE_NAMES) {
     for (const variant of POSE_VARIANTS) {
       const entry = library.poses[pose][variant];
@@ -123,7 +120,7 @@ function checkLibrary(path: string, latent: number): Library {
     }
   }
   // a pose moves the latent: the skinning variant's mean Δμ of a large pose is not zero
-  expect(Math.hypot(...library.poses.elbowSuperBentLf.skinning.mean)).toBeGreaterThan(0);
+  expect(Math.hypot(...Array.from(library.poses.elbowSuperBentLf.skinning.mean))).toBeGreaterThan(0);
   return library;
 }
 
@@ -215,7 +212,7 @@ describe('LatentReRig training (models/training/train_latent_pose.py)', () => {
     expect(decoder.check.inputs.mu_source.dims).toEqual([1, latent]);
     expect(decoder.check.outputs.local_rotations.dims).toEqual([1, MIXAMO_JOINTS.length, 3]);
     await runsOtherSizes(join(models, 'latent_pose_encoder.onnx'), join(models, 'latent_pose_decoder.onnx'), latent);
-    const library = checkLibrary(join(models, 'latent_pose_library.json'), latent);
+    const library = checkLibrary(join(models, 'latent_pose_library.bin'), latent);
     // the 'nearest' strategy's identities are training identities (the validation one, proc-test-0, never)
     const stored = new Set(library.poses.elbowBentLf.skinning.identities.map((i) => i.identity));
     expect([...stored].sort()).toEqual(['proc-test-1', 'proc-test-2']);
@@ -242,7 +239,7 @@ describe('LatentReRig training (models/training/train_latent_pose.py)', () => {
     const latent = encoder.check.outputs.mu.dims[1];
     expect(decoder.check.inputs.mu_source.dims).toEqual([1, latent]);
     await runsOtherSizes(COMMITTED.encoder, COMMITTED.decoder, latent);
-    expect(existsSync(COMMITTED.library), 'models/latent_pose_library.json must accompany the models').toBe(true);
+    expect(existsSync(COMMITTED.library), 'models/latent_pose_library.bin must accompany the models').toBe(true);
     checkLibrary(COMMITTED.library, latent);
   }, 60_000);
 });

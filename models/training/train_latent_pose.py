@@ -5,7 +5,7 @@ export what the sidecar runs.
   Phase A: SDF encoder (samples → μ, log σ²), SDF decoder D(z, x), identity classifier on μ, pose classifier on the
            normalised Δμ, latent losses (same-pose consistency across identities, additivity of combinations,
            contrast between poses) and a small KL.
-           → models/latent_pose_encoder.{onnx,check.json,curve.csv,md}, models/latent_pose_library.json
+           → models/latent_pose_encoder.{onnx,check.json,curve.csv,md}, models/latent_pose_library.bin
   Phase B: the encoder frozen; the rig-structured vertex decoder (RigDecoder: the condition → each template joint's
            rotation in its bone frame), trained through each identity's true rig (its *.poserig side file: joints
            and anchor weights) by LBS and DQS against the pose's three variants.
@@ -357,8 +357,8 @@ def run_phase_a(args, train, val, device, rank, world, say):
     write_check(encoder_module(encoder), f"{args.models}/latent_pose_encoder.check.json", {"sdf_samples": check_in})
     library_ids = farthest_identities(mu_train[0], args.library_identities)
     library = build_library(train.names, train.poses, *mu_train, library_ids)
-    write_library(f"{args.models}/latent_pose_library.json", library)
-    lib_bytes = Path(f"{args.models}/latent_pose_library.json").stat().st_size
+    write_library(f"{args.models}/latent_pose_library.bin", library)
+    lib_bytes = Path(f"{args.models}/latent_pose_library.bin").stat().st_size
     say(f"wrote {out} ({size / 2**20:.2f} MiB), its check file, the library ({lib_bytes / 2**20:.2f} MiB, "
         f"{len(library_ids)} identities stored)")
 
@@ -387,14 +387,14 @@ def run_phase_a(args, train, val, device, rank, world, say):
             args.card_a, title="latent_pose_encoder: LatentReRig SDF encoder (phase A)",
             summary="SDF variational autoencoder of issue 6 (models/training/latent_pose/): SDF samples of a mesh in "
                     "its canonical frame → latent μ, log σ². Its Δμ between posed and neutral states condition the "
-                    "vertex decoder (latent_pose_decoder.onnx); models/latent_pose_library.json holds the training "
+                    "vertex decoder (latent_pose_decoder.onnx); models/latent_pose_library.bin holds the training "
                     "identities' Δμ per pose and variant.",
             facts={"File": f"`{out}` ({size / 2**20:.2f} MiB, ONNX opset 17): sdf_samples (1, N, 4) → mu, logvar (1, L)",
                    "Latent size L": args.latent,
                    "Parameters": f"encoder {parameter_count(core.encoder):,} (exported); trained with the SDF decoder "
                                  f"{parameter_count(core.decoder):,} and the classifiers {parameter_count(core.heads):,}",
                    "Config": f"`{core.encoder.config}`, SDF decoder `{core.decoder.config}`",
-                   "Library": f"`{args.models}/latent_pose_library.json` ({lib_bytes / 2**20:.2f} MiB): mean Δμ over "
+                   "Library": f"`{args.models}/latent_pose_library.bin` ({lib_bytes / 2**20:.2f} MiB): mean Δμ over "
                               f"all {len(train)} training identities; per-identity Δμ and μ for {len(library_ids)} of "
                               "them (farthest-point picks in μ)",
                    "Seed": args.seed, "Command": f"`{args.command}`"},

@@ -24,7 +24,7 @@ export const MODEL_FILES = {
 /** Data files the models need beside them, by name. */
 export const MODEL_DATA_FILES = {
   /** per pose, the training identities' latent deltas and their mean (written by train_latent_pose.py) */
-  latentPoseLibrary: 'latent_pose_library.json',
+  latentPoseLibrary: 'latent_pose_library.bin',
   /** per pose, the latent path's measured error against the rig-based baseline (written by `autorig eval poses`) */
   latentPoseEval: 'latent_pose_eval.json',
 } as const;

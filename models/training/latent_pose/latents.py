@@ -1,14 +1,13 @@
 """The frozen encoder's latents of whole data sets, what phase A measures on them, and the pose library the sidecar
-reads (models/latent_pose_library.json)."""
-import json
+reads (models/latent_pose_library.bin, latent_pose/library_file.py)."""
 import math
 
 import numpy as np
 import torch
 
+from .library_file import LIBRARY_FORMAT, write_library  # noqa: F401 (train_latent_pose imports it from here)
 from .pose_io import VARIANTS
 
-LIBRARY_FORMAT = "autorig-latent-pose-library/1"
 # The library's 'knn' field: the v1 vertex decoder's neighbour count. The rig decoder (v2) has no kNN graph and does
 # not read it; the format keeps the field (the sidecar's reader requires an integer ≥ 1) with v1's value.
 LIBRARY_KNN = 12
@@ -69,7 +68,8 @@ def nearest_library_deltas(mu_neutral, library_mu, library_delta):
 
 
 def significant(values, digits=5):
-    """Floats rounded to `digits` significant digits (JSON-sized)."""
+    """Floats rounded to `digits` significant digits (the library's values since its JSON days; kept, so that a
+    retrained library's numbers mean what they meant)."""
     out = []
     for v in np.asarray(values, dtype=np.float64).ravel():
         v = float(v)
@@ -94,8 +94,3 @@ def build_library(names, poses, mu_neutral, mu_state, identities):
             }
         library["poses"][pose] = entry
     return library
-
-
-def write_library(path, library):
-    with open(path, "w") as f:
-        json.dump(library, f, separators=(",", ":"))
