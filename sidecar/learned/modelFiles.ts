@@ -30,6 +30,27 @@ export const MODEL_DATA_FILES = {
 } as const;
 export type ModelName = keyof typeof MODEL_FILES;
 
+/**
+ * The sizes of each model's named (symbolic) input dimensions on the path that runs it most: Apply Latent Pose's
+ * auto-rig (one cloud of POINT_RIG_POINTS points; test/model-first-run.test.ts holds them to the constants) and its
+ * encoder (POSE_SDF_SAMPLES samples). A session runs once at these sizes as it loads (onnxSession), because
+ * onnxruntime's first run at a shape costs far more than the next ones (point_rig 172 against 49 ms, joints2d 24
+ * against 11, the encoder 10 against 2.3): the first run at another shape (a rig request's two clouds) pays it as before.
+ * A model left out (pose_weights: its size is the mesh's) is not run at load.
+ */
+export const MODEL_FIRST_RUN_SIZES: Partial<Record<ModelName, Record<string, number>>> = {
+  joints2d: { batch: 1 },
+  pointRig: { batch: 1, points: 2048 },
+  latentPoseEncoder: { batch: 1, samples: 2048 },
+  latentPoseDecoder: { batch: 1 },
+};
+
+/** modelNameOfFile: the ModelName whose file name is `file` (a basename), or null. */
+export function modelNameOfFile(file: string): ModelName | null {
+  for (const [name, f] of Object.entries(MODEL_FILES)) if (f === file) return name as ModelName;
+  return null;
+}
+
 /** modelsFolder: AUTORIG_MODELS, else the package's models/ folder. */
 export function modelsFolder(env: NodeJS.ProcessEnv = process.env): string {
   return env.AUTORIG_MODELS || join(packageRoot(), 'models');

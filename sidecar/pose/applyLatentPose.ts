@@ -55,7 +55,7 @@ export const POSE_SKIN_VOXEL_RESOLUTION = 80;
  * and 22; sharpened 0.425 and 31. One cloud gives the same eval as two (0.410 both) for half the network's time; the
  * carry through voxels the same as to each vertex, in a time that follows the grid, not the vertex count.
  */
-const POSE_SKIN_STAGE: SkinStage = { resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2 };
+export const POSE_SKIN_STAGE: SkinStage = { resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2 };
 
 export interface ApplyLatentPoseOptions {
   pose: string;
