@@ -125,10 +125,10 @@ async function createSession(path: string): Promise<LocalSession> {
 
 /**
  * runOnceAtSizes: runs a new session once on made-up inputs at `sizes` (MODEL_FIRST_RUN_SIZES: each named
- * dimension's size), so that the first request's run costs what later ones do. Nothing when sizes is absent, an input is not float32 or names a
- * dimension sizes lacks (a stand-in model of other inputs); a run that fails is left to the real run to report, with
- * the caller's message. The session keeps no state between runs: outputs are the same with or without it.
- * → whether it ran (and succeeded).
+ * dimension's size), so that the first request's run costs what later ones do. Nothing when sizes is absent, or an
+ * input is not float32 or names a dimension sizes lacks (a stand-in model of other inputs); a run that fails is left
+ * to the real run to report, with the caller's message. The session keeps no state between runs: outputs are the same
+ * with or without it. → whether it ran (and succeeded).
  */
 export async function runOnceAtSizes(
   session: Pick<InferenceSession, 'inputMetadata' | 'run'>, ort: Pick<OnnxRuntime, 'Tensor'>, sizes: Record<string, number> | undefined,
