@@ -47,7 +47,8 @@ from latent_pose.card import table, write_card  # noqa: E402
 from latent_pose.dataset import PoseSet, combo_components, condition_delta, phase_a_batch, phase_b_batch  # noqa: E402
 from latent_pose.export import encoder_module, export_decoder, export_encoder, write_check  # noqa: E402
 from latent_pose.latents import (build_library, cross_identity_cosine, encode_all, farthest_identities,  # noqa: E402
-                                 nearest_library_deltas, write_library)
+                                 nearest_library_deltas)
+from latent_pose.library_file import write_library  # noqa: E402
 from latent_pose.model import (LatentHeads, PoseRotationTable, RigDecoder, SdfDecoder, SdfEncoder,  # noqa: E402
                                 parameter_count)
 from latent_pose.pose_io import (VARIANTS, list_pose_files, pose_rig_path, read_identity, split_after_encoder,  # noqa: E402

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import torch
 
-from .library_file import LIBRARY_FORMAT, write_library  # noqa: F401 (train_latent_pose imports it from here)
+from .library_file import LIBRARY_FORMAT
 from .pose_io import VARIANTS
 
 # The library's 'knn' field: the v1 vertex decoder's neighbour count. The rig decoder (v2) has no kNN graph and does

@@ -21,7 +21,6 @@ import numpy as np
 
 LIBRARY_FORMAT = "autorig-latent-pose-library/2"
 LIBRARY_MAGIC = b"ARPOSLIB"
-VECTOR_FIELDS = ("mean", "muNeutral", "delta")
 
 
 def encode_library(library):
@@ -57,37 +56,9 @@ def encode_library(library):
     return LIBRARY_MAGIC + struct.pack("<I", len(head)) + head + b"\0" * pad + block
 
 
-def decode_library(raw):
-    """The file's bytes → the library as a dict with lists of floats (format 2). Raises ValueError on a bad file."""
-    if raw[:8] != LIBRARY_MAGIC or len(raw) < 12:
-        raise ValueError("not a pose library (magic)")
-    (length,) = struct.unpack("<I", raw[8:12])
-    header = json.loads(raw[12:12 + length].decode("utf-8"))
-    start = 12 + length
-    start += (-start) % 8
-    data = np.frombuffer(raw[start:], dtype="<f8")
-    size = header["latentSize"]
-
-    def vector(at):
-        return data[at:at + size].tolist()
-
-    for variants in header["poses"].values():
-        for entry in variants.values():
-            entry["mean"] = vector(entry["mean"])
-            for i in entry["identities"]:
-                i["muNeutral"] = vector(i["muNeutral"])
-                i["delta"] = vector(i["delta"])
-    return header
-
-
 def write_library(path, library):
     with open(path, "wb") as f:
         f.write(encode_library(library))
-
-
-def read_library(path):
-    with open(path, "rb") as f:
-        return decode_library(f.read())
 
 
 if __name__ == "__main__":
