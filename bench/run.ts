@@ -447,6 +447,14 @@ async function main(): Promise<void> {
           mesh: meshName(meshes.k50), vertices: meshes.k50.vertices, seconds: command.seconds, target: '(none)',
           note: [runsNote(command.runs), `it said: ${command.said.replace(/^autorig: /, '').replace(objIn, 'in.obj').replace(/ → .*$/, '')}`].filter(Boolean).join('; '),
         });
+      // what every command pays before its own work: the process and the command line's code (a command's own
+      // modules load when it runs); `pose --list` reads the pose library's names and nothing else
+      const list = runCommandMedian(['pose', '--list']);
+      rows.push({
+        measurement: 'autorig pose --list, the whole command (process start, command line, the pose names)', mesh: '—', vertices: 0,
+        seconds: 'error' in list ? undefined : list.seconds, target: '(none)',
+        note: 'error' in list ? `failed: ${list.error}` : runsNote(list.runs),
+      });
       const load = reports.poseNoRig50k;
       rows.push({
         measurement: 'loading the latent pose models (encoder + decoder + the auto-rig\'s) and the pose library', mesh: '—', vertices: 0,

@@ -12,7 +12,7 @@ import type { StaticSlots } from '../sidecar/correctives/poseDependentWeights.js
 import { dualQuaternionSkinning } from '../sidecar/deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, type RestSkeleton } from '../sidecar/deform/linearBlendSkinning.js';
 import { correctivesMarkdown } from '../sidecar/eval/correctives/correctivesReport.js';
-import { parseCorrectivesEvalArguments } from '../sidecar/eval/correctives/correctivesEvalCommand.js';
+import { parseCorrectivesEvalArguments } from '../sidecar/eval/correctives/correctivesEvalArguments.js';
 import { DUAL_QUATERNION, fittedMethod } from '../sidecar/eval/correctives/deformationMethods.js';
 import { KEY_POSES } from '../sidecar/eval/correctives/keyPoses.js';
 import { runCorrectivesEval } from '../sidecar/eval/correctives/runCorrectivesEval.js';

@@ -10,14 +10,15 @@
  * does not move gets no target for it.
  */
 import { extname } from 'node:path';
-import { bakeCorrectives, CORRECTIVE_METHODS, type CorrectiveExample } from '../correctives/bakeCorrectives.js';
+import type { CorrectiveExample } from '../correctives/bakeCorrectives.js';
+import { CORRECTIVE_METHODS } from '../correctives/correctiveMethods.js';
 import { keyPoses, KEY_POSE_NAMES, mixamoJointIndices, type KeyPose } from '../correctives/keyPoses.js';
 import { AutoRigError } from '../errors.js';
 import { INFLUENCES, loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { fourInfluences, writeSkinnedGlb, type MorphTarget } from '../io/glbWriter.js';
 import { vertexNormals } from '../io/normals.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
-import { METHODS, rigCharacterAsync } from '../pipeline.js';
+import { METHODS } from '../methods.js';
 import type { PartWeights, Skeleton } from '../types.js';
 import { readPosedExampleFile } from './posedExampleFile.js';
 import { progressReporter, type TextSink } from './progress.js';
@@ -101,6 +102,8 @@ export function parseCorrectivesArguments(args: string[]): CorrectivesArguments 
  * without the Mixamo joints (BAD_SKELETON) or parts its rig does not skin.
  */
 export async function runCorrectivesCommand(parsed: CorrectivesArguments, io: { stdout: TextSink; stderr: TextSink }, generator: string): Promise<number> {
+  // the bake (and the auto-rig) load only when the command runs: its usage and argument checks need neither
+  const { bakeCorrectives } = await import('../correctives/bakeCorrectives.js');
   const character = await loadCharacter(parsed.input);
   const found = await skeletonAndWeights(character, parsed, io.stderr);
   const { skeleton, rigged } = found;
@@ -160,6 +163,7 @@ async function skeletonAndWeights(
   }
   const progress = progressReporter(stderr);
   try {
+    const { rigCharacterAsync } = await import('../pipeline.js');
     const result = await rigCharacterAsync(character.parts, { prefix: true, method: parsed.rigMethod }, progress.onProgress);
     return { skeleton: result.skeleton, weights: result.objects, rigged: true };
   } finally {

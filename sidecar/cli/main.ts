@@ -10,20 +10,17 @@ import { AutoRigError } from '../errors.js';
 import { packageRoot } from '../packageRoot.js';
 import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
 import { mergeParts } from '../mesh/mergeParts.js';
-import { DEFAULT_METHOD, METHODS, rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
-import { runServeCommand } from '../server/serveCommand.js';
+import { DEFAULT_METHOD, METHODS } from '../methods.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { writeSkinnedGlb } from '../io/glbWriter.js';
 import { vertexNormals } from '../io/normals.js';
 import { skeletonFromRig } from '../io/rigSkeleton.js';
 import type { Frame, PartWeights, Skeleton } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
-import { formatBar } from '../eval/formatBar.js';
-import { runEval, type EvalOptions } from '../eval/runEval.js';
+import type { EvalOptions } from '../eval/runEval.js';
 import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
-import { poseEvalCommand } from '../eval/poses/poseEvalCommand.js';
-import { CORRECTIVES_EVAL_USAGE, correctivesEvalCommand } from '../eval/correctives/correctivesEvalCommand.js';
-import { DATASET_KINDS, makeDataset, type DatasetKind, type DatasetOptions } from '../data/makeDataset.js';
+import { CORRECTIVES_EVAL_USAGE } from '../eval/correctives/correctivesEvalArguments.js';
+import type { DatasetKind, DatasetOptions } from '../data/makeDataset.js';
 import { parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
 import { CORRECTIVES_USAGE, CorrectivesUsageError, parseCorrectivesArguments, runCorrectivesCommand } from './correctivesCommand.js';
 import { writePreviewPng } from './preview.js';
@@ -59,7 +56,10 @@ export const EXIT_FAILURE = 1;
 export const EXIT_CANNOT_RIG = 2;
 export const EXIT_USAGE = 64;
 
-/** The subcommands. */
+/**
+ * The subcommands. A command's own code (the pipeline, the server, the evals, the data maker) is imported when it runs,
+ * not with this module: loading all of it took 0.4 s before any command started.
+ */
 const commands: Record<string, Command> = {
   rig: {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
@@ -115,7 +115,7 @@ const commands: Record<string, Command> = {
   serve: {
     summary: 'run the sidecar for the Blender add-on (WebSocket on 127.0.0.1)',
     usage: 'autorig serve [--port N] [--no-warm-up]   (AUTORIG_TOKEN must be set in the environment)',
-    run: (args) => runServeCommand(args),
+    run: async (args) => (await import('../server/serveCommand.js')).runServeCommand(args),
   },
 };
 
@@ -236,6 +236,7 @@ async function rigFile(input: string, output: string, preview: string | undefine
   const progress = progressReporter(io.stderr);
   let result;
   try {
+    const { rigCharacterAsync } = await import('../pipeline.js');
     result = await rigCharacterAsync(character.parts, { prefix, method }, progress.onProgress);
   } finally {
     progress.finish();
@@ -253,6 +254,7 @@ async function skinCommand(args: string[], io: CliIo): Promise<number> {
   const progress = progressReporter(io.stderr);
   let result;
   try {
+    const { skinCharacterAsync } = await import('../pipeline.js');
     result = await skinCharacterAsync(character.parts, skeleton, [], { method }, progress.onProgress);
   } finally {
     progress.finish();
@@ -294,8 +296,14 @@ function checkMethodName(method: string, usage: string): string {
 }
 
 async function evalCommand(args: string[], io: CliIo): Promise<number> {
-  if (args[0] === 'poses') return poseEvalCommand(args.slice(1), io, packageVersion(), (m) => new UsageError(m, POSE_EVAL_USAGE));
-  if (args[0] === 'correctives') return correctivesEvalCommand(args.slice(1), io, (m) => new UsageError(m, CORRECTIVES_EVAL_USAGE));
+  if (args[0] === 'poses') {
+    const { poseEvalCommand } = await import('../eval/poses/poseEvalCommand.js');
+    return poseEvalCommand(args.slice(1), io, packageVersion(), (m) => new UsageError(m, POSE_EVAL_USAGE));
+  }
+  if (args[0] === 'correctives') {
+    const { correctivesEvalCommand } = await import('../eval/correctives/correctivesEvalCommand.js');
+    return correctivesEvalCommand(args.slice(1), io, (m) => new UsageError(m, CORRECTIVES_EVAL_USAGE));
+  }
   const usage = commands.eval.usage;
   const options: EvalOptions = {
     data: '', peer: null, remesh: null, method: DEFAULT_METHOD, poseSeed: 1, root: repositoryRoot(), version: packageVersion(),
@@ -319,6 +327,7 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
   if (!options.data) throw new UsageError('no data folder given (--data <folder>)', usage);
   if (options.report && extname(options.report).toLowerCase() !== '.md') throw new UsageError(`the report must be a .md file, got '${options.report}'`, usage);
   checkMethodName(options.method, usage);
+  const [{ runEval }, { formatBar }] = await Promise.all([import('../eval/runEval.js'), import('../eval/formatBar.js')]);
   const report = await runEval(options);
   io.stdout.write(`${formatBar(report)}\n`);
   if (options.json) io.stdout.write(`results: ${options.json}\n`);
@@ -328,6 +337,7 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
 
 async function dataCommand(args: string[], io: CliIo): Promise<number> {
   const usage = commands.data.usage;
+  const { DATASET_KINDS, makeDataset } = await import('../data/makeDataset.js');
   const options: DatasetOptions = {
     out: '', count: 0, seed: 1, augmentedFraction: 0.3, characters: resolve(repositoryRoot(), '../shared/data/characters'), jobs: 1,
     proceduralVertices: null, augmentedVertices: null, log: (line) => io.stderr.write(`${line}\n`),

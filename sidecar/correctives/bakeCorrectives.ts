@@ -9,6 +9,7 @@
  */
 import protocol from '../../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from '../errors.js';
+import { CORRECTIVE_METHODS, type CorrectiveMethod } from './correctiveMethods.js';
 import { dualQuaternionSkinning } from '../deform/dualQuaternionSkinning.js';
 import { linearBlendSkinning, poseTransforms, restSkeleton, type RestSkeleton } from '../deform/linearBlendSkinning.js';
 import { modelPath } from '../learned/modelFiles.js';
@@ -21,9 +22,7 @@ import { keyPoseRotations, keyPoses, KEY_POSE_NAMES, type KeyPoseName } from './
 import { poseDependentDeformation, poseDependentWeights, type FieldBlend, type StaticSlots } from './poseDependentWeights.js';
 import { topFourSlots } from './poseFeatures.js';
 
-/** The pose-dependent deformations a request may name; the first is the default. */
-export const CORRECTIVE_METHODS = ['poseDependentDualQuaternion', 'poseDependent', 'dualQuaternion'] as const;
-export type CorrectiveMethod = (typeof CORRECTIVE_METHODS)[number];
+export { CORRECTIVE_METHODS, type CorrectiveMethod } from './correctiveMethods.js';
 
 /** options of a correctives request (protocol.json CorrectiveOptions). */
 export interface CorrectiveOptions {

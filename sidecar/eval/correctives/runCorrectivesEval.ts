@@ -15,6 +15,7 @@ import { mergeParts } from '../../mesh/mergeParts.js';
 import { skinCharacterAsync } from '../../pipeline.js';
 import { MIXAMO_JOINTS, type MixamoJointName } from '../../skeleton/mixamoTemplate.js';
 import type { Skeleton, Vec3 } from '../../types.js';
+import { CORRECTIVES_SEED_BASE } from './correctivesEvalArguments.js';
 import { crossSectionArea } from './crossSection.js';
 import { BASELINE_METHODS, type DeformationMethod, type PosedSurface, type PoseQuery } from './deformationMethods.js';
 import { KEY_POSE_DEGREES, KEY_POSES, keyPoseRotations, type KeyPose } from './keyPoses.js';
@@ -22,12 +23,7 @@ import { signedVolume, volumeInBall, volumeLoss } from './meshVolume.js';
 import { meanPointToSurface, trianglesNear, type TriangleMesh } from './surfaceDistance.js';
 import { buildTriangleGrid, surfaceDistances } from './triangleGrid.js';
 
-/**
- * First generator seed of the correctives test characters: a plain run of seeds apart from the training data's
- * (data/makeDataset.ts sampleSeed hashes (dataset seed, index) over all 32-bit values) and from `eval poses`'s
- * 9 100 000 run.
- */
-export const CORRECTIVES_SEED_BASE = 9_200_000;
+export { CORRECTIVES_SEED_BASE };
 /** Vertex budget of a test character (dev-like density). */
 export const CORRECTIVES_VERTICES = 20_000;
 /** The ground truth is meshed at this share of the rest body's cell: finer than the surface the methods deform. */
