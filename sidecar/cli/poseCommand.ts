@@ -13,7 +13,7 @@ import { dirname, extname } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { vertexNormals } from '../io/normals.js';
-import { checkObjSize, formatObj, parseObj } from '../io/obj.js';
+import { checkObjSize, formatObjBytes, parseObj } from '../io/obj.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
 import { MESH_LIMITS } from '../mesh/mergeParts.js';
 import { modelsRunByPose } from '../methods.js';
@@ -111,8 +111,8 @@ export async function readPoseInput(path: string): Promise<Character> {
   } catch (err) {
     throw new AutoRigError('BAD_REQUEST', `${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
-  checkObjSize(bytes, MESH_LIMITS, path);
-  const character = parseObj(new TextDecoder('utf-8').decode(bytes), { source: path, groupBy: 'none' });
+  const counted = checkObjSize(bytes, MESH_LIMITS, path);
+  const character = parseObj(new TextDecoder('utf-8').decode(bytes), { source: path, groupBy: 'none', counted });
   if (character.parts.length === 0 || character.parts.every((part) => part.triangles.length === 0)) {
     throw new AutoRigError('EMPTY_MESH', `${path}: the file holds no faces`);
   }
@@ -155,7 +155,7 @@ export async function writePosedFile(path: string, parts: CharacterPart[], heade
     return;
   }
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, formatObj(parts, { header }));
+  await writeFile(path, formatObjBytes(parts, { header }));
 }
 
 /**

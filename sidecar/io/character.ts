@@ -71,8 +71,8 @@ export async function loadCharacter(path: string): Promise<Character> {
   if (extension === '.obj') {
     const obj = await import('./obj.js');
     // Counted on the bytes: a file over the limits is refused before it is decoded into a string.
-    obj.checkObjSize(bytes, MESH_LIMITS, path);
-    character = obj.parseObj(decodeText(bytes, path), { source: path });
+    const counted = obj.checkObjSize(bytes, MESH_LIMITS, path);
+    character = obj.parseObj(decodeText(bytes, path), { source: path, counted });
   } else {
     character = await (await import('./gltf.js')).parseGltf(bytes, { source: path });
   }

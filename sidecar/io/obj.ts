@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { AutoRigError } from '../errors.js';
 import { MESH_LIMITS, type MeshLimits } from '../mesh/mergeParts.js';
+import { AsciiWriter } from './asciiWriter.js';
 import { uniquePartNames, type Character, type CharacterPart } from './character.js';
 
 export interface ObjReadOptions {
@@ -17,6 +18,11 @@ export interface ObjReadOptions {
   groupBy?: 'object' | 'group' | 'none';
   /** size limits (default: the protocol's): a file over them is refused with TOO_LARGE while it is being read */
   limits?: MeshLimits;
+  /**
+   * what countObjElements answers for this text, when the caller has counted it already (checkObjSize on the file's
+   * bytes, before decoding them): not counted again. The counts size the reader's arrays.
+   */
+  counted?: { vertices: number; triangles: number };
 }
 
 /** loadObj: read an .obj file from disk. */
@@ -41,11 +47,12 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
   const source = options.source ?? 'obj';
   const groupBy = options.groupBy ?? 'object';
   const limits = options.limits ?? MESH_LIMITS;
-  checkObjSize(text, limits, source);
+  const size = options.counted ?? countObjElements(text);
+  refuseOversized(size, limits, source);
   // Read into growing typed arrays, token by token: a 50k-vertex file is a few hundred thousand lines, and a string
   // and an object per token made the reader spend most of its time collecting garbage.
   let triangleCount = 0;
-  const positions = new GrowingArray(Float64Array);
+  const positions = new GrowingArray(Float64Array, 3 * size.vertices);
   const texcoords = new GrowingArray(Float64Array);
   const normals = new GrowingArray(Float64Array);
   // group name → triangle corners, 3 per triangle, each corner (v, vt, vn) 0-based, -1 when absent
@@ -91,7 +98,8 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
       for (let c = 0; c < corners; c++) readCorner(line, spans.data[2 * c], spans.data[2 * c + 1], counts, face, where);
       const key = groupBy === 'object' ? objectName : groupBy === 'group' ? groupName : '';
       let list = groups.get(key);
-      if (!list) groups.set(key, (list = new GrowingArray(Int32Array)));
+      // the first part is sized for the whole file (most files hold one object), the others grow as they need
+      if (!list) groups.set(key, (list = new GrowingArray(Int32Array, groups.size === 0 ? 9 * size.triangles : 0)));
       const f = face.data;
       for (let i = 1; i + 1 < corners; i++) {
         list.push3(f[0], f[1], f[2]);
@@ -117,8 +125,9 @@ export function parseObj(text: string, options: ObjReadOptions = {}): Character 
 class GrowingArray<T extends Float64Array | Int32Array> {
   data: T;
   length = 0;
-  constructor(private readonly kind: { new (n: number): T }) {
-    this.data = new kind(1024);
+  /** capacity: the values expected (room for at least 1024 is made) */
+  constructor(private readonly kind: { new (n: number): T }, capacity = 0) {
+    this.data = new kind(Math.max(1024, capacity));
   }
   push(x: number): void {
     if (this.length === this.data.length) this.grow();
@@ -254,10 +263,16 @@ function resolveIndex(line: string, from: number, to: number, count: number, kin
 /**
  * Refuses (TOO_LARGE) an OBJ that holds more vertices or triangles than the limits, from a scan that allocates nothing:
  * before any line is parsed, and, given the file's bytes, before they are decoded into a string.
- * text: OBJ text or its UTF-8 bytes, limits, source: file name for the message
+ * text: OBJ text or its UTF-8 bytes, limits, source: file name for the message → the counts (parseObj's `counted`)
  */
-export function checkObjSize(text: string | Uint8Array, limits: MeshLimits, source: string): void {
+export function checkObjSize(text: string | Uint8Array, limits: MeshLimits, source: string): { vertices: number; triangles: number } {
   const size = countObjElements(text);
+  refuseOversized(size, limits, source);
+  return size;
+}
+
+/** Throws TOO_LARGE when `size` (countObjElements') is over the limits. */
+function refuseOversized(size: { vertices: number; triangles: number }, limits: MeshLimits, source: string): void {
   if (size.vertices > limits.maxVerticesTotal) {
     throw new AutoRigError('TOO_LARGE', `${source}: the file holds ${size.vertices} vertices; the limit is ${limits.maxVerticesTotal} (decimate it first)`);
   }
@@ -399,43 +414,66 @@ export interface ObjWriteOptions {
 
 /**
  * formatObj: parts → OBJ text, one `o` block per part, each part's vertices in its own order (so reading the text
- * back gives the same parts). Normals and uvs are written when a part has them.
+ * back gives the same parts). Normals and uvs are written when a part has them. (formatObjBytes' UTF-8, decoded.)
  */
 export function formatObj(parts: CharacterPart[], options: ObjWriteOptions = {}): string {
+  return new TextDecoder('utf-8').decode(formatObjBytes(parts, options));
+}
+
+/** formatObjBytes: formatObj's text as UTF-8 bytes, to write to a file as it is. */
+export function formatObjBytes(parts: CharacterPart[], options: ObjWriteOptions = {}): Uint8Array {
   const decimals = options.decimals ?? 6;
-  // rounded to `decimals` places and written as short as it reads back (toFixed, then the shortest form of that
-  // number, cost a third of a 50k-vertex write)
   const scale = 10 ** decimals;
+  const out = new AsciiWriter();
+  // each coordinate rounded to `decimals` places and written as short as it reads back; the writer's digits are
+  // exactly String's below 1e9 (at most 15 significant digits), the rare rest goes through String
+  const exactDigits = Number.isInteger(decimals) && decimals >= 0 && decimals <= 6;
   const num = (x: number) => {
-    const r = Math.round(x * scale) / scale;
-    return Math.abs(x) < 1e9 ? String(r) : String(+x.toFixed(decimals));
+    if (exactDigits && Math.abs(x) < 1e9) out.decimal(x, decimals, scale);
+    else out.text(Math.abs(x) < 1e9 ? String(Math.round(x * scale) / scale) : String(+x.toFixed(decimals)));
   };
-  const out: string[] = [];
-  if (options.header) for (const line of options.header.split('\n')) out.push(`# ${line}`);
+  const vector = (keyword: string, values: Float32Array, width: number) => {
+    for (let i = 0; i < values.length; i += width) {
+      out.text(keyword);
+      for (let k = 0; k < width; k++) {
+        out.byte(32);
+        num(values[i + k]);
+      }
+      out.byte(10);
+    }
+  };
+  if (options.header) for (const line of options.header.split('\n')) out.text(`# ${line}\n`);
   // v, vt and vn are numbered separately: a part without uvs adds no vt lines.
   let base = 0;
   let uvBase = 0;
   let normalBase = 0;
   for (const part of parts) {
-    out.push(`o ${part.name}`);
+    out.text(`o ${part.name}\n`);
     const p = part.positions;
-    for (let i = 0; i < p.length; i += 3) out.push(`v ${num(p[i])} ${num(p[i + 1])} ${num(p[i + 2])}`);
-    if (part.uvs) for (let i = 0; i < part.uvs.length; i += 2) out.push(`vt ${num(part.uvs[i])} ${num(part.uvs[i + 1])}`);
-    if (part.normals) {
-      const n = part.normals;
-      for (let i = 0; i < n.length; i += 3) out.push(`vn ${num(n[i])} ${num(n[i + 1])} ${num(n[i + 2])}`);
-    }
-    const corner = (v: number) => {
-      const k = base + v + 1;
-      const t = part.uvs ? String(uvBase + v + 1) : '';
-      const n = part.normals ? `/${normalBase + v + 1}` : '';
-      return part.uvs || part.normals ? `${k}/${t}${n}` : String(k);
-    };
+    vector('v', p, 3);
+    if (part.uvs) vector('vt', part.uvs, 2);
+    if (part.normals) vector('vn', part.normals, 3);
     const t = part.triangles;
-    for (let i = 0; i < t.length; i += 3) out.push(`f ${corner(t[i])} ${corner(t[i + 1])} ${corner(t[i + 2])}`);
+    for (let i = 0; i < t.length; i += 3) {
+      out.byte(102); // f
+      for (let k = 0; k < 3; k++) {
+        const v = t[i + k];
+        out.byte(32);
+        out.integer(base + v + 1);
+        if (part.uvs || part.normals) {
+          out.byte(47); // /
+          if (part.uvs) out.integer(uvBase + v + 1);
+          if (part.normals) {
+            out.byte(47);
+            out.integer(normalBase + v + 1);
+          }
+        }
+      }
+      out.byte(10);
+    }
     base += p.length / 3;
     if (part.uvs) uvBase += p.length / 3;
     if (part.normals) normalBase += p.length / 3;
   }
-  return out.join('\n') + '\n';
+  return out.view();
 }
