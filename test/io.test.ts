@@ -119,6 +119,27 @@ describe('OBJ reader', () => {
     expect(formatObj([part], { decimals: 2 }).split('\n').find((l) => l.startsWith('v '))).toBe('v 0.12 0 12.5');
   });
 
+  it('writes each coordinate as String writes the rounded number, and UTF-8 names', () => {
+    // the byte writer's digits against String(Math.round(x·10^d) / 10^d), the rule the writer keeps
+    const values: number[] = [0, -0, 1e-7, -4e-7, 5e-7, 0.000001, 0.0000015, 2.675, 1.005, 999999999.5, -123456.7890125];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let i = 0; i < 30000; i++) values.push((random() - 0.5) * 10 ** Math.floor(random() * 16 - 8));
+    const positions = Float32Array.from(values.slice(0, values.length - (values.length % 3)));
+    const part = { name: 'épaule ✓', positions, triangles: new Uint32Array([0, 1, 2]), uvs: positions.subarray(0, (positions.length / 3) * 2) };
+    for (const decimals of [0, 3, 6]) {
+      const scale = 10 ** decimals;
+      const as = (x: number) => (Math.abs(x) < 1e9 ? String(Math.round(x * scale) / scale) : String(+x.toFixed(decimals)));
+      const lines = formatObj([part], { decimals }).split('\n');
+      expect(lines[0]).toBe('o épaule ✓');
+      const written = lines.filter((l) => l.startsWith('v ')).flatMap((l) => l.split(' ').slice(1));
+      expect(written).toEqual(Array.from(positions, as));
+      const uvs = lines.filter((l) => l.startsWith('vt ')).flatMap((l) => l.split(' ').slice(1));
+      expect(uvs).toEqual(Array.from(part.uvs, as));
+      expect(lines.find((l) => l.startsWith('f '))).toBe('f 1/1 2/2 3/3');
+    }
+  });
+
   it('round-trips through the writer with normals and uvs', () => {
     const parts = [gridPart('sheet', 4, 3, [0, 0, 0], true), gridPart('other', 2, 2, [2, 0, 0], false)];
     const back = parseObj(formatObj(parts)).parts;
