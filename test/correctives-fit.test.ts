@@ -177,6 +177,10 @@ describe('eval correctives with weights fitted to examples', { timeout: 90_000 }
     expect(parseCorrectivesEvalArguments(['--fit-examples', '90,60', '--fit-blend', 'linear'])).toMatchObject({ exampleDegrees: [90, 60], fitBlend: 'linear' });
     expect(() => parseCorrectivesEvalArguments(['--fit-examples', '0'])).toThrow(/--fit-examples/);
     expect(() => parseCorrectivesEvalArguments(['--fit-blend', 'cubic'])).toThrow(/--fit-blend/);
+    // the reader of a value, shared with eval poses (eval/evalArguments): the next argument, never another option
+    expect(() => parseCorrectivesEvalArguments(['--degrees', '--json'])).toThrow(/--degrees needs a value/);
+    expect(() => parseCorrectivesEvalArguments(['--degrees', '45,200'])).toThrow("--degrees: angles in (0, 180], got '45,200'");
+    expect(parseCorrectivesEvalArguments(['--degrees', '30', '--json', '--seed', '7'])).toMatchObject({ degrees: [30], json: true, seed: 7 });
   });
 
   it('fits a humanoid to its exact 90° shoulder raise: better there and at the held-out 45°, unchanged at rest', async () => {

@@ -6,6 +6,7 @@
 import { extname } from 'node:path';
 import { AutoRigError } from '../../errors.js';
 import { METHODS } from '../../methods.js';
+import { forEachEvalArgument } from '../evalArguments.js';
 import { KEY_POSES } from './keyPoses.js';
 import type { CorrectivesOptions } from './runCorrectivesEval.js';
 
@@ -48,13 +49,7 @@ export interface CorrectivesEvalArguments extends Pick<CorrectivesOptions, 'proc
  */
 export function parseCorrectivesEvalArguments(args: string[], fail: (message: string) => Error = (m) => new AutoRigError('BAD_REQUEST', m)): CorrectivesEvalArguments {
   const parsed: CorrectivesEvalArguments = { procedural: DEFAULT_CORRECTIVES_CHARACTERS, seed: CORRECTIVES_SEED_BASE, json: false };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined || v === '' || v.startsWith('--')) throw fail(`${arg} needs a value`);
-      return v;
-    };
+  forEachEvalArgument(args, fail, (arg, value) => {
     const whole = (v: string, min: number) => {
       if (!/^\d+$/.test(v) || Number(v) < min) throw fail(`${arg} wants a whole number ≥ ${min}, got '${v}'`);
       return Number(v);
@@ -72,12 +67,14 @@ export function parseCorrectivesEvalArguments(args: string[], fail: (message: st
       if (unknown.length || !ids.length) throw fail(`--poses: ids among ${KEY_POSES.map((p) => p.id).join(', ')}, got '${unknown.join(',') || ids.join(',')}'`);
       parsed.poses = poses.map((p) => p!);
     } else if (arg === '--degrees') {
-      const list = value().split(',').map((s) => Number(s.trim()));
-      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--degrees: angles in (0, 180], got '${args[i]}'`);
+      const text = value();
+      const list = text.split(',').map((s) => Number(s.trim()));
+      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--degrees: angles in (0, 180], got '${text}'`);
       parsed.degrees = list;
     } else if (arg === '--fit-examples') {
-      const list = value().split(',').map((s) => Number(s.trim()));
-      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--fit-examples: angles in (0, 180], got '${args[i]}'`);
+      const text = value();
+      const list = text.split(',').map((s) => Number(s.trim()));
+      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--fit-examples: angles in (0, 180], got '${text}'`);
       parsed.exampleDegrees = list;
     } else if (arg === '--fit-blend') {
       const v = value();
@@ -89,6 +86,6 @@ export function parseCorrectivesEvalArguments(args: string[], fail: (message: st
       if (v === 'hybrid' || !(METHODS as readonly string[]).includes(v)) throw fail(`--method: geometric or learned, got '${v}'`);
       parsed.skinMethod = v;
     } else throw fail(`unknown argument '${arg}'`);
-  }
+  });
   return parsed;
 }

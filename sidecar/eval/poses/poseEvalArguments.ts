@@ -5,6 +5,7 @@
 import { extname } from 'node:path';
 import { AutoRigError } from '../../errors.js';
 import { DEFAULT_METHOD, METHODS } from '../../methods.js';
+import { forEachEvalArgument } from '../evalArguments.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../../pose/poseLibrary.js';
 import { LATENT_RIGS, type LatentRig } from './poseEvalTypes.js';
 import type { PoseEvalOptions } from './runPoseEval.js';
@@ -36,13 +37,7 @@ export function parsePoseEvalArguments(args: string[], fail: (message: string) =
     data: '', procedural: DEFAULT_PROCEDURAL_TEST_IDENTITIES, train: DEFAULT_POSE_TRAIN_FOLDER, writeMarks: false,
     rigMethod: DEFAULT_METHOD, strategy: 'mean', latentRig: 'auto',
   };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined || v === '' || v.startsWith('--')) throw fail(`${arg} needs a value`);
-      return v;
-    };
+  forEachEvalArgument(args, fail, (arg, value) => {
     if (arg === '--data') parsed.data = value();
     else if (arg === '--only') parsed.only = value().split(',').map((n) => n.trim()).filter(Boolean);
     else if (arg === '--procedural') {
@@ -70,7 +65,7 @@ export function parsePoseEvalArguments(args: string[], fail: (message: string) =
       if (!(LATENT_RIGS as readonly string[]).includes(v)) throw fail(`--latent-rig: one of ${LATENT_RIGS.join(', ')}, got '${v}'`);
       parsed.latentRig = v as LatentRig;
     } else throw fail(`unknown argument '${arg}'`);
-  }
+  });
   if (!parsed.data) throw fail('no characters folder given (--data <folder>)');
   if (parsed.only && parsed.only.length === 0) throw fail('--only names no character');
   // the marks label the pose menu for every user; they come from the default path, a mesh without a rig
