@@ -54,6 +54,11 @@ export function parseCorrectivesEvalArguments(args: string[], fail: (message: st
       if (!/^\d+$/.test(v) || Number(v) < min) throw fail(`${arg} wants a whole number ≥ ${min}, got '${v}'`);
       return Number(v);
     };
+    const angles = (text: string) => {
+      const list = text.split(',').map((s) => Number(s.trim()));
+      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`${arg}: angles in (0, 180], got '${text}'`);
+      return list;
+    };
     if (arg === '--procedural') parsed.procedural = whole(value(), 1);
     else if (arg === '--seed') parsed.seed = whole(value(), 0);
     else if (arg === '--json') parsed.json = true;
@@ -66,17 +71,9 @@ export function parseCorrectivesEvalArguments(args: string[], fail: (message: st
       const unknown = ids.filter((_, k) => !poses[k]);
       if (unknown.length || !ids.length) throw fail(`--poses: ids among ${KEY_POSES.map((p) => p.id).join(', ')}, got '${unknown.join(',') || ids.join(',')}'`);
       parsed.poses = poses.map((p) => p!);
-    } else if (arg === '--degrees') {
-      const text = value();
-      const list = text.split(',').map((s) => Number(s.trim()));
-      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--degrees: angles in (0, 180], got '${text}'`);
-      parsed.degrees = list;
-    } else if (arg === '--fit-examples') {
-      const text = value();
-      const list = text.split(',').map((s) => Number(s.trim()));
-      if (!list.length || list.some((d) => !Number.isFinite(d) || d <= 0 || d > 180)) throw fail(`--fit-examples: angles in (0, 180], got '${text}'`);
-      parsed.exampleDegrees = list;
-    } else if (arg === '--fit-blend') {
+    } else if (arg === '--degrees') parsed.degrees = angles(value());
+    else if (arg === '--fit-examples') parsed.exampleDegrees = angles(value());
+    else if (arg === '--fit-blend') {
       const v = value();
       if (v !== 'dqs' && v !== 'linear') throw fail(`--fit-blend: dqs or linear, got '${v}'`);
       parsed.fitBlend = v;
