@@ -12,7 +12,7 @@
  */
 import { DEFAULT_METHOD } from '../sidecar/pipeline.js';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -246,9 +246,10 @@ function runChildMedian(args: string[]): ChildReport | { error: string } {
  * The whole command line `node bin/autorig.js <args>` as a user runs it, REPEATS times: the median wall time (process
  * start, module and model loading, the job, writing the output), every run's, and the last line it printed.
  */
-function runCommandMedian(args: string[]): { seconds: number; runs: number[]; said: string } | { error: string } {
+function runCommandMedian(args: string[]): { seconds: number; runs: number[]; said: string; stdout: string } | { error: string } {
   const runs: number[] = [];
   let said = '';
+  let stdout = '';
   for (let i = 0; i < REPEATS; i++) {
     const t0 = performance.now();
     const run = spawnSync(process.execPath, [resolve(REPO, 'bin/autorig.js'), ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
@@ -256,8 +257,9 @@ function runCommandMedian(args: string[]): { seconds: number; runs: number[]; sa
     const failed = spawnFailure(run);
     if (failed) return failed;
     said = run.stdout.trim().split('\n').pop() ?? '';
+    stdout = run.stdout;
   }
-  return { seconds: [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)], runs, said };
+  return { seconds: [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)], runs, said, stdout };
 }
 
 /** What bench/blender_apply.py writes (see its doc string); `error` alone when Blender could not be run. */
@@ -446,6 +448,19 @@ async function main(): Promise<void> {
           measurement: 'autorig pose in.obj -o out.obj, the whole command (process start, models, reading, auto-rig, pose, writing)',
           mesh: meshName(meshes.k50), vertices: meshes.k50.vertices, seconds: command.seconds, target: '(none)',
           note: [runsNote(command.runs), `it said: ${command.said.replace(/^autorig: /, '').replace(objIn, 'in.obj').replace(/ → .*$/, '')}`].filter(Boolean).join('; '),
+        });
+      // a pipeline posing one character in the whole vocabulary: one run, the mesh rigged and encoded once
+      say(`autorig pose --pose all --shape-keys on a 50k .obj, the whole command`);
+      const keysOut = join(dir, 'v50k.keys.glb');
+      const all = runCommandMedian(['pose', objIn, '--pose', 'all', '--shape-keys', '-o', keysOut]);
+      const applies = 'error' in all ? [] : [...all.stdout.matchAll(/ in ([0-9.]+) s on /g)].map((m) => Number(m[1]));
+      const later = applies.slice(1).sort((a, b) => a - b);
+      rows.push('error' in all
+        ? { measurement: 'autorig pose in.obj --pose all --shape-keys -o out.glb, the whole command', mesh: meshName(meshes.k50), vertices: meshes.k50.vertices, target: '(none)', note: `failed: ${all.error}` }
+        : {
+          measurement: `autorig pose in.obj --pose all --shape-keys -o out.glb (${applies.length} poses), the whole command`,
+          mesh: meshName(meshes.k50), vertices: meshes.k50.vertices, seconds: all.seconds, target: '(none)',
+          note: [runsNote(all.runs), `the first pose's apply ${applies[0]?.toFixed(2)} s (rig and encoding), each later pose's ${later[0]?.toFixed(2)}–${later[later.length - 1]?.toFixed(2)} s (median ${later[Math.floor(later.length / 2)]?.toFixed(2)})`, `file ${fmtMB(statSync(keysOut).size)}`].filter(Boolean).join('; '),
         });
       // what every command pays before its own work: the process and the command line's code (a command's own
       // modules load when it runs); `pose --list` reads the pose library's names and nothing else

@@ -13,11 +13,21 @@ const UNSIGNED_INT = 5125;
 const ARRAY_BUFFER = 34962;
 const ELEMENT_ARRAY_BUFFER = 34963;
 
+/** A shape key of every part: its name and, per part in order, the part's vertices in that shape (#V*3 each). */
+export interface ShapeKey {
+  name: string;
+  positions: Float32Array[];
+}
+
 /**
  * encodeMeshGlb: parts (positions #V*3, triangles #T*3, optional normals #V*3 and uvs #V*2) → the bytes of a .glb
- * holding one mesh node per part, named after it. `generator` goes to asset.generator.
+ * holding one mesh node per part, named after it. `generator` goes to asset.generator. Each of `keys` becomes a morph
+ * target of every part (glTF morph targets hold displacements: the key's positions minus the part's, in float32),
+ * named in the mesh's extras.targetNames, where Blender's glTF importer and three.js read the names, at weight 0; a
+ * target whose moved vertices are fewer than three quarters of the part's is stored sparse (16 bytes per moved vertex
+ * against 12 per vertex).
  */
-export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig'): Uint8Array {
+export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', keys: readonly ShapeKey[] = []): Uint8Array {
   const chunks: Uint8Array[] = [];
   let length = 0;
   const bufferViews: Record<string, unknown>[] = [];
@@ -41,12 +51,53 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig'): Ui
     accessors.push(accessor);
     return accessors.length - 1;
   };
-  const meshes = parts.map((part) => {
+  /** Appends a sparse VEC3 float accessor of `count` elements, zero but at `at` (#n, ascending), where it is `values`. */
+  const addSparse = (count: number, at: Uint32Array, values: Float32Array, bounds: { min: number[]; max: number[] }): number => {
+    const view = (data: Uint32Array | Float32Array): number => {
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      bufferViews.push({ buffer: 0, byteOffset: length, byteLength: bytes.byteLength });
+      chunks.push(bytes);
+      length += bytes.byteLength; // both hold 4-byte elements: the next view stays aligned
+      return bufferViews.length - 1;
+    };
+    const indices = { bufferView: view(at), componentType: UNSIGNED_INT };
+    accessors.push({
+      componentType: FLOAT, count, type: 'VEC3', ...bounds,
+      sparse: { count: at.length, indices, values: { bufferView: view(values) } },
+    });
+    return accessors.length - 1;
+  };
+  for (const key of keys) {
+    if (key.positions.length !== parts.length) throw new Error(`encodeMeshGlb: shape key '${key.name}' has ${key.positions.length} parts, the mesh ${parts.length}`);
+  }
+  const meshes = parts.map((part, k) => {
     const attributes: Record<string, number> = { POSITION: add(part.positions, 3, ARRAY_BUFFER, true) };
     if (part.normals) attributes.NORMAL = add(part.normals, 3, ARRAY_BUFFER);
     if (part.uvs) attributes.TEXCOORD_0 = add(part.uvs, 2, ARRAY_BUFFER);
     const indices = add(part.triangles, 1, ELEMENT_ARRAY_BUFFER);
-    return { name: part.name, primitives: [{ attributes, indices, mode: 4 }] };
+    const primitive: Record<string, unknown> = { attributes, indices, mode: 4 };
+    const mesh: Record<string, unknown> = { name: part.name, primitives: [primitive] };
+    if (keys.length > 0) {
+      primitive.targets = keys.map((key) => {
+        const delta = shapeKeyDelta(part.positions, key.positions[k], key.name);
+        const moved = movedVertices(delta);
+        const bounds = componentBounds(delta);
+        const sparse = moved.length * 16 < (delta.length / 3) * 12;
+        if (!sparse) return { POSITION: add(delta, 3, ARRAY_BUFFER, true) };
+        if (moved.length === 0) {
+          // glTF: an accessor with neither a buffer view nor sparse values is all zeros (sparse needs a count ≥ 1)
+          accessors.push({ componentType: FLOAT, count: delta.length / 3, type: 'VEC3', min: [0, 0, 0], max: [0, 0, 0] });
+          return { POSITION: accessors.length - 1 };
+        }
+        const values = new Float32Array(moved.length * 3);
+        moved.forEach((v, i) => values.set(delta.subarray(3 * v, 3 * v + 3), 3 * i));
+        // the unmoved vertices' zeros belong in the bounds too
+        return { POSITION: addSparse(delta.length / 3, moved, values, withZero(bounds)) };
+      });
+      mesh.weights = keys.map(() => 0);
+      mesh.extras = { targetNames: keys.map((key) => key.name) };
+    }
+    return mesh;
   });
   const bin = new Uint8Array(length);
   let offset = 0;
@@ -80,8 +131,28 @@ function componentBounds(values: Float32Array): { min: number[]; max: number[] }
   return { min: min.map((x) => (Number.isFinite(x) ? x : 0)), max: max.map((x) => (Number.isFinite(x) ? x : 0)) };
 }
 
+/** The displacement of a shape key's vertices from the part's: Float32Array #V*3 (float32 subtraction). */
+function shapeKeyDelta(rest: Float32Array, shaped: Float32Array, name: string): Float32Array {
+  if (shaped.length !== rest.length) throw new Error(`encodeMeshGlb: shape key '${name}' has ${shaped.length / 3} vertices where its part has ${rest.length / 3}`);
+  const delta = new Float32Array(rest.length);
+  for (let i = 0; i < rest.length; i++) delta[i] = shaped[i] - rest[i];
+  return delta;
+}
+
+/** The vertices whose displacement is not zero, ascending: Uint32Array. */
+function movedVertices(delta: Float32Array): Uint32Array {
+  const moved: number[] = [];
+  for (let v = 0; v < delta.length / 3; v++) if (delta[3 * v] !== 0 || delta[3 * v + 1] !== 0 || delta[3 * v + 2] !== 0) moved.push(v);
+  return Uint32Array.from(moved);
+}
+
+/** Bounds widened to hold 0 in every component (a sparse accessor's elements default to zero). */
+function withZero(bounds: { min: number[]; max: number[] }): { min: number[]; max: number[] } {
+  return { min: bounds.min.map((x) => Math.min(x, 0)), max: bounds.max.map((x) => Math.max(x, 0)) };
+}
+
 /** writeMeshGlb: encodeMeshGlb to `path` (its folder is created when missing). */
-export async function writeMeshGlb(path: string, parts: CharacterPart[], generator?: string): Promise<void> {
+export async function writeMeshGlb(path: string, parts: CharacterPart[], generator?: string, keys?: readonly ShapeKey[]): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, encodeMeshGlb(parts, generator));
+  await writeFile(path, encodeMeshGlb(parts, generator, keys));
 }
