@@ -250,6 +250,10 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
   } finally {
     await (await starting).close();
   }
+  // as the add-on's message and the pose menu say it: a pose the rig-based baseline measured better (or not measured)
+  const { listLatentPoses } = await import('../pose/listLatentPoses.js');
+  const experimental = new Set(listLatentPoses().filter((p) => p.experimental).map((p) => p.name));
+  const mark = (result: LatentPoseResult) => (experimental.has(result.pose) ? ' [experimental]' : '');
   const vertices = character.parts.reduce((n, p) => n + p.positions.length / 3, 0);
   const count = `${character.parts.length} part${character.parts.length === 1 ? '' : 's'}, ${vertices} vertices`;
   const how = (result: LatentPoseResult) => `strength ${result.strength}, ${result.strategy}${result.identity ? `, identity ${result.identity}` : ''}`;
@@ -258,7 +262,7 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
     const keys = results.map((result) => ({ name: result.pose, positions: result.objects.map((o) => o.positions) }));
     await writeMeshGlb(parsed.output, restParts(character.parts), `${generator}: ${parsed.input} with a shape key per pose (strength ${parsed.strength}, ${parsed.strategy})`, keys);
     for (const result of results) {
-      io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (${how(result)}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider}\n`);
+      io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (${how(result)}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider}${mark(result)}\n`);
     }
     io.stdout.write(`autorig: ${results.length} shape key${results.length === 1 ? '' : 's'} → ${parsed.output}\n`);
     return 0;
@@ -266,7 +270,7 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
   for (const result of results) {
     const output = poseOutputPath(parsed.output, result.pose);
     await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${parsed.input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);
-    io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (${how(result)}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider} → ${output}\n`);
+    io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (${how(result)}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider} → ${output}${mark(result)}\n`);
   }
   return 0;
 }
