@@ -9,47 +9,21 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parsePoseArguments, parsePoseList, poseOutputPath, PoseUsageError } from '../sidecar/cli/poseCommand.js';
-import { runCli, type CliIo } from '../sidecar/cli/main.js';
+import { runCli } from '../sidecar/cli/main.js';
 import { encodeMeshGlb } from '../sidecar/cli/meshGlb.js';
 import { readGlb } from '../sidecar/io/glbContainer.js';
 import { POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
-import { makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
+import { captureCli, objVertices, useLatentPoseStubModels } from './fixtures/poseCommandRun.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DEMO_OBJ = join(ROOT, 'assets', 'demo', 'demo_character.obj');
 const blender = spawnSync('sh', ['-c', 'command -v blender'], { encoding: 'utf8' }).stdout.trim() || null;
 const onCi = process.env.CI === 'true';
 const scratch = mkdtempSync(join(tmpdir(), 'autorig-cli-pose-keys-'));
-const before = process.env.AUTORIG_MODELS;
-let STUB: string;
-
-beforeAll(() => {
-  STUB = makeLatentPoseStubModels();
-  process.env.AUTORIG_MODELS = STUB;
-});
-afterAll(() => {
-  if (before === undefined) delete process.env.AUTORIG_MODELS;
-  else process.env.AUTORIG_MODELS = before;
-  rmSync(scratch, { recursive: true, force: true });
-  if (STUB) removeLatentPoseStubModels(STUB);
-});
-
-function capture(): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, out: () => out, err: () => err };
-}
-
-/** The `v` lines of an OBJ text, in file order: #V*3. */
-function objVertices(text: string): Float64Array {
-  const values: number[] = [];
-  for (const line of text.split('\n')) {
-    if (line.startsWith('v ')) values.push(...line.trim().split(/\s+/).slice(1, 4).map(Number));
-  }
-  return Float64Array.from(values);
-}
+useLatentPoseStubModels();
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
   expect(a.length).toBe(b.length);
@@ -63,7 +37,7 @@ const single: Record<string, Float64Array> = {};
 async function posedAlone(pose: string): Promise<Float64Array> {
   if (!single[pose]) {
     const out = join(scratch, `alone ${pose}.obj`);
-    expect(await runCli(['pose', DEMO_OBJ, '--pose', pose, '-o', out], capture())).toBe(0);
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', pose, '-o', out], captureCli())).toBe(0);
     single[pose] = objVertices(readFileSync(out, 'utf8'));
   }
   return single[pose];
@@ -93,7 +67,7 @@ describe('autorig pose, several poses', { timeout: 180_000 }, () => {
 
   it('writes one file per pose, each the same as the pose posed alone, and says each', async () => {
     const poses = ['kneeBentRt', 'elbowBentLf', 'elbowBentLf+kneeBentRt'];
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', DEMO_OBJ, '--pose', poses.join(','), '-o', join(scratch, 'each', 'demo_{pose}.obj')], io), io.err()).toBe(0);
     const said = io.out().trim().split('\n');
     expect(said).toHaveLength(3);
@@ -116,7 +90,7 @@ describe('autorig pose, several poses', { timeout: 180_000 }, () => {
   it('writes one .glb of shape keys that three.js reads back as the unposed mesh plus each pose', async () => {
     const poses = ['elbowBentLf', 'kneeBentRt', 'neckTurnLf'];
     const out = join(scratch, 'keys.glb');
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', DEMO_OBJ, '--pose', poses.join(','), '--shape-keys', '-o', out], io), io.err()).toBe(0);
     expect(io.out()).toMatch(/3 shape keys → .*keys\.glb/);
     const { json } = readGlb(readFileSync(out));
@@ -180,7 +154,7 @@ describe('autorig pose, several poses', { timeout: 180_000 }, () => {
       expect(blender, 'blender must be on PATH on CI').not.toBeNull();
       const poses = ['elbowBentLf', 'kneeBentRt'];
       const glb = join(scratch, 'keys for blender.glb');
-      expect(await runCli(['pose', DEMO_OBJ, '--pose', poses.join(','), '--shape-keys', '-o', glb], capture())).toBe(0);
+      expect(await runCli(['pose', DEMO_OBJ, '--pose', poses.join(','), '--shape-keys', '-o', glb], captureCli())).toBe(0);
       const out = join(scratch, 'keys report.json');
       const run = spawnSync(
         blender!,

@@ -9,46 +9,21 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../sidecar/cli/main.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../sidecar/cli/main.js';
 import { loadCharacter } from '../sidecar/io/character.js';
 import { readGlb, writeGlb } from '../sidecar/io/glbContainer.js';
 import { parseObj } from '../sidecar/io/obj.js';
 import { POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
-import { LATENT_POSE_STUB, LATENT_POSE_STUB_ANGLE, makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
+import { LATENT_POSE_STUB, LATENT_POSE_STUB_ANGLE } from './fixtures/latentPoseStubModels.js';
+import { captureCli, objVertices, useLatentPoseStubModels } from './fixtures/poseCommandRun.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-let STUB: string;
+const stubModels = useLatentPoseStubModels();
 const DEMO_OBJ = join(ROOT, 'assets', 'demo', 'demo_character.obj');
 const DEV_GLB = resolve(ROOT, '../shared/data/characters/mixamo_ely.glb');
 const scratch = mkdtempSync(join(tmpdir(), 'autorig-cli-pose-'));
-const before = process.env.AUTORIG_MODELS;
-
-beforeAll(() => {
-  STUB = makeLatentPoseStubModels();
-  process.env.AUTORIG_MODELS = STUB;
-});
-afterAll(() => {
-  if (before === undefined) delete process.env.AUTORIG_MODELS;
-  else process.env.AUTORIG_MODELS = before;
-  rmSync(scratch, { recursive: true, force: true });
-  if (STUB) removeLatentPoseStubModels(STUB);
-});
-
-function capture(): CliIo & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, out: () => out, err: () => err };
-}
-
-/** The `v` lines of an OBJ text, in file order: #V*3. */
-function objVertices(text: string): Float64Array {
-  const values: number[] = [];
-  for (const line of text.split('\n')) {
-    if (line.startsWith('v ')) values.push(...line.trim().split(/\s+/).slice(1, 4).map(Number));
-  }
-  return Float64Array.from(values);
-}
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Per vertex: its displacement length, before/after #V*3. */
 function displacements(before: ArrayLike<number>, after: ArrayLike<number>): number[] {
@@ -62,7 +37,7 @@ function displacements(before: ArrayLike<number>, after: ArrayLike<number>): num
 describe('autorig pose', { timeout: 120_000 }, () => {
   it('poses an OBJ into an OBJ: every v of the input in file order, the left arm moved forward, the rest in place', async () => {
     const out = join(scratch, 'posed.obj');
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '-o', out], io), io.err()).toBe(0);
     expect(io.out()).toMatch(/posed .* as elbowBentLf through the auto-rig \(strength 1, mean\): 1 part, 7050 vertices/);
     expect(io.err()).toMatch(/auto-rigging first \(the file has no skin\)/);
@@ -93,7 +68,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     const count = objVertices(demo).length / 3;
     writeFileSync(input, `${demo}v 9 9 9\no extra\nf 1 2 3\nf ${count} ${count - 1} ${count - 2}\n`);
     const out = join(scratch, 'pieces posed.obj');
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', input, '--pose', 'kneeBentRt', '--strength', '0.5', '-o', out], io), io.err()).toBe(0);
     const before = objVertices(readFileSync(input, 'utf8'));
     const after = objVertices(readFileSync(out, 'utf8'));
@@ -103,7 +78,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
 
   it('poses a rigged glb into a glb: each part\'s vertices in count and order, the requested limb moved', async () => {
     const out = join(scratch, 'ely.glb');
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentRt', '--strategy', 'nearest', '--strength', '1.5', '-o', out], io), io.err()).toBe(0);
     expect(io.out()).toMatch(/through its own rig \(strength 1\.5, nearest, identity stubNear/);
     const input = await loadCharacter(DEV_GLB);
@@ -135,7 +110,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     process.env.AUTORIG_MODELS = LATENT_POSE_STUB; // the pose models alone: no joints2d
     try {
       const out = join(scratch, 'ely own rig.obj');
-      const io = capture();
+      const io = captureCli();
       expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentLf', '-o', out], io), io.err()).toBe(0);
       expect(io.err()).toMatch(/posing through the file's own rig \(\d+ joints\)/);
       expect(io.out()).toMatch(/as elbowBentLf through its own rig/);
@@ -150,20 +125,20 @@ describe('autorig pose', { timeout: 120_000 }, () => {
       expect(node, 'the dev character has a LeftForeArm joint').toBeDefined();
       node!.name = 'ForeArm.L';
       writeFileSync(renamed, writeGlb(json, bin));
-      const io2 = capture();
+      const io2 = captureCli();
       expect(await runCli(['pose', renamed, '--pose', 'elbowBentLf', '-o', join(scratch, 'never.obj')], io2)).toBe(2);
       expect(io2.err()).toMatch(/auto-rigging first \(its skin lacks the Mixamo joint LeftForeArm\)/);
       expect(io2.err()).toMatch(/MODEL_MISSING/);
     } finally {
-      process.env.AUTORIG_MODELS = STUB;
+      process.env.AUTORIG_MODELS = stubModels();
     }
   });
 
   it('turns the joint by the strength\'s share of its angle: half strength moves the limb\'s end by the chord ratio', async () => {
     const full = join(scratch, 'full.obj');
     const half = join(scratch, 'half.obj');
-    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '-o', full], capture())).toBe(0);
-    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '--strength', '0.5', '-o', half], capture())).toBe(0);
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '-o', full], captureCli())).toBe(0);
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'kneeBentLf', '--strength', '0.5', '-o', half], captureCli())).toBe(0);
     const rest = objVertices(readFileSync(DEMO_OBJ, 'utf8'));
     const a = objVertices(readFileSync(full, 'utf8'));
     const b = objVertices(readFileSync(half, 'utf8'));
@@ -190,18 +165,18 @@ describe('autorig pose', { timeout: 120_000 }, () => {
 
   it('writes a glb from an OBJ and an OBJ from a glb with the same vertices', async () => {
     const glb = join(scratch, 'demo.glb');
-    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '--strength', '0', '-o', glb], capture())).toBe(0);
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '--strength', '0', '-o', glb], captureCli())).toBe(0);
     const back = await loadCharacter(glb);
     const source = parseObj(readFileSync(DEMO_OBJ, 'utf8'), { groupBy: 'none' });
     expect(Array.from(back.parts[0].positions)).toEqual(Array.from(source.parts[0].positions)); // strength 0: unchanged
     const obj = join(scratch, 'ely.obj');
-    expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentLf', '-o', obj], capture())).toBe(0);
+    expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentLf', '-o', obj], captureCli())).toBe(0);
     const elyIn = await loadCharacter(DEV_GLB);
     expect(objVertices(readFileSync(obj, 'utf8')).length).toBe(elyIn.parts.reduce((n, p) => n + p.positions.length, 0));
   });
 
   it('lists the installed poses with their experimental marks', async () => {
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', '--list'], io)).toBe(0);
     const lines = io.out().trim().split('\n');
     expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([...POSE_NAMES]);
@@ -221,12 +196,12 @@ describe('autorig pose', { timeout: 120_000 }, () => {
       [[DEMO_OBJ, '--pose', 'elbowBentLf', '-o', 'x.obj', '--colour'], /unknown option '--colour'/],
     ];
     for (const [args, message] of cases) {
-      const io = capture();
+      const io = captureCli();
       expect(await runCli(['pose', ...args], io), args.join(' ')).toBe(64);
       expect(io.err()).toMatch(message);
       expect(io.err()).toMatch(/usage: autorig pose/);
     }
-    const help = capture();
+    const help = captureCli();
     expect(await runCli(['pose', '--help'], help)).toBe(0);
     expect(help.out()).toMatch(/elbowBentLf\+kneeBentRt/);
   });
@@ -235,20 +210,20 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     const empty = mkdtempSync(join(tmpdir(), 'autorig-no-models-'));
     process.env.AUTORIG_MODELS = empty;
     try {
-      const io = capture();
+      const io = captureCli();
       expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '-o', join(scratch, 'never.obj')], io)).toBe(2);
       expect(io.err()).toMatch(/error MODEL_MISSING/);
       expect(existsSync(join(scratch, 'never.obj'))).toBe(false);
-      const list = capture();
+      const list = captureCli();
       expect(await runCli(['pose', '--list'], list)).toBe(2);
       expect(list.err()).toMatch(/MODEL_MISSING/);
     } finally {
-      process.env.AUTORIG_MODELS = STUB;
+      process.env.AUTORIG_MODELS = stubModels();
       rmSync(empty, { recursive: true, force: true });
     }
     const broken = join(scratch, 'broken.obj');
     writeFileSync(broken, 'v 0 0 0\nv 1 0 0\nf 1 2 7\n');
-    const io = capture();
+    const io = captureCli();
     expect(await runCli(['pose', broken, '--pose', 'elbowBentLf', '-o', join(scratch, 'b.obj')], io)).toBe(2);
     expect(io.err()).toMatch(/BAD_INDEX/);
   });
@@ -257,7 +232,7 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     expect(existsSync(join(ROOT, 'dist', 'sidecar', 'cli', 'poseCommand.js')), 'run `npm run build` first').toBe(true);
     const out = join(scratch, 'built.obj');
     const run = spawnSync(process.execPath, ['bin/autorig.js', 'pose', DEMO_OBJ, '--pose', 'kneeBentLf', '-o', out], {
-      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, AUTORIG_MODELS: STUB },
+      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, AUTORIG_MODELS: stubModels() },
     });
     expect(run.status, run.stderr).toBe(0);
     // one progress line per stage into a pipe
