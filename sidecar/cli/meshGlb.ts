@@ -1,6 +1,7 @@
 /**
  * A static (unrigged) .glb of mesh parts, as `autorig pose` writes it: one node per part, no transform, each part's
- * vertices exactly as given (count and order), so vertex i of part k in the file is vertex i of part k of the input.
+ * vertices exactly as given (count and order), so vertex i of part k in the file is vertex i of part k of the input;
+ * with `autorig pose --shape-keys`, each part also holds one morph target per pose (Blender: shape keys).
  * Spec: https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html#meshes
  */
 import { mkdir, writeFile } from 'node:fs/promises';
