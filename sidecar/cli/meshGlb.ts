@@ -33,16 +33,20 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
   let length = 0;
   const bufferViews: Record<string, unknown>[] = [];
   const accessors: Record<string, unknown>[] = [];
-  /** Appends `data` as its own buffer view and accessor of `width` components; returns the accessor's index. */
-  const add = (data: Float32Array | Uint32Array, width: 1 | 2 | 3, target: number, bounds = false): number => {
+  /** Appends `data` as a buffer view of its own (`target` when given: a sparse accessor's views have none); returns its index. */
+  const addView = (data: Float32Array | Uint32Array, target?: number): number => {
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    bufferViews.push({ buffer: 0, byteOffset: length, byteLength: bytes.byteLength, target });
+    bufferViews.push({ buffer: 0, byteOffset: length, byteLength: bytes.byteLength, ...(target === undefined ? {} : { target }) });
     chunks.push(bytes);
     const padded = align4(bytes.byteLength);
     if (padded > bytes.byteLength) chunks.push(new Uint8Array(padded - bytes.byteLength));
     length += padded;
+    return bufferViews.length - 1;
+  };
+  /** Appends `data` as its own buffer view and accessor of `width` components; returns the accessor's index. */
+  const add = (data: Float32Array | Uint32Array, width: 1 | 2 | 3, target: number, bounds = false): number => {
     const accessor: Record<string, unknown> = {
-      bufferView: bufferViews.length - 1,
+      bufferView: addView(data, target),
       componentType: data instanceof Float32Array ? FLOAT : UNSIGNED_INT,
       count: data.length / width,
       type: width === 1 ? 'SCALAR' : `VEC${width}`,
@@ -54,17 +58,10 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
   };
   /** Appends a sparse VEC3 float accessor of `count` elements, zero but at `at` (#n, ascending), where it is `values`. */
   const addSparse = (count: number, at: Uint32Array, values: Float32Array, bounds: { min: number[]; max: number[] }): number => {
-    const view = (data: Uint32Array | Float32Array): number => {
-      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-      bufferViews.push({ buffer: 0, byteOffset: length, byteLength: bytes.byteLength });
-      chunks.push(bytes);
-      length += bytes.byteLength; // both hold 4-byte elements: the next view stays aligned
-      return bufferViews.length - 1;
-    };
-    const indices = { bufferView: view(at), componentType: UNSIGNED_INT };
+    const indices = { bufferView: addView(at), componentType: UNSIGNED_INT };
     accessors.push({
       componentType: FLOAT, count, type: 'VEC3', ...bounds,
-      sparse: { count: at.length, indices, values: { bufferView: view(values) } },
+      sparse: { count: at.length, indices, values: { bufferView: addView(values) } },
     });
     return accessors.length - 1;
   };
@@ -82,7 +79,6 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
       primitive.targets = keys.map((key) => {
         const delta = shapeKeyDelta(part.positions, key.positions[k], key.name);
         const moved = movedVertices(delta);
-        const bounds = componentBounds(delta);
         const sparse = moved.length * 16 < (delta.length / 3) * 12;
         if (!sparse) return { POSITION: add(delta, 3, ARRAY_BUFFER, true) };
         if (moved.length === 0) {
@@ -93,7 +89,7 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
         const values = new Float32Array(moved.length * 3);
         moved.forEach((v, i) => values.set(delta.subarray(3 * v, 3 * v + 3), 3 * i));
         // the unmoved vertices' zeros belong in the bounds too
-        return { POSITION: addSparse(delta.length / 3, moved, values, withZero(bounds)) };
+        return { POSITION: addSparse(delta.length / 3, moved, values, withZero(componentBounds(delta))) };
       });
       mesh.weights = keys.map(() => 0);
       mesh.extras = { targetNames: keys.map((key) => key.name) };

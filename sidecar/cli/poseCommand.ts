@@ -186,11 +186,21 @@ export function ownRig(character: Character): { rig: NonNullable<ApplyLatentPose
  * posed surface, uvs kept.
  */
 export function posedParts(parts: CharacterPart[], result: LatentPoseResult): CharacterPart[] {
+  return partsAt(parts, (k) => result.objects[k].positions);
+}
+
+/** restParts: the input parts unposed, normals computed on them, uvs kept (the base of a shape-key file). */
+export function restParts(parts: CharacterPart[]): CharacterPart[] {
+  return partsAt(parts, (k) => parts[k].positions);
+}
+
+/** The parts with part k's vertices at positionsOf(k) (#V_k*3), their normals computed there, faces and uvs kept. */
+function partsAt(parts: CharacterPart[], positionsOf: (k: number) => Float32Array): CharacterPart[] {
   return parts.map((part, k) => {
-    const positions = result.objects[k].positions;
-    const posed: CharacterPart = { name: part.name, positions, triangles: part.triangles, normals: vertexNormals(positions, part.triangles) };
-    if (part.uvs) posed.uvs = part.uvs;
-    return posed;
+    const positions = positionsOf(k);
+    const out: CharacterPart = { name: part.name, positions, triangles: part.triangles, normals: vertexNormals(positions, part.triangles) };
+    if (part.uvs) out.uvs = part.uvs;
+    return out;
   });
 }
 
@@ -256,30 +266,20 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
   const mark = (result: LatentPoseResult) => (experimental.has(result.pose) ? ' [experimental]' : '');
   const vertices = character.parts.reduce((n, p) => n + p.positions.length / 3, 0);
   const count = `${character.parts.length} part${character.parts.length === 1 ? '' : 's'}, ${vertices} vertices`;
-  const how = (result: LatentPoseResult) => `strength ${result.strength}, ${result.strategy}${result.identity ? `, identity ${result.identity}` : ''}`;
   const through = results[0].rig === 'given' ? 'its own rig' : 'the auto-rig';
+  const say = (result: LatentPoseResult, output: string) => io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} `
+    + `(strength ${result.strength}, ${result.strategy}${result.identity ? `, identity ${result.identity}` : ''}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider}${output ? ` → ${output}` : ''}${mark(result)}\n`);
   if (parsed.shapeKeys) {
     const keys = results.map((result) => ({ name: result.pose, positions: result.objects.map((o) => o.positions) }));
     await writeMeshGlb(parsed.output, restParts(character.parts), `${generator}: ${parsed.input} with a shape key per pose (strength ${parsed.strength}, ${parsed.strategy})`, keys);
-    for (const result of results) {
-      io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (${how(result)}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider}${mark(result)}\n`);
-    }
+    for (const result of results) say(result, '');
     io.stdout.write(`autorig: ${results.length} shape key${results.length === 1 ? '' : 's'} → ${parsed.output}\n`);
     return 0;
   }
   for (const result of results) {
     const output = poseOutputPath(parsed.output, result.pose);
     await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${parsed.input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);
-    io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} (${how(result)}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider} → ${output}${mark(result)}\n`);
+    say(result, output);
   }
   return 0;
-}
-
-/** restParts: the input parts unposed, normals computed on them, uvs kept (the base of a shape-key file). */
-export function restParts(parts: CharacterPart[]): CharacterPart[] {
-  return parts.map((part) => {
-    const rest: CharacterPart = { name: part.name, positions: part.positions, triangles: part.triangles, normals: vertexNormals(part.positions, part.triangles) };
-    if (part.uvs) rest.uvs = part.uvs;
-    return rest;
-  });
 }
