@@ -14,6 +14,11 @@ import * as ort from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { SeededRandom } from '../sidecar/data/seededRandom.js';
+import { dualQuaternionSkinning } from '../sidecar/deform/dualQuaternionSkinning.js';
+import { linearBlendSkinning, poseTransforms } from '../sidecar/deform/linearBlendSkinning.js';
+import { axisAngleMatrix } from '../sidecar/geometry/axisAngleMatrix.js';
+import { MIXAMO_PARENT_INDICES } from '../sidecar/skeleton/mixamoTemplate.js';
+import type { Vec3 } from '../sidecar/types.js';
 import { makeTrainingSample, writeTrainingSample } from '../sidecar/data/trainingSample.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -70,11 +75,12 @@ describe('point rig network (models/training/train_point_rig.py)', () => {
     const card = join(tmp, 'point_rig.md');
     const run = spawnSync(PYTHON, [
       'models/training/train_point_rig.py', '--data', data, '--tiny', '--steps', '40', '--out', out, '--curve', curve, '--card', card,
+      '--corrective-loss-weight', '100',
     ], { cwd: ROOT, encoding: 'utf8', timeout: 150_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
     expect(run.status, run.stderr + run.stdout).toBe(0);
 
     // The loss: per-step rows of the curve, mean of the last steps below the first.
-    const [header, ...lines] = readFileSync(curve, 'utf8').trim().split('\n');
+    const [header, ...lines] = readFileSync(curve, 'utf8').trim().split(/\r?\n/);
     const columns = header.split(',');
     const rows = lines.map((l) => l.split(',')).filter((r) => r[columns.indexOf('split')] === 'train');
     expect(rows.length).toBe(40);
@@ -82,9 +88,14 @@ describe('point rig network (models/training/train_point_rig.py)', () => {
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(losses.every(Number.isFinite)).toBe(true);
     expect(mean(losses.slice(-8))).toBeLessThan(0.85 * mean(losses.slice(0, 8)));
+    // the corrective term is trained on and reported (and, trained on, it falls too)
+    const correctives = rows.map((r) => Number(r[columns.indexOf('corrective')]));
+    expect(correctives.every((c) => Number.isFinite(c) && c > 0)).toBe(true);
+    expect(mean(correctives.slice(-8))).toBeLessThan(mean(correctives.slice(0, 8)));
 
     const cardText = readFileSync(card, 'utf8');
     expect(cardText).toContain('train_point_rig.py');
+    expect(cardText).toContain('corrective loss weight: 100');
     expect(cardText).toMatch(/\| procedural \| \d+ \| \d+ \|/);
 
     // The export reproduces PyTorch on the check input.
@@ -167,6 +178,75 @@ print(json.dumps({
     expect(r.weightsKept).toBe(true);
     // an example made with --headless 1 is always the cut body
     expect(r.cutTopBelowHeadTop).toBe(true);
+  }, 90_000);
+
+  it.skipIf(!torchReady && !ON_CI)('the corrective loss bends a limb as the sidecar does: DQS − LBS of deform/ with a joint turned, zero for matching weights', () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx`).toBe(true);
+    // A procedural humanoid's true joints; points around the left elbow and wrist; rows over the left arm's bones,
+    // some all on one bone (no corrective), the rest blended over two or three.
+    const heads = Float64Array.from(generateProceduralHumanoid(141, { targetVertices: 1500 }).joints);
+    const rng = new SeededRandom(11);
+    const N = 48, arm = [8, 9, 10]; // LeftArm, LeftForeArm, LeftHand
+    const points = new Float32Array(N * 3), dense = new Float32Array(N * J);
+    for (let i = 0; i < N; i++) {
+      const from = arm[1 + (i % 2)];
+      for (let c = 0; c < 3; c++) points[3 * i + c] = heads[3 * from + c] + rng.range(-0.06, 0.06);
+      if (i < 6) { dense[i * J + arm[i % 3]] = 1; continue; }
+      const w = arm.map(() => (rng.next() < 0.3 ? 0 : rng.next()));
+      if (w[1] + w[2] === 0) w[2] = 0.5;
+      const sum = w.reduce((a, b) => a + b, 0);
+      arm.forEach((b, k) => { dense[i * J + b] = w[k] / sum; });
+    }
+    const cases = [{ joint: 10, axis: [0, 0.6, 0.8] as Vec3, angle: 1.2 }, { joint: 9, axis: [0.8, 0, -0.6] as Vec3, angle: -0.9 }];
+    const script = `
+import json, sys
+import torch
+sys.path.insert(0, 'models/training')
+from point_rig.losses import blend_corrective, corrective_l1, subtree_masks
+from point_rig.skeleton import PARENTS
+a = json.loads(sys.stdin.read())
+pts = torch.tensor(a["points"], dtype=torch.float64).reshape(1, -1, 3)
+w = torch.tensor(a["weights"], dtype=torch.float64).reshape(1, pts.shape[1], -1)
+heads = torch.tensor(a["heads"], dtype=torch.float64).reshape(1, -1, 3)
+out = []
+for c in a["cases"]:
+    share = w @ subtree_masks(PARENTS).double()[c["joint"]]
+    corr = blend_corrective(pts, heads[:, [c["joint"]]], torch.tensor([[c["axis"]]], dtype=torch.float64),
+                            torch.tensor([[c["angle"]]], dtype=torch.float64), share[..., None])
+    out.append(corr.reshape(-1).tolist())
+g = torch.Generator().manual_seed(5)
+same = corrective_l1(w, w, pts, heads, [9, 10, 16], PARENTS, g).item()
+other = w.roll(1, dims=1)
+moved = corrective_l1(other, w, pts, heads, [9, 10, 16], PARENTS, torch.Generator().manual_seed(5)).item()
+print(json.dumps({"corrective": out, "same": same, "moved": moved}))
+`;
+    const run = spawnSync(PYTHON, ['-c', script], {
+      cwd: ROOT, encoding: 'utf8', timeout: 60_000,
+      input: JSON.stringify({ points: Array.from(points), weights: Array.from(dense), heads: Array.from(heads), cases }),
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const r = JSON.parse(run.stdout.trim().split('\n').pop()!) as { corrective: number[][]; same: number; moved: number };
+    // the sidecar's skinning: top-3 rows over the arm, the case's joint turned about its head (its children carried)
+    const indices = new Uint16Array(N * 3), values = new Float32Array(N * 3);
+    for (let i = 0; i < N; i++) arm.forEach((b, k) => { indices[3 * i + k] = b; values[3 * i + k] = dense[i * J + b]; });
+    let largest = 0;
+    cases.forEach((c, n) => {
+      const rotations = new Float64Array(J * 9);
+      for (let j = 0; j < J; j++) rotations[9 * j] = rotations[9 * j + 4] = rotations[9 * j + 8] = 1;
+      axisAngleMatrix(c.axis, c.angle, rotations, 9 * c.joint);
+      const transforms = poseTransforms(heads, MIXAMO_PARENT_INDICES, rotations);
+      const dqs = dualQuaternionSkinning(points, indices, values, 3, transforms);
+      const lbs = linearBlendSkinning(points, indices, values, 3, transforms);
+      for (let i = 0; i < N * 3; i++) {
+        expect(Math.abs(r.corrective[n][i] - (dqs[i] - lbs[i])), `case ${n}, coordinate ${i}`).toBeLessThan(2e-6);
+        largest = Math.max(largest, Math.abs(dqs[i] - lbs[i]));
+      }
+      // a row on one bone has no corrective
+      for (let i = 0; i < 6 * 3; i++) expect(Math.abs(r.corrective[n][i])).toBeLessThan(1e-9);
+    });
+    expect(largest).toBeGreaterThan(1e-3); // the blended rows do bend apart
+    expect(r.same).toBeLessThan(2e-6); // the norm's floor: √1e-12
+    expect(r.moved).toBeGreaterThan(1e-4);
   }, 90_000);
 
   it.skipIf(!existsSync(COMMITTED_MODEL))('the committed models/point_rig.onnx reproduces its check file', async () => {

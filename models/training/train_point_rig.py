@@ -35,12 +35,19 @@ from point_rig.card import write_card  # noqa: E402
 from point_rig.dataset import (SampleSet, character_of, make_batch, make_example, split_by_character,  # noqa: E402
                                validation_batches)
 from point_rig.export import export_onnx, write_check  # noqa: E402
-from point_rig.losses import dominant_joint_agreement, joint_error, joint_mse, weight_kl, weight_l1  # noqa: E402
+from point_rig.losses import (corrective_l1, dominant_joint_agreement, joint_error, joint_mse, weight_kl,  # noqa: E402
+                               weight_l1)
+from point_rig.skeleton import JOINT_NAMES, PARENTS  # noqa: E402
 from point_rig.model import PointRigNet, parameter_count  # noqa: E402
 from sample_io import list_samples  # noqa: E402
 
 CURVE_COLUMNS = ["step", "epoch", "seconds", "lr", "split", "loss", "joint_mse", "weight_kl", "weight_l1",
-                 "joint_error", "coarse_joint_error", "dominant_joint"]
+                 "joint_error", "coarse_joint_error", "dominant_joint", "corrective"]
+
+# The joints whose bend the corrective loss plays (elbows, wrists, knees, ankles): where a limb's blend sits between
+# two bones, the corrective a pose carries is decided by how that blend is shaped.
+CORRECTIVE_JOINTS = [JOINT_NAMES.index(n) for n in (
+    "LeftForeArm", "LeftHand", "RightForeArm", "RightHand", "LeftLeg", "LeftFoot", "RightLeg", "RightFoot")]
 
 
 def parse_args(argv):
@@ -56,6 +63,9 @@ def parse_args(argv):
     p.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (AdamW; warm-up then cosine decay)")
     p.add_argument("--weight-decay", type=float, default=1e-4)
     p.add_argument("--joint-loss-weight", type=float, default=1000.0, help="loss = KL + this × joint MSE")
+    p.add_argument("--corrective-loss-weight", type=float, default=0.0,
+                   help="loss += this × corrective_l1 (DQS − LBS of the predicted blend against the truth's at the "
+                        "elbows, wrists, knees and ankles, units of the canonical box); 0: not trained on, still reported")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: the machine is shared)")
@@ -124,32 +134,40 @@ class BatchStream(torch.utils.data.IterableDataset):
             yield {k: torch.from_numpy(v) for k, v in make_batch(self.samples, chosen, self.points, rng, headless=self.headless).items()}
 
 
-def batch_losses(model, batch, joint_loss_weight):
-    """One batch through the model → (loss tensor, dict of float metrics)."""
+def batch_losses(model, batch, joint_loss_weight, corrective_loss_weight=0.0, generator=None):
+    """One batch through the model → (loss tensor, dict of float metrics). generator: the random bends of the
+    corrective term (validation passes a fixed one so that its figures compare across steps)."""
     refined, logits = model(batch["points"], batch["normals"], batch["coarse"], True)
     mse = joint_mse(refined, batch["joints"])
     kl = weight_kl(logits, batch["weights"])
     loss = kl + joint_loss_weight * mse
+    predicted = torch.softmax(logits, dim=-1)
+    with torch.set_grad_enabled(corrective_loss_weight > 0 and torch.is_grad_enabled()):
+        corrective = corrective_l1(predicted, batch["weights"], batch["points"], batch["joints"], CORRECTIVE_JOINTS,
+                                   PARENTS, generator)
+    if corrective_loss_weight > 0:
+        loss = loss + corrective_loss_weight * corrective
     with torch.no_grad():
-        predicted = torch.softmax(logits, dim=-1)
         metrics = {
             "loss": loss.item(), "joint_mse": mse.item(), "weight_kl": kl.item(),
             "weight_l1": weight_l1(predicted, batch["weights"]).item(),
             "joint_error": joint_error(refined, batch["joints"]).item(),
             "coarse_joint_error": joint_error(batch["coarse"], batch["joints"]).item(),
             "dominant_joint": dominant_joint_agreement(predicted, batch["weights"]).item(),
+            "corrective": corrective.item(),
         }
     return loss, metrics
 
 
-def evaluate(model, batches, device, joint_loss_weight):
+def evaluate(model, batches, device, joint_loss_weight, corrective_loss_weight=0.0):
     """Validation metrics averaged over samples: the model's, and the coarse joints' own (joint metrics only)."""
     model.eval()
     totals, count = {}, 0
+    bends = torch.Generator().manual_seed(4099)
     with torch.no_grad():
         for batch in batches:
             batch = {k: torch.from_numpy(v).to(device) for k, v in batch.items()}
-            _, metrics = batch_losses(model, batch, joint_loss_weight)
+            _, metrics = batch_losses(model, batch, joint_loss_weight, corrective_loss_weight, bends)
             size = batch["points"].shape[0]
             for k, v in metrics.items():
                 totals[k] = totals.get(k, 0.0) + v * size
@@ -227,6 +245,8 @@ def main(argv=None):
     window = []
     model.train()
     batches = iter(loader)
+    # the corrective term's random bends have their own stream: the rest of training draws what it drew before
+    bends = torch.Generator().manual_seed(args.seed + 31)
     while step < total_steps:
         elapsed = time.time() - t0
         progress = step / total_steps
@@ -243,7 +263,7 @@ def main(argv=None):
         for group in optimizer.param_groups:
             group["lr"] = lr
         batch = {k: v.to(device, non_blocking=True) for k, v in next(batches).items()}
-        loss, metrics = batch_losses(model, batch, args.joint_loss_weight)
+        loss, metrics = batch_losses(model, batch, args.joint_loss_weight, args.corrective_loss_weight, bends)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -261,16 +281,16 @@ def main(argv=None):
             per_step = (time.time() - t0) / (step - start_step)
             say(f"step {step}/{total_steps} loss {np.mean(window):.4f} kl {metrics['weight_kl']:.4f} "
                 f"joint err {metrics['joint_error']:.4f} (coarse {metrics['coarse_joint_error']:.4f}) "
-                f"L1 {metrics['weight_l1']:.3f} lr {lr:.2g} {per_step:.2f} s/step")
+                f"L1 {metrics['weight_l1']:.3f} corr {metrics['corrective']:.2e} lr {lr:.2g} {per_step:.2f} s/step")
             window = []
         if lead and val_batches and step % args.val_every == 0:
-            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight)
+            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight, args.corrective_loss_weight)
             if curve:
                 curve.writerow({"step": step, "epoch": f"{step / steps_per_epoch:.3f}", "seconds": f"{time.time() - t0:.1f}",
                                 "lr": f"{lr:.3g}", "split": "val", **{k: f"{v:.6g}" for k, v in val_metrics.items()}})
             say(f"  validation: joint err {val_metrics['joint_error']:.4f} (coarse {val_metrics['coarse_joint_error']:.4f}) "
                 f"weight L1 {val_metrics['weight_l1']:.3f} KL {val_metrics['weight_kl']:.3f} "
-                f"dominant {val_metrics['dominant_joint']:.3f}")
+                f"dominant {val_metrics['dominant_joint']:.3f} corrective {val_metrics['corrective']:.3e}")
         if lead and args.checkpoint and time.time() - last_checkpoint > 600:
             torch.save({"model": core.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, args.checkpoint)
             last_checkpoint = time.time()
@@ -282,7 +302,7 @@ def main(argv=None):
         if args.checkpoint:
             torch.save({"model": core.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, args.checkpoint)
         if val_batches:
-            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight)
+            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight, args.corrective_loss_weight)
             if curve:
                 curve.writerow({"step": step, "epoch": f"{step / steps_per_epoch:.3f}", "seconds": f"{seconds:.1f}",
                                 "lr": "", "split": "val", **{k: f"{v:.6g}" for k, v in val_metrics.items()}})
@@ -310,7 +330,8 @@ def main(argv=None):
                 onnx_path=args.out, onnx_bytes=size, config=core.config,
                 training={"steps": step, "epochs": round(step / steps_per_epoch, 2), "batch per process": args.batch,
                           "points": args.points, "world size": world, "device": args.device, "peak lr": args.lr,
-                          "joint loss weight": args.joint_loss_weight, "headless share": args.headless, "minutes": round(seconds / 60, 1),
+                          "joint loss weight": args.joint_loss_weight,
+                          "corrective loss weight": args.corrective_loss_weight, "headless share": args.headless, "minutes": round(seconds / 60, 1),
                           "seconds per step": round(seconds / max(step - start_step, 1), 3)},
                 metrics=shown, coarse_metrics={"joint_error": coarse.get("coarse_joint_error")} if coarse else {})
     if world > 1:
