@@ -92,6 +92,12 @@ describe('point rig network (models/training/train_point_rig.py)', () => {
     const correctives = rows.map((r) => Number(r[columns.indexOf('corrective')]));
     expect(correctives.every((c) => Number.isFinite(c) && c > 0)).toBe(true);
     expect(mean(correctives.slice(-8))).toBeLessThan(mean(correctives.slice(0, 8)));
+    // by default the term trained on is the one reported: loss = KL + 1000 × joint MSE + 100 × corrective
+    for (const r of rows) {
+      const at = (c: string) => Number(r[columns.indexOf(c)]);
+      const trained = (at('loss') - at('weight_kl') - 1000 * at('joint_mse')) / 100;
+      expect(Math.abs(trained - at('corrective'))).toBeLessThan(1e-3 * at('corrective') + 2e-7);
+    }
 
     const cardText = readFileSync(card, 'utf8');
     expect(cardText).toContain('train_point_rig.py');
@@ -248,6 +254,45 @@ print(json.dumps({"corrective": out, "same": same, "moved": moved}))
     expect(r.same).toBeLessThan(2e-6); // the norm's floor: √1e-12
     expect(r.moved).toBeGreaterThan(1e-4);
   }, 90_000);
+
+  it.skipIf(!torchReady && !ON_CI)('trains the corrective term on the joints asked for (--corrective-joints) and still reports the default eight', () => {
+    expect(torchReady, `${PYTHON} cannot import torch and onnx`).toBe(true);
+    const data = join(tmp, 'wrists');
+    mkdirSync(data, { recursive: true });
+    for (let i = 0; i < 2; i++) {
+      const character = generateProceduralHumanoid(151 + i, { targetVertices: 1500 });
+      character.name = `proc-wrists-${i}`;
+      writeTrainingSample(join(data, `${character.name}.sample`), makeTrainingSample(character, 5 + i));
+    }
+    const train = (extra: string[]) => spawnSync(PYTHON, [
+      'models/training/train_point_rig.py', '--data', data, '--tiny', '--steps', '6', '--out', join(tmp, 'wrists.onnx'),
+      '--curve', join(tmp, 'wrists.csv'), '--card', join(tmp, 'wrists.md'), ...extra,
+    ], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' } });
+
+    for (const [joints, message] of [['LeftHand,Wrist', /must name joints of the skeleton.*Wrist/], ['Hips', /root has no parent bone/]] as const) {
+      const refused = train(['--corrective-joints', joints]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+
+    const run = train(['--corrective-loss-weight', '1000', '--corrective-joints', 'LeftHand,RightHand']);
+    expect(run.status, run.stderr + run.stdout).toBe(0);
+    expect(readFileSync(join(tmp, 'wrists.md'), 'utf8')).toContain('corrective joints: LeftHand, RightHand');
+    const [header, ...lines] = readFileSync(join(tmp, 'wrists.csv'), 'utf8').trim().split(/\r?\n/);
+    const columns = header.split(',');
+    const rows = lines.map((l) => l.split(',')).filter((r) => r[columns.indexOf('split')] === 'train');
+    expect(rows.length).toBe(6);
+    // the term in the loss is the wrists' alone, not the eight joints' reported beside it
+    let differing = 0;
+    for (const r of rows) {
+      const at = (c: string) => Number(r[columns.indexOf(c)]);
+      const trained = (at('loss') - at('weight_kl') - 1000 * at('joint_mse')) / 1000;
+      expect(trained).toBeGreaterThan(0);
+      expect(at('corrective')).toBeGreaterThan(0);
+      if (Math.abs(trained - at('corrective')) > 0.05 * at('corrective')) differing++;
+    }
+    expect(differing).toBeGreaterThanOrEqual(5);
+  }, 150_000);
 
   it.skipIf(!existsSync(COMMITTED_MODEL))('the committed models/point_rig.onnx reproduces its check file', async () => {
     expect(existsSync(COMMITTED_CHECK), `${COMMITTED_CHECK} must accompany the model`).toBe(true);

@@ -46,8 +46,9 @@ CURVE_COLUMNS = ["step", "epoch", "seconds", "lr", "split", "loss", "joint_mse",
 
 # The joints whose bend the corrective loss plays (elbows, wrists, knees, ankles): where a limb's blend sits between
 # two bones, the corrective a pose carries is decided by how that blend is shaped.
-CORRECTIVE_JOINTS = [JOINT_NAMES.index(n) for n in (
-    "LeftForeArm", "LeftHand", "RightForeArm", "RightHand", "LeftLeg", "LeftFoot", "RightLeg", "RightFoot")]
+CORRECTIVE_JOINT_NAMES = ("LeftForeArm", "LeftHand", "RightForeArm", "RightHand", "LeftLeg", "LeftFoot", "RightLeg",
+                          "RightFoot")
+CORRECTIVE_JOINTS = [JOINT_NAMES.index(n) for n in CORRECTIVE_JOINT_NAMES]
 
 
 def parse_args(argv):
@@ -66,6 +67,9 @@ def parse_args(argv):
     p.add_argument("--corrective-loss-weight", type=float, default=0.0,
                    help="loss += this × corrective_l1 (DQS − LBS of the predicted blend against the truth's at the "
                         "elbows, wrists, knees and ankles, units of the canonical box); 0: not trained on, still reported")
+    p.add_argument("--corrective-joints", default=",".join(CORRECTIVE_JOINT_NAMES),
+                   help="comma-separated joints whose bend the corrective term trains on (default: elbows, wrists, "
+                        "knees, ankles); the reported corrective is always measured at the default eight")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: the machine is shared)")
@@ -94,6 +98,13 @@ def parse_args(argv):
             args.lr = 3e-3
     if args.points % 16 or args.points < 256:
         p.error(f"--points must be a multiple of 16 and at least 256, got {args.points}")
+    names = [n.strip() for n in args.corrective_joints.split(",") if n.strip()]
+    unknown = [n for n in names if n not in JOINT_NAMES]
+    if not names or unknown:
+        p.error(f"--corrective-joints must name joints of the skeleton ({', '.join(JOINT_NAMES)}); got {unknown or 'none'}")
+    if any(PARENTS[JOINT_NAMES.index(n)] == JOINT_NAMES.index(n) for n in names):
+        p.error("--corrective-joints: the root has no parent bone to bend across")
+    args.corrective_joint_indices = [JOINT_NAMES.index(n) for n in names]
     return args
 
 
@@ -134,19 +145,27 @@ class BatchStream(torch.utils.data.IterableDataset):
             yield {k: torch.from_numpy(v) for k, v in make_batch(self.samples, chosen, self.points, rng, headless=self.headless).items()}
 
 
-def batch_losses(model, batch, joint_loss_weight, corrective_loss_weight=0.0, generator=None):
+def batch_losses(model, batch, joint_loss_weight, corrective_loss_weight=0.0, generator=None, corrective_joints=None):
     """One batch through the model → (loss tensor, dict of float metrics). generator: the random bends of the
-    corrective term (validation passes a fixed one so that its figures compare across steps)."""
+    corrective term (validation passes a fixed one so that its figures compare across steps). corrective_joints: the
+    joints the corrective term trains on (default CORRECTIVE_JOINTS); the reported corrective is CORRECTIVE_JOINTS'
+    so that runs compare."""
     refined, logits = model(batch["points"], batch["normals"], batch["coarse"], True)
     mse = joint_mse(refined, batch["joints"])
     kl = weight_kl(logits, batch["weights"])
     loss = kl + joint_loss_weight * mse
     predicted = torch.softmax(logits, dim=-1)
+    trained_joints = corrective_joints if corrective_joints is not None else CORRECTIVE_JOINTS
     with torch.set_grad_enabled(corrective_loss_weight > 0 and torch.is_grad_enabled()):
-        corrective = corrective_l1(predicted, batch["weights"], batch["points"], batch["joints"], CORRECTIVE_JOINTS,
-                                   PARENTS, generator)
+        trained = corrective_l1(predicted, batch["weights"], batch["points"], batch["joints"], trained_joints,
+                                PARENTS, generator)
+    corrective = trained
+    if list(trained_joints) != CORRECTIVE_JOINTS:
+        with torch.no_grad():
+            corrective = corrective_l1(predicted, batch["weights"], batch["points"], batch["joints"], CORRECTIVE_JOINTS,
+                                       PARENTS, generator)
     if corrective_loss_weight > 0:
-        loss = loss + corrective_loss_weight * corrective
+        loss = loss + corrective_loss_weight * trained
     with torch.no_grad():
         metrics = {
             "loss": loss.item(), "joint_mse": mse.item(), "weight_kl": kl.item(),
@@ -159,7 +178,7 @@ def batch_losses(model, batch, joint_loss_weight, corrective_loss_weight=0.0, ge
     return loss, metrics
 
 
-def evaluate(model, batches, device, joint_loss_weight, corrective_loss_weight=0.0):
+def evaluate(model, batches, device, joint_loss_weight, corrective_loss_weight=0.0, corrective_joints=None):
     """Validation metrics averaged over samples: the model's, and the coarse joints' own (joint metrics only)."""
     model.eval()
     totals, count = {}, 0
@@ -167,7 +186,7 @@ def evaluate(model, batches, device, joint_loss_weight, corrective_loss_weight=0
     with torch.no_grad():
         for batch in batches:
             batch = {k: torch.from_numpy(v).to(device) for k, v in batch.items()}
-            _, metrics = batch_losses(model, batch, joint_loss_weight, corrective_loss_weight, bends)
+            _, metrics = batch_losses(model, batch, joint_loss_weight, corrective_loss_weight, bends, corrective_joints)
             size = batch["points"].shape[0]
             for k, v in metrics.items():
                 totals[k] = totals.get(k, 0.0) + v * size
@@ -263,7 +282,8 @@ def main(argv=None):
         for group in optimizer.param_groups:
             group["lr"] = lr
         batch = {k: v.to(device, non_blocking=True) for k, v in next(batches).items()}
-        loss, metrics = batch_losses(model, batch, args.joint_loss_weight, args.corrective_loss_weight, bends)
+        loss, metrics = batch_losses(model, batch, args.joint_loss_weight, args.corrective_loss_weight, bends,
+                                     args.corrective_joint_indices)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -284,7 +304,8 @@ def main(argv=None):
                 f"L1 {metrics['weight_l1']:.3f} corr {metrics['corrective']:.2e} lr {lr:.2g} {per_step:.2f} s/step")
             window = []
         if lead and val_batches and step % args.val_every == 0:
-            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight, args.corrective_loss_weight)
+            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight, args.corrective_loss_weight,
+                                   args.corrective_joint_indices)
             if curve:
                 curve.writerow({"step": step, "epoch": f"{step / steps_per_epoch:.3f}", "seconds": f"{time.time() - t0:.1f}",
                                 "lr": f"{lr:.3g}", "split": "val", **{k: f"{v:.6g}" for k, v in val_metrics.items()}})
@@ -302,7 +323,8 @@ def main(argv=None):
         if args.checkpoint:
             torch.save({"model": core.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, args.checkpoint)
         if val_batches:
-            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight, args.corrective_loss_weight)
+            val_metrics = evaluate(core, val_batches, device, args.joint_loss_weight, args.corrective_loss_weight,
+                                   args.corrective_joint_indices)
             if curve:
                 curve.writerow({"step": step, "epoch": f"{step / steps_per_epoch:.3f}", "seconds": f"{seconds:.1f}",
                                 "lr": "", "split": "val", **{k: f"{v:.6g}" for k, v in val_metrics.items()}})
@@ -331,7 +353,9 @@ def main(argv=None):
                 training={"steps": step, "epochs": round(step / steps_per_epoch, 2), "batch per process": args.batch,
                           "points": args.points, "world size": world, "device": args.device, "peak lr": args.lr,
                           "joint loss weight": args.joint_loss_weight,
-                          "corrective loss weight": args.corrective_loss_weight, "headless share": args.headless, "minutes": round(seconds / 60, 1),
+                          "corrective loss weight": args.corrective_loss_weight,
+                          "corrective joints": ", ".join(JOINT_NAMES[j] for j in args.corrective_joint_indices),
+                          "headless share": args.headless, "minutes": round(seconds / 60, 1),
                           "seconds per step": round(seconds / max(step - start_step, 1), 3)},
                 metrics=shown, coarse_metrics={"joint_error": coarse.get("coarse_joint_error")} if coarse else {})
     if world > 1:
