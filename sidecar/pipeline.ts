@@ -17,7 +17,7 @@ import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from '
 import { renderFrontView } from './skeleton/frontView.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
-import { refinedSkeleton } from './skeleton/refinedSkeleton.js';
+import { refinedSkeleton, withRefinedDepth } from './skeleton/refinedSkeleton.js';
 import { modelPath } from './learned/modelFiles.js';
 import { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 import { loadModel, selectedProvider } from './learned/onnxSession.js';
@@ -103,7 +103,12 @@ export async function rigPreparedAsync(
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
-    keepLimbBlends(canonical, coarse, all);
+    // the front view gives a joint's x and y; its depth, the midpoint of a ray's first and last hit, sits behind the
+    // truth on the trunk and legs: with refinedDepth the network's depth places it, and the limbs' bands follow the
+    // joints that will bend them (the rules' plan, made while the network ran, reads the hybrid skeleton)
+    const joints = skin.refinedDepth ? withRefinedDepth(coarse, learned.refinedJoints) : coarse;
+    if (skin.refinedDepth) skeleton = refinedSkeleton(estimate, joints, cf, prefix);
+    keepLimbBlends(canonical, joints, all);
     plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
@@ -227,7 +232,8 @@ export function skinCharacter(
  * the learned network's weights for the hybrid skeleton (not refined), with the voxel skinning's rules for clothes,
  * closed pieces and held props (skinningRules.ts) on a solid of `resolution`; clouds, the network's clouds
  * (default POINT_RIG_CLOUDS); carry and sharpen, how the learned weights reach the vertices (learnedSkinning's
- * options of those names).
+ * options of those names); refinedDepth, with learnedWeights, the hybrid skeleton's joints at the network's refined
+ * depth (withRefinedDepth).
  */
 export interface SkinStage {
   resolution?: number;
@@ -235,6 +241,7 @@ export interface SkinStage {
   clouds?: number;
   carry?: 'vertices' | 'voxels';
   sharpen?: number;
+  refinedDepth?: boolean;
 }
 
 /** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */

@@ -35,3 +35,20 @@ export function refinedSkeleton(estimate: SkeletonEstimate, refined: Float32Arra
   }
   return buildMixamoSkeleton(heads, ends, cf.frame, prefix);
 }
+
+/**
+ * withRefinedDepth: coarse joints with the refinement network's depth. The front view fixes a joint's x (across) and
+ * y (up) well; its depth, the midpoint of the first and last hit of a ray through the body, sits behind the artists'
+ * and the generator's joints on the trunk and legs (on procedural humanoids that neither trained nor test the network,
+ * Hips −1.0, knees −2.0 % of the box on average). Apply Latent Pose's auto-rig takes it: docs/EVAL.md, twenty-fifth session.
+ * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order) → Float32Array #23*3,
+ * coarse's x and y with refined's z.
+ */
+export function withRefinedDepth(coarse: Float32Array, refined: Float32Array): Float32Array {
+  if (coarse.length !== refined.length || coarse.length % 3 !== 0) {
+    throw new Error(`withRefinedDepth: joint arrays of ${coarse.length} and ${refined.length} numbers`);
+  }
+  const out = Float32Array.from(coarse);
+  for (let j = 2; j < out.length; j += 3) out[j] = refined[j];
+  return out;
+}
