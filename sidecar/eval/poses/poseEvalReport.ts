@@ -20,14 +20,14 @@ export function renderPoseEvalMarkdown(report: PoseEvalReport): string {
     ['procedural seeds', `${report.settings.proceduralSeeds.join(', ') || 'none'} (${report.settings.proceduralVertices} vertices; ${report.skipped.length} skipped for a misread frame)`],
     ['latent path', report.latent.measured ? `measured (strategy ${report.settings.strategy}, strength ${report.settings.strength}, posed through ${(report.settings.latentRig ?? 'auto') === 'own' ? 'each identity\'s own rig' : 'each identity\'s auto-rig'})` : `not measured: ${report.latent.note}`],
     ['baseline (b)', `auto-rig (${report.settings.rigMethod}), the pose's joint rotations, linear blend skinning`],
-    ['latent method', `the encoder's Δμ → the decoder's joint rotations → the same auto-rig, dual-quaternion skinning (corrective alone: DQS − LBS)`],
+    ['latent method', `the encoder's Δμ → the decoder's joint rotations → ${(report.settings.latentRig ?? 'auto') === 'own' ? 'the identity\'s own rig' : 'the apply path\'s auto-rig ((b)\'s skeleton at the network\'s depth, the learned weights)'}, dual-quaternion skinning (corrective alone: DQS − LBS)`],
     ['baseline (c)', report.train ? `nearest training identity's anchor offsets by closest anchor (${report.train})` : 'not measured (no --train folder)'],
     ['static vertices', `ground-truth motion below ${pct(report.settings.staticThreshold)} of height`],
     ['environment', `Node ${report.environment.node}, ${report.environment.platform}, ${report.environment.cpus} CPUs, provider ${report.environment.provider ?? 'none'}, autorig ${report.environment.autorig}`],
   ]), '');
   out.push('Errors are the mean vertex distance to the ground-truth posed mesh, in % of the character\'s height (the longest '
     + 'side of its neutral\'s canonical frame), averaged over the test identities. (a) no motion, (b) auto-rig + LBS '
-    + '(for the corrective alone a rig has nothing: no motion; where the auto-rig failed, (b) counts as no motion: "(b) failed"; so does the latent path, which poses the mesh through that same auto-rig), (c) nearest training identity\'s offsets. Leakage: mean '
+    + '(for the corrective alone a rig has nothing: no motion; where the auto-rig failed, (b) counts as no motion: "(b) failed"; so does the latent path, whose auto-rig is made from the same skeleton), (c) nearest training identity\'s offsets. Leakage: mean '
     + 'predicted motion over the vertices the ground truth keeps still.', '');
   out.push('## Bar', '');
   out.push(`On test identities the latent error must be below (c) for every pose (with its corrective) and below (b) for the corrective-only pairs: **${report.bar.passed} of ${report.bar.measured} measured poses pass** (${report.bar.poses} poses).`, '');
