@@ -65,8 +65,8 @@ def parse_args(argv):
     p.add_argument("--weight-decay", type=float, default=1e-4)
     p.add_argument("--joint-loss-weight", type=float, default=1000.0, help="loss = KL + this × joint MSE")
     p.add_argument("--corrective-loss-weight", type=float, default=0.0,
-                   help="loss += this × corrective_l1 (DQS − LBS of the predicted blend against the truth's at the "
-                        "elbows, wrists, knees and ankles, units of the canonical box); 0: not trained on, still reported")
+                   help="loss += this × corrective_l1 (DQS − LBS of the predicted blend against the truth's when a "
+                        "joint of --corrective-joints bends, units of the canonical box); 0: not trained on, still reported")
     p.add_argument("--corrective-joints", default=",".join(CORRECTIVE_JOINT_NAMES),
                    help="comma-separated joints whose bend the corrective term trains on (default: elbows, wrists, "
                         "knees, ankles); the reported corrective is always measured at the default eight")
@@ -102,9 +102,9 @@ def parse_args(argv):
     unknown = [n for n in names if n not in JOINT_NAMES]
     if not names or unknown:
         p.error(f"--corrective-joints must name joints of the skeleton ({', '.join(JOINT_NAMES)}); got {unknown or 'none'}")
-    if any(PARENTS[JOINT_NAMES.index(n)] == JOINT_NAMES.index(n) for n in names):
-        p.error("--corrective-joints: the root has no parent bone to bend across")
     args.corrective_joint_indices = [JOINT_NAMES.index(n) for n in names]
+    if any(PARENTS[j] == j for j in args.corrective_joint_indices):
+        p.error("--corrective-joints: the root has no parent bone to bend across")
     return args
 
 

@@ -38,9 +38,10 @@ export function refinedSkeleton(estimate: SkeletonEstimate, refined: Float32Arra
 
 /**
  * withRefinedDepth: coarse joints with the refinement network's depth. The front view fixes a joint's x (across) and
- * y (up) well; its depth, the midpoint of the first and last hit of a ray through the body, sits behind the artists'
- * and the generator's joints on the trunk and legs (on procedural humanoids that neither trained nor test the network,
- * Hips −1.0, knees −2.0 % of the box on average). Apply Latent Pose's auto-rig takes it: docs/EVAL.md, twenty-fifth session.
+ * y (up) well; its depth, the midpoint of the first and last hit of a ray through the body, sits behind the joints on
+ * the trunk and legs where something hangs behind the body (on 9 procedural humanoids that neither trained nor test
+ * the network, Hips 1.0 cm and knees 2.0 cm behind on average, most of it on the two with a fused cape). Apply Latent
+ * Pose's auto-rig takes it: docs/EVAL.md, twenty-fifth session.
  * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order) → Float32Array #23*3,
  * coarse's x and y with refined's z.
  */
