@@ -36,8 +36,8 @@ def unregister_session_token():
 METHOD_ITEMS = (
     ('DEFAULT', "Default", "The sidecar's default method"),
     ('GEOMETRIC', "Geometric", "Joints read from the silhouette by rules"),
-    ('LEARNED', "Learned", "Joints from the trained 2D joint network (models/joints2d.onnx)"),
-    ('HYBRID', "Hybrid", "The network's joints where it is confident, the rules' elsewhere"),
+    ('LEARNED', "Learned", "Joints and weights from the trained networks (models/joints2d.onnx, models/point_rig.onnx)"),
+    ('HYBRID', "Hybrid", "The 2D network's joints where it is confident, the rules' elsewhere; each joint's depth from point_rig"),
 )
 
 class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):

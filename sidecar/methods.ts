@@ -25,7 +25,7 @@ export const DEFAULT_METHOD: Method = 'hybrid';
 export function modelsRunBy(request: 'rig' | 'skin', method: string | undefined): ModelName[] {
   const chosen = method ?? (request === 'rig' ? DEFAULT_METHOD : 'geometric');
   if (chosen === 'learned') return request === 'rig' ? ['joints2d', 'pointRig'] : ['pointRig'];
-  if (chosen === 'hybrid' && request === 'rig') return ['joints2d'];
+  if (chosen === 'hybrid' && request === 'rig') return ['joints2d', 'pointRig'];
   return [];
 }
 

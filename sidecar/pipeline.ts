@@ -14,7 +14,8 @@ import { meshShells } from './mesh/meshShells.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
-import { renderFrontView } from './skeleton/frontView.js';
+import { renderFrontView, type FrontView } from './skeleton/frontView.js';
+import { liftJointsByFrontPiece } from './skeleton/liftJoints.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
 import { refinedSkeleton, withRefinedDepth } from './skeleton/refinedSkeleton.js';
@@ -35,6 +36,11 @@ import type { SkinBone } from './skinning/voxelBoneWeights.js';
 import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
 
 export const INFLUENCES = 4;
+/**
+ * point_rig's clouds for the hybrid skeleton's depth when the weights are the voxel skinning's (a rig request): one,
+ * as Apply Latent Pose's auto-rig draws (POSE_SKIN_STAGE), so both paths give a mesh the same skeleton.
+ */
+export const HYBRID_DEPTH_CLOUDS = 1;
 
 /**
  * The most points the surface may take to voxelise on the skinning grid (rasterizeSampleCount), the pipeline's
@@ -49,15 +55,16 @@ export { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 /**
  * rig with any method: the learned methods run ONNX models (asynchronous), the geometric one is rigCharacter.
  * learned: 2D joints from joints2d.onnx, lifted to 3D, refined by point_rig.onnx, which also gives the weights
- * (learnedSkinning.ts); needs both models. hybrid: the hybrid 2D joints (estimateSkeleton) and the geometric voxel
- * skinning; needs joints2d.onnx. A missing model is answered with MODEL_MISSING, never a quiet fallback.
+ * (learnedSkinning.ts); needs both models. hybrid: the hybrid 2D joints (estimateSkeleton) lifted by the rays, the
+ * trunk and leg joints then at point_rig's refined depth (withRefinedDepth), and the geometric voxel skinning; needs
+ * both models. A missing model is answered with MODEL_MISSING, never a quiet fallback.
  */
 export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions = {}, onProgress: ProgressFn = () => {}): Promise<RigResult> {
   const method = checkMethod(options);
   if (method === 'geometric') return rigCharacter(parts, options, onProgress);
   // The models load before any work, so that a missing one is answered at once.
   await loadModel(modelPath('joints2d'));
-  if (method === 'learned') await loadModel(modelPath('pointRig'));
+  await loadModel(modelPath('pointRig'));
   return rigPreparedAsync(parts, prepareMesh(parts, onProgress), options, onProgress);
 }
 
@@ -75,7 +82,8 @@ export async function rigPreparedAsync(
   const skinResolution = skin.resolution ?? SKIN_VOXEL_RESOLUTION;
   const t0 = performance.now();
   const joints2d = await loadModel(modelPath('joints2d'));
-  const pointRig = method === 'learned' || skin.learnedWeights ? await loadModel(modelPath('pointRig')) : null;
+  // both methods read point_rig: the learned one for its joints and weights, the hybrid one for its joints' depth
+  const pointRig = await loadModel(modelPath('pointRig'));
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
@@ -85,8 +93,8 @@ export async function rigPreparedAsync(
   const coarse = canonicalJoints(estimate);
   let skeleton: Skeleton;
   let objects: PartWeights[];
-  if (pointRig && method === 'hybrid') {
-    // the hybrid skeleton as it is, the network's weights for it, then the rules the voxel skinning keeps
+  if (method === 'hybrid' && skin.learnedWeights) {
+    // the network's weights, then the rules the voxel skinning keeps (planned on the front view's skeleton)
     skeleton = estimate.skeleton;
     onProgress('skinning', 0.2);
     const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
@@ -104,15 +112,15 @@ export async function rigPreparedAsync(
     });
     const all = { indices: learned.indices, weights: learned.weights };
     // the front view gives a joint's x and y; its depth, the midpoint of a ray's first and last hit, sits behind the
-    // truth on the trunk and legs: with refinedDepth the network's depth places it, and the limbs' bands follow the
-    // joints that will bend them (the rules' plan, made while the network ran, reads the hybrid skeleton)
-    const joints = skin.refinedDepth ? withRefinedDepth(coarse, learned.refinedJoints) : coarse;
-    if (skin.refinedDepth) skeleton = refinedSkeleton(estimate, joints, cf, prefix);
+    // truth on the trunk and legs: the network's depth places those, and the limbs' bands follow the joints that will
+    // bend them (the rules' plan, made while the network ran, reads the front view's skeleton)
+    const joints = withRefinedDepth(coarse, learned.refinedJoints, jointRaySpans(prepared, view, coarse));
+    skeleton = refinedSkeleton(estimate, joints, cf, prefix);
     keepLimbBlends(canonical, joints, all);
     plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
-  } else if (pointRig) {
+  } else if (method === 'learned') {
     onProgress('skinning', 0.2);
     const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
       influences: INFLUENCES,
@@ -122,7 +130,10 @@ export async function rigPreparedAsync(
     skeleton = refinedSkeleton(estimate, learned.refinedJoints, cf, prefix);
     objects = partWeights(parts, mesh, skeleton, { indices: learned.indices, weights: learned.weights }, []);
   } else {
-    skeleton = estimate.skeleton;
+    // the hybrid skeleton: the front view's x and y, the network's depth on the trunk and legs (withRefinedDepth), as
+    // Apply Latent Pose's auto-rig places it, from a cloud drawn as that one's (a mesh gets one skeleton on both paths)
+    const { refinedJoints } = await predictPointRig(pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS });
+    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, refinedJoints, jointRaySpans(prepared, view, coarse)), cf, prefix);
     onProgress('skinning', 0.25);
     objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }
@@ -138,6 +149,17 @@ export async function rigPreparedAsync(
 function keepLimbBlends(positions: Float32Array, joints: Float32Array, weights: { indices: Uint16Array; weights: Float32Array }): void {
   limbJointBands(positions, joints, weights, INFLUENCES);
   separateLimbs(positions, weights, INFLUENCES, templateLimbs(joints));
+}
+
+/**
+ * Each joint's ray along the viewing direction: its first and last hit on the body (liftJointsByFrontPiece, the lift's
+ * own rays), NaN where it misses. prepared: the mesh, view: its front view, joints: canonical #J*3 → front, back #J each
+ */
+function jointRaySpans(prepared: PreparedMesh, view: FrontView, joints: Float32Array): { front: Float64Array; back: Float64Array } {
+  const points = new Float64Array((joints.length / 3) * 2);
+  for (let j = 0; j < joints.length / 3; j++) { points[2 * j] = joints[3 * j]; points[2 * j + 1] = joints[3 * j + 1]; }
+  const { front, back } = liftJointsByFrontPiece(prepared.canonical, prepared.body, prepared.shells.shellOf, points, view);
+  return { front, back };
 }
 
 /** The estimate's joint heads in the canonical frame, MIXAMO_JOINTS order: Float32Array #23*3. */
@@ -232,8 +254,7 @@ export function skinCharacter(
  * the learned network's weights for the hybrid skeleton (not refined), with the voxel skinning's rules for clothes,
  * closed pieces and held props (skinningRules.ts) on a solid of `resolution`; clouds, the network's clouds
  * (default POINT_RIG_CLOUDS); carry and sharpen, how the learned weights reach the vertices (learnedSkinning's
- * options of those names); refinedDepth, with learnedWeights, the hybrid skeleton's joints at the network's refined
- * depth (withRefinedDepth).
+ * options of those names).
  */
 export interface SkinStage {
   resolution?: number;
@@ -241,7 +262,6 @@ export interface SkinStage {
   clouds?: number;
   carry?: 'vertices' | 'voxels';
   sharpen?: number;
-  refinedDepth?: boolean;
 }
 
 /** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */

@@ -245,7 +245,7 @@ describe('summaries, bar and outputs', () => {
     for (const pose of POSE_NAMES) expect(md.split('\n').filter((line) => line.startsWith(`| ${pose} |`))).toHaveLength(2);
     expect(md).toContain('not measured: left out');
     // the report names the rig the latent path poses through (the apply path's, not (b)'s as it is)
-    expect(md).toContain('| latent method | the encoder\'s Δμ → the decoder\'s joint rotations → the apply path\'s auto-rig ((b)\'s skeleton at the network\'s depth');
+    expect(md).toContain('| latent method | the encoder\'s Δμ → the decoder\'s joint rotations → the apply path\'s auto-rig ((b)\'s skeleton, the learned weights');
     // clonk_farmer's artist rig bends its knee: (b) beats (a) in the report's numbers too
     const knee = report.poses.find((p) => p.pose === 'kneeBentRt')!.variants.skinningCorrective.error;
     expect(knee.rig!).toBeLessThan(knee.noMotion!);

@@ -251,20 +251,14 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     const through = await applyLatentPose(character.parts, { pose: 'elbowBentRt', rig });
     through.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(own[k])));
     expect(limbMotion(character, own).RightHand).toBeGreaterThan(0);
-    // the rig request's skeleton moved only along the character's forward axis (the network's depth: withRefinedDepth),
-    // weights from the POSE_SKIN_VOXEL_RESOLUTION grid (not the 112 one), each row summing to one
+    // the rig request's skeleton (both at the network's depth: withRefinedDepth), with the learned weights from the
+    // POSE_SKIN_VOXEL_RESOLUTION grid (not the 112 one's voxel skinning), each row summing to one
     const requested = await rigCharacterAsync(character.parts);
     expect(rig.skeleton.joints.map((j) => j.name)).toEqual(requested.skeleton.joints.map((j) => j.name));
-    const { forward } = requested.frame;
-    let moved = 0;
     rig.skeleton.joints.forEach((j, i) => {
       const d = j.head.map((x, a) => x - requested.skeleton.joints[i].head[a]);
-      const along = d[0] * forward[0] + d[1] * forward[1] + d[2] * forward[2];
-      const across = Math.hypot(d[0] - along * forward[0], d[1] - along * forward[1], d[2] - along * forward[2]);
-      expect(across, j.name).toBeLessThan(1e-5);
-      if (Math.abs(along) > 1e-3) moved++;
+      expect(Math.hypot(d[0], d[1], d[2]), j.name).toBeLessThan(1e-5);
     });
-    expect(moved).toBeGreaterThan(5);
     expect(POSE_SKIN_VOXEL_RESOLUTION).toBeLessThan(SKIN_VOXEL_RESOLUTION);
     let differing = 0;
     rig.objects.forEach((o, k) => {

@@ -524,13 +524,15 @@ describe('rig with the learned methods (joints2d.onnx, then point_rig.onnx)', ()
 describe('rig with joints2d.onnx but without point_rig.onnx', () => {
   withModels(HAS_JOINTS2D ? { 'joints2d.onnx': JOINTS2D } : {});
 
-  it.skipIf(!HAS_JOINTS2D && !ON_CI)('learned answers MODEL_MISSING naming point_rig.onnx; hybrid needs only joints2d.onnx', async () => {
+  it.skipIf(!HAS_JOINTS2D && !ON_CI)('learned and hybrid (its joints\' depth) answer MODEL_MISSING naming point_rig.onnx; geometric rigs', async () => {
     expect(HAS_JOINTS2D, 'models/joints2d.onnx must be committed (CI)').toBe(true);
     const { parts } = humanoidScene();
-    await expect(rigCharacterAsync(parts, { method: 'learned' })).rejects.toMatchObject({ code: 'MODEL_MISSING', message: expect.stringMatching(/point_rig\.onnx/) });
-    const hybrid = await rigCharacterAsync(parts, { method: 'hybrid' });
-    expect(hybrid.method).toBe('hybrid');
-    expect(hybrid.skeleton.joints).toHaveLength(23);
+    for (const method of ['learned', 'hybrid'] as const) {
+      await expect(rigCharacterAsync(parts, { method })).rejects.toMatchObject({ code: 'MODEL_MISSING', message: expect.stringMatching(/point_rig\.onnx/) });
+    }
+    const geometric = await rigCharacterAsync(parts, { method: 'geometric' });
+    expect(geometric.method).toBe('geometric');
+    expect(geometric.skeleton.joints).toHaveLength(23);
   }, 60_000);
 });
 

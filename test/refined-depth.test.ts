@@ -1,51 +1,105 @@
 /**
- * Apply Latent Pose's auto-rig places the hybrid skeleton's joints at the refinement network's depth
- * (skeleton/refinedSkeleton withRefinedDepth, pipeline SkinStage.refinedDepth): the front view fixes a joint's x and
+ * The hybrid skeleton (Auto Rig's default method, and Apply Latent Pose's auto-rig) places its trunk and leg joints
+ * at the refinement network's depth (skeleton/refinedSkeleton withRefinedDepth): the front view fixes a joint's x and
  * y, while the midpoint of a ray's first and last hit is pulled off the body's middle by what hangs behind it.
  */
 import { describe, expect, it } from 'vitest';
+import { modelPath } from '../sidecar/learned/modelFiles.js';
+import { loadModel } from '../sidecar/learned/onnxSession.js';
 import { ownRig, proceduralIdentity } from '../sidecar/eval/poses/testIdentities.js';
 import { latentPoseAutoRig } from '../sidecar/pose/applyLatentPose.js';
-import { rigCharacterAsync } from '../sidecar/pipeline.js';
-import { withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
-import type { Skeleton, Vec3 } from '../sidecar/types.js';
+import { prepareMesh, rigCharacterAsync } from '../sidecar/pipeline.js';
+import { estimateSkeleton, FRONT_VIEW_RESOLUTION } from '../sidecar/skeleton/estimateSkeleton.js';
+import { renderFrontView } from '../sidecar/skeleton/frontView.js';
+import { predictJoints2D } from '../sidecar/skeleton/learnedJoints2d.js';
+import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
+import { RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
+import type { MeshPart, Skeleton, Vec3 } from '../sidecar/types.js';
 
 describe('withRefinedDepth', () => {
-  it('keeps the coarse joints\' x and y and takes the refined z, leaving its inputs alone', () => {
-    const coarse = Float32Array.from([0.1, 0.9, -0.05, -0.1, 0.5, -0.02]);
-    const refined = Float32Array.from([0.3, 0.7, 0.01, -0.4, 0.6, 0.03]);
+  const J = MIXAMO_JOINTS.length;
+  const coarse = Float32Array.from({ length: J * 3 }, (_, i) => (i % 3 === 2 ? -0.05 : 0.01 * i));
+  const refined = Float32Array.from({ length: J * 3 }, (_, i) => (i % 3 === 2 ? 0.02 : 0.3));
+  const z = (joints: Float32Array, name: string) => joints[3 * MIXAMO_JOINTS.indexOf(name as never) + 2];
+
+  it('keeps the coarse joints\' x and y and takes the refined z, except on the arms, leaving its inputs alone', () => {
     const out = withRefinedDepth(coarse, refined);
-    expect(Array.from(out)).toEqual(Array.from(Float32Array.from([0.1, 0.9, 0.01, -0.1, 0.5, 0.03])));
+    for (let j = 0; j < J; j++) {
+      expect(out[3 * j]).toBe(coarse[3 * j]);
+      expect(out[3 * j + 1]).toBe(coarse[3 * j + 1]);
+      expect(out[3 * j + 2], MIXAMO_JOINTS[j]).toBeCloseTo(RAY_DEPTH_JOINTS.includes(MIXAMO_JOINTS[j]) ? -0.05 : 0.02, 6);
+    }
+    expect(RAY_DEPTH_JOINTS).toEqual(expect.arrayContaining(['LeftForeArm', 'RightHand']));
+    expect(RAY_DEPTH_JOINTS).not.toContain('LeftShoulder');
     expect(coarse[2]).toBeCloseTo(-0.05, 6);
-    expect(() => withRefinedDepth(coarse, refined.subarray(3))).toThrow(/6 and 3/);
+    expect(() => withRefinedDepth(coarse, refined.subarray(3))).toThrow(/69 and 66/);
+  });
+
+  it('keeps the coarse depth where the refined one leaves the joint\'s ray span; a ray that misses takes the refined', () => {
+    const front = new Float64Array(J).fill(0.1), back = new Float64Array(J).fill(-0.1);
+    front[MIXAMO_JOINTS.indexOf('Head')] = 0.0; // the network's 0.02 lies in front of the Head's first hit
+    back[MIXAMO_JOINTS.indexOf('Hips')] = 0.03; // and behind the Hips' last hit
+    front[MIXAMO_JOINTS.indexOf('Spine')] = Number.NaN;
+    back[MIXAMO_JOINTS.indexOf('Spine')] = Number.NaN;
+    const out = withRefinedDepth(coarse, refined, { front, back });
+    expect(z(out, 'Head')).toBeCloseTo(-0.05, 6);
+    expect(z(out, 'Hips')).toBeCloseTo(-0.05, 6);
+    expect(z(out, 'Spine')).toBeCloseTo(0.02, 6);
+    expect(z(out, 'Neck')).toBeCloseTo(0.02, 6);
+    expect(() => withRefinedDepth(coarse, refined, { front: front.subarray(1), back })).toThrow(/ray spans/);
   });
 });
 
-describe('Apply Latent Pose\'s auto-rig on a caped humanoid', () => {
+/** The hybrid skeleton before the network's depth: the 2D joints lifted by the ray midpoints alone (input space). */
+async function rayMidpointSkeleton(parts: MeshPart[]): Promise<Skeleton> {
+  const { body, cf, canonical, shells } = prepareMesh(parts);
+  const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
+  const prediction = await predictJoints2D(await loadModel(modelPath('joints2d')), view);
+  return estimateSkeleton(canonical, body, cf, true, { method: 'hybrid', prediction }, view, shells).skeleton;
+}
+
+describe('the hybrid skeleton on a caped humanoid', () => {
   // procedural 9 300 004 (neither point_rig's training nor a test identity): a cape fused to its back puts the last
   // hit of every ray through the trunk behind the body
   const identity = proceduralIdentity(9_300_004);
   const TRUNK = ['Hips', 'Spine', 'Spine1', 'Spine2', 'LeftUpLeg', 'RightUpLeg', 'LeftLeg', 'RightLeg'];
   const head = (s: Skeleton, name: string): Vec3 => s.joints.find((j) => j.name.replace('mixamorig:', '') === name)!.head;
 
-  it('puts the trunk and leg joints at the generator\'s depth, where the rig request\'s sit behind it; x and y as the rig request\'s', async () => {
+  it('puts the trunk and leg joints at the generator\'s depth, where the ray midpoints sit behind it; Auto Rig and Apply Latent Pose agree', async () => {
     const parts = identity.character.parts;
-    const apply = await latentPoseAutoRig(parts);
     const requested = await rigCharacterAsync(parts);
+    const apply = await latentPoseAutoRig(parts);
+    const midpoints = await rayMidpointSkeleton(parts);
     const truth = ownRig(identity.character).skeleton;
-    const { forward, up } = requested.frame;
+    const { forward, up, left } = requested.frame;
     const dot = (a: Vec3, b: Vec3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     const height = Math.max(...parts[0].positions.filter((_, i) => i % 3 === 1)) - Math.min(...parts[0].positions.filter((_, i) => i % 3 === 1));
-    let applyError = 0, requestError = 0, behind = 0;
+    let requestError = 0, midpointError = 0, behind = 0;
     for (const name of TRUNK) {
-      const t = head(truth, name), a = head(apply.skeleton, name), r = head(requested.skeleton, name);
-      applyError += Math.abs(dot(a, forward) - dot(t, forward)) / TRUNK.length;
+      const t = head(truth, name), r = head(requested.skeleton, name), m = head(midpoints, name);
       requestError += Math.abs(dot(r, forward) - dot(t, forward)) / TRUNK.length;
-      if (dot(r, forward) < dot(t, forward)) behind++;
-      expect(dot(a, up)).toBeCloseTo(dot(r, up), 5);
+      midpointError += Math.abs(dot(m, forward) - dot(t, forward)) / TRUNK.length;
+      if (dot(m, forward) < dot(t, forward)) behind++;
+      // only the depth moved: across and up are the front view's
+      expect(dot(r, up)).toBeCloseTo(dot(m, up), 5);
+      expect(dot(r, left)).toBeCloseTo(dot(m, left), 5);
     }
     expect(behind).toBe(TRUNK.length);
-    expect(requestError / height).toBeGreaterThan(0.01);
-    expect(applyError).toBeLessThan(0.25 * requestError);
+    // the arms keep the ray's depth: their joints are the ray midpoints' own
+    for (const name of RAY_DEPTH_JOINTS) {
+      const r = head(requested.skeleton, name), m = head(midpoints, name);
+      for (let k = 0; k < 3; k++) expect(r[k], name).toBeCloseTo(m[k], 5);
+    }
+    expect(midpointError / height).toBeGreaterThan(0.01);
+    expect(requestError).toBeLessThan(0.25 * midpointError);
+    // the same mesh gets the same skeleton from the rig request and from the pose path's auto-rig
+    for (let j = 0; j < requested.skeleton.joints.length; j++) {
+      const a = requested.skeleton.joints[j], b = apply.skeleton.joints[j];
+      expect(b.name).toBe(a.name);
+      for (let k = 0; k < 3; k++) {
+        expect(b.head[k]).toBeCloseTo(a.head[k], 5);
+        expect(b.tail[k]).toBeCloseTo(a.tail[k], 5);
+      }
+    }
   }, 60_000);
 });

@@ -65,8 +65,9 @@ const commands: Record<string, Command> = {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
     usage: 'autorig rig <in.glb|in.gltf|in.obj> -o <out.glb> [--preview <out.png>] [--no-prefix] [--method geometric|learned|hybrid]\n'
       + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".\n'
-      + '  --method: default geometric; learned/hybrid find joints with models/joints2d.onnx and refine them with\n'
-      + '  models/point_rig.onnx; learned also takes its weights from point_rig, hybrid skins geometrically.',
+      + '  --method: default hybrid. geometric reads the joints from the silhouette by rules; learned and hybrid find\n'
+      + '  them with models/joints2d.onnx and refine them with models/point_rig.onnx: learned takes point_rig\'s joints\n'
+      + '  and weights, hybrid only the trunk and leg joints\' depth (front to back), and skins geometrically.',
     run: rigCommand,
   },
   skin: {

@@ -45,9 +45,10 @@ const SDF_SEED = 1;
 export const POSE_SKIN_VOXEL_RESOLUTION = 80;
 
 /**
- * How the apply path's auto-rig skins (pipeline SkinStage): the hybrid skeleton at the network's refined depth
- * (withRefinedDepth: on the development set's procedural humanoids mean S 0.184 → 0.160 % of height, on the test
- * identities latent 0.313 → 0.302 %; docs/EVAL.md, twenty-fifth session) with the learned network's weights
+ * How the apply path's auto-rig skins (pipeline SkinStage): the hybrid skeleton, the rig request's own, its trunk and
+ * legs at the network's refined depth (withRefinedDepth: on the development set's procedural humanoids mean S 0.184 →
+ * 0.159 % of height, on the test identities latent 0.313 → 0.301 %; docs/EVAL.md, twenty-fifth and twenty-sixth
+ * sessions) with the learned network's weights
  * (point_rig.onnx on one cloud of points, carried through the voxels of a POSE_SKIN_VOXEL_RESOLUTION grid, sharpened
  * by squaring: skinning/sharpenWeights, whose exponent the artist dev set chose) and the voxel skinning's rules for
  * clothes, pieces and held props on that grid. The corrective a pose carries is a matter of weights (docs/EVAL.md,
@@ -58,7 +59,7 @@ export const POSE_SKIN_VOXEL_RESOLUTION = 80;
  * carry through voxels the same as to each vertex, in a time that follows the grid, not the vertex count.
  */
 export const POSE_SKIN_STAGE: SkinStage = {
-  resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2, refinedDepth: true,
+  resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2,
 };
 
 export interface ApplyLatentPoseOptions {

@@ -37,19 +37,43 @@ export function refinedSkeleton(estimate: SkeletonEstimate, refined: Float32Arra
 }
 
 /**
+ * Joints whose depth stays the ray's midpoint under withRefinedDepth: an arm's cross-section is round and nothing hangs
+ * behind it, so the midpoint of its ray is already its middle, and the network's depth added error on the held-out
+ * artists (rig requests: mixamo_ely's forearms 0.007 → 0.013 and 0.006 → 0.017 of the height; with the arms kept,
+ * CD-J2J clonk_farmer / mixamo_ely / robot_expressive 0.0221 / 0.0229 / 0.0293 → 0.0219 / 0.0220 / 0.0292), while on
+ * the procedural development humanoids the apply path's error did not move (0.1596 → 0.1590 % of height): docs/EVAL.md,
+ * twenty-sixth session. The shoulders (clavicles) sit in the trunk, behind which a cape or hair hangs: they take it.
+ */
+export const RAY_DEPTH_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftForeArm', 'LeftHand', 'RightArm', 'RightForeArm', 'RightHand'];
+
+/**
  * withRefinedDepth: coarse joints with the refinement network's depth. The front view fixes a joint's x (across) and
  * y (up) well; its depth, the midpoint of the first and last hit of a ray through the body, sits behind the joints on
  * the trunk and legs where something hangs behind the body (on 9 procedural humanoids that neither trained nor test
- * the network, Hips 1.0 cm and knees 2.0 cm behind on average, most of it on the two with a fused cape). Apply Latent
- * Pose's auto-rig takes it: docs/EVAL.md, twenty-fifth session.
- * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order) → Float32Array #23*3,
- * coarse's x and y with refined's z.
+ * the network, Hips 1.0 cm and knees 2.0 cm behind on average, most of it on the two with a fused cape). The hybrid
+ * skeleton (Auto Rig and Apply Latent Pose's auto-rig) takes it: docs/EVAL.md, twenty-fifth and twenty-sixth sessions.
+ * The arms keep the ray's depth (RAY_DEPTH_JOINTS). A joint stays inside the body: where its ray meets the surface and
+ * the network's depth lies outside that ray's first and last hit, the coarse depth stays (mixamo_ely's mesh ends below
+ * her crown, only hair behind: the network puts her Head 3 % of the height in front of it, where no voxel of her holds
+ * it and the head bone would move nothing).
+ * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order); spans (optional):
+ * each coarse joint's ray along z, its first (front) and last (back) hit, NaN where it misses the surface, Float64Array
+ * #23 each (liftJointsByFrontPiece) → Float32Array #23*3: coarse's x and y, refined's z where it is taken.
  */
-export function withRefinedDepth(coarse: Float32Array, refined: Float32Array): Float32Array {
-  if (coarse.length !== refined.length || coarse.length % 3 !== 0) {
-    throw new Error(`withRefinedDepth: joint arrays of ${coarse.length} and ${refined.length} numbers`);
+export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, spans?: { front: Float64Array; back: Float64Array }): Float32Array {
+  const J = MIXAMO_JOINTS.length;
+  if (coarse.length !== J * 3 || refined.length !== J * 3) {
+    throw new Error(`withRefinedDepth: joint arrays of ${coarse.length} and ${refined.length} numbers, expected ${J * 3}`);
+  }
+  if (spans && (spans.front.length !== J || spans.back.length !== J)) {
+    throw new Error(`withRefinedDepth: ${spans.front.length} and ${spans.back.length} ray spans for ${J} joints`);
   }
   const out = Float32Array.from(coarse);
-  for (let j = 2; j < out.length; j += 3) out[j] = refined[j];
+  for (let j = 0; j < J; j++) {
+    if (RAY_DEPTH_JOINTS.includes(MIXAMO_JOINTS[j])) continue;
+    const z = refined[3 * j + 2];
+    const front = spans ? spans.front[j] : Number.NaN, back = spans ? spans.back[j] : Number.NaN;
+    if (Number.isNaN(front) || (z <= front && z >= back)) out[3 * j + 2] = z;
+  }
   return out;
 }

@@ -27,7 +27,7 @@ export interface PoseIdentityJob {
   /** rig method of baseline (b) (rigCharacterAsync) */
   rigMethod: string;
   strategy: PoseStrategy;
-  /** the rig the latent path poses through: the auto-rig of the apply path (latentPoseAutoRig: (b)'s skeleton at the network's depth, learned weights) or its own rig; default auto */
+  /** the rig the latent path poses through: the auto-rig of the apply path (latentPoseAutoRig: (b)'s skeleton, learned weights) or its own rig; default auto */
   latentRig?: LatentRig;
   /** measure the apply path (encoder, decoder and library installed) */
   latent: boolean;
@@ -125,7 +125,7 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
 
   // the rig the latent path poses through: the mesh's auto-rig (where (b)'s failed, the latent path cannot pose this
   // identity and counts as no motion, like (b)), or the identity's own rig, the one its ground truth is posed with
-  // (the apply path's auto-rig has (b)'s skeleton at the network's depth and the learned weights, POSE_SKIN_STAGE:
+  // (the apply path's auto-rig has (b)'s skeleton, both at the network's depth, and the learned weights, POSE_SKIN_STAGE:
   // the one users get)
   const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig && job.latent ? await applyPathRig(parts) : rig;
   // the apply path's own μ of this identity (its frame and samples, not the neutral's above), read once for every

@@ -21,7 +21,7 @@ export function renderPoseEvalMarkdown(report: PoseEvalReport): string {
     ['procedural seeds', `${report.settings.proceduralSeeds.join(', ') || 'none'} (${report.settings.proceduralVertices} vertices; ${report.skipped.length} skipped for a misread frame)`],
     ['latent path', report.latent.measured ? `measured (strategy ${report.settings.strategy}, strength ${report.settings.strength}, posed through ${throughOwnRig ? 'each identity\'s own rig' : 'each identity\'s auto-rig'})` : `not measured: ${report.latent.note}`],
     ['baseline (b)', `auto-rig (${report.settings.rigMethod}), the pose's joint rotations, linear blend skinning`],
-    ['latent method', `the encoder's Δμ → the decoder's joint rotations → ${throughOwnRig ? 'the identity\'s own rig' : 'the apply path\'s auto-rig ((b)\'s skeleton at the network\'s depth, the learned weights)'}, dual-quaternion skinning (corrective alone: DQS − LBS)`],
+    ['latent method', `the encoder's Δμ → the decoder's joint rotations → ${throughOwnRig ? 'the identity\'s own rig' : 'the apply path\'s auto-rig ((b)\'s skeleton, the learned weights)'}, dual-quaternion skinning (corrective alone: DQS − LBS)`],
     ['baseline (c)', report.train ? `nearest training identity's anchor offsets by closest anchor (${report.train})` : 'not measured (no --train folder)'],
     ['static vertices', `ground-truth motion below ${pct(report.settings.staticThreshold)} of height`],
     ['environment', `Node ${report.environment.node}, ${report.environment.platform}, ${report.environment.cpus} CPUs, provider ${report.environment.provider ?? 'none'}, autorig ${report.environment.autorig}`],
