@@ -29,7 +29,7 @@ import { propRodPieces } from './skinning/heldPropWeights.js';
 import { legChains, type LegChain } from './skinning/skirtOnThighs.js';
 import { limbJointBands } from './skinning/limbJointBands.js';
 import { separateLimbs, skeletonLimbs, templateLimbs, type LimbChain } from './skinning/separateLimbs.js';
-import { applySkinningRules, planSkinningRules, type HeldProps, type SkinningRulesPlan } from './skinning/skinningRules.js';
+import { applySkinningRules, planSkinningRules, type HeldProps } from './skinning/skinningRules.js';
 import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
@@ -94,30 +94,33 @@ export async function rigPreparedAsync(
   let skeleton: Skeleton;
   let objects: PartWeights[];
   if (method === 'hybrid' && skin.learnedWeights) {
-    // the network's weights, then the rules the voxel skinning keeps (planned on the front view's skeleton)
-    skeleton = estimate.skeleton;
+    // the network's weights, then the rules the voxel skinning keeps
     onProgress('skinning', 0.2);
     const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
-    const { bones, legs, hands } = skinBones(skeleton, cf);
-    let plan: SkinningRulesPlan | undefined;
-    let props: HeldProps | undefined;
+    let spans: { front: Float64Array; back: Float64Array } | undefined;
+    let pieceOf: Int32Array | undefined;
     const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
       influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry, sharpen: skin.sharpen,
-      // what the rules read from the shape alone, made while the network runs
+      // what needs neither the weights nor the final skeleton, made while the network runs
       whileRunning: () => {
-        plan = planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
-        props = hands.length > 0 ? { hands, pieceOf: propRodPieces(canonical, view, estimate.silhouette) } : undefined;
+        spans = jointRaySpans(prepared, view, coarse);
+        pieceOf = propRodPieces(canonical, view, estimate.silhouette);
       },
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
     // the front view gives a joint's x and y; its depth, the midpoint of a ray's first and last hit, sits behind the
     // truth on the trunk and legs: the network's depth places those, and the limbs' bands follow the joints that will
-    // bend them (the rules' plan, made while the network ran, reads the front view's skeleton)
-    const joints = withRefinedDepth(coarse, learned.refinedJoints, jointRaySpans(prepared, view, coarse));
+    // bend them
+    const joints = withRefinedDepth(coarse, learned.refinedJoints, spans ?? jointRaySpans(prepared, view, coarse));
     skeleton = refinedSkeleton(estimate, joints, cf, prefix);
     keepLimbBlends(canonical, joints, all);
-    plan ??= planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
+    // the rules read the final skeleton, as the voxel skinning does: read off the front view's, a cape's solid behind
+    // the legs was measured from leg bones the ray midpoints had put inside the cape (procedural 9 300 006's knees
+    // erred 0.124 % of height against 0.061: docs/EVAL.md, twenty-sixth session)
+    const { bones, legs, hands } = skinBones(skeleton, cf);
+    const plan = planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
+    const props: HeldProps | undefined = hands.length > 0 ? { hands, pieceOf: pieceOf ?? propRodPieces(canonical, view, estimate.silhouette) } : undefined;
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
   } else if (method === 'learned') {
