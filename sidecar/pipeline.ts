@@ -135,8 +135,11 @@ export async function rigPreparedAsync(
   } else {
     // the hybrid skeleton: the front view's x and y, the network's depth on the trunk and legs (withRefinedDepth), as
     // Apply Latent Pose's auto-rig places it, from a cloud drawn as that one's (a mesh gets one skeleton on both paths)
-    const { refinedJoints } = await predictPointRig(pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS });
-    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, refinedJoints, jointRaySpans(prepared, view, coarse)), cf, prefix);
+    const predicting = predictPointRig(pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS });
+    // made while the network runs (on the model host's thread in the sidecar)
+    const spans = jointRaySpans(prepared, view, coarse);
+    const { refinedJoints } = await predicting;
+    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, refinedJoints, spans), cf, prefix);
     onProgress('skinning', 0.25);
     objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }
