@@ -18,7 +18,7 @@ import { renderFrontView, type FrontView } from './skeleton/frontView.js';
 import { liftJointsByFrontPiece } from './skeleton/liftJoints.js';
 import { predictJoints2D } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
-import { refinedSkeleton, withRefinedDepth } from './skeleton/refinedSkeleton.js';
+import { refinedSkeleton, withRefinedDepth, type JointRaySpans } from './skeleton/refinedSkeleton.js';
 import { modelPath } from './learned/modelFiles.js';
 import { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 import { loadModel, selectedProvider } from './learned/onnxSession.js';
@@ -97,7 +97,7 @@ export async function rigPreparedAsync(
     // the network's weights, then the rules the voxel skinning keeps
     onProgress('skinning', 0.2);
     const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
-    let spans: { front: Float64Array; back: Float64Array } | undefined;
+    let spans: JointRaySpans | undefined;
     let pieceOf: Int32Array | undefined;
     const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
       influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry, sharpen: skin.sharpen,
@@ -136,7 +136,9 @@ export async function rigPreparedAsync(
     // the hybrid skeleton: the front view's x and y, the network's depth on the trunk and legs (withRefinedDepth), as
     // Apply Latent Pose's auto-rig places it, from a cloud drawn as that one's (a mesh gets one skeleton on both paths)
     const predicting = predictPointRig(pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS });
-    // made while the network runs (on the model host's thread in the sidecar)
+    // made while the network runs (on the model host's thread in the sidecar); a failure of the network is reported
+    // by the await below, not as an unhandled rejection should this throw (as learnedSkinning's whileRunning)
+    predicting.catch(() => {});
     const spans = jointRaySpans(prepared, view, coarse);
     const { refinedJoints } = await predicting;
     skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, refinedJoints, spans), cf, prefix);
@@ -161,11 +163,10 @@ function keepLimbBlends(positions: Float32Array, joints: Float32Array, weights: 
  * Each joint's ray along the viewing direction: its first and last hit on the body (liftJointsByFrontPiece, the lift's
  * own rays), NaN where it misses. prepared: the mesh, view: its front view, joints: canonical #J*3 → front, back #J each
  */
-function jointRaySpans(prepared: PreparedMesh, view: FrontView, joints: Float32Array): { front: Float64Array; back: Float64Array } {
+function jointRaySpans(prepared: PreparedMesh, view: FrontView, joints: Float32Array): JointRaySpans {
   const points = new Float64Array((joints.length / 3) * 2);
   for (let j = 0; j < joints.length / 3; j++) { points[2 * j] = joints[3 * j]; points[2 * j + 1] = joints[3 * j + 1]; }
-  const { front, back } = liftJointsByFrontPiece(prepared.canonical, prepared.body, prepared.shells.shellOf, points, view);
-  return { front, back };
+  return liftJointsByFrontPiece(prepared.canonical, prepared.body, prepared.shells.shellOf, points, view);
 }
 
 /** The estimate's joint heads in the canonical frame, MIXAMO_JOINTS order: Float32Array #23*3. */

@@ -20,7 +20,7 @@ import { AutoRigError } from '../errors.js';
 import { modelDataPath, modelPath, requireModelFile } from '../learned/modelFiles.js';
 import { loadModel, runModel, selectedProvider, type ModelSession } from '../learned/onnxSession.js';
 import { modelsRunByPose } from '../methods.js';
-import { prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
+import { HYBRID_DEPTH_CLOUDS, prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
@@ -59,7 +59,8 @@ export const POSE_SKIN_VOXEL_RESOLUTION = 80;
  * carry through voxels the same as to each vertex, in a time that follows the grid, not the vertex count.
  */
 export const POSE_SKIN_STAGE: SkinStage = {
-  resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: 1, carry: 'voxels', sharpen: 2,
+  // the rig request's cloud count for its depth: both paths give a mesh the same skeleton
+  resolution: POSE_SKIN_VOXEL_RESOLUTION, learnedWeights: true, clouds: HYBRID_DEPTH_CLOUDS, carry: 'voxels', sharpen: 2,
 };
 
 export interface ApplyLatentPoseOptions {

@@ -2,6 +2,7 @@ import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { fromCanonical } from '../mesh/canonicalFrame.js';
 import type { Skeleton, Vec3 } from '../types.js';
 import type { SkeletonEstimate } from './estimateSkeleton.js';
+import type { FrontPieceLift } from './liftJoints.js';
 import type { MixamoJointName } from './mixamoTemplate.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS } from './mixamoTemplate.js';
 
@@ -46,6 +47,9 @@ export function refinedSkeleton(estimate: SkeletonEstimate, refined: Float32Arra
  */
 export const RAY_DEPTH_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftForeArm', 'LeftHand', 'RightArm', 'RightForeArm', 'RightHand'];
 
+/** Each joint's ray along z: its first (front) and last (back) hit, NaN where it misses (liftJointsByFrontPiece's). */
+export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
+
 /**
  * withRefinedDepth: coarse joints with the refinement network's depth. The front view fixes a joint's x (across) and
  * y (up) well; its depth, the midpoint of the first and last hit of a ray through the body, sits behind the joints on
@@ -60,7 +64,7 @@ export const RAY_DEPTH_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftFor
  * each coarse joint's ray along z, its first (front) and last (back) hit, NaN where it misses the surface, Float64Array
  * #23 each (liftJointsByFrontPiece) → Float32Array #23*3: coarse's x and y, refined's z where it is taken.
  */
-export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, spans?: { front: Float64Array; back: Float64Array }): Float32Array {
+export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, spans?: JointRaySpans): Float32Array {
   const J = MIXAMO_JOINTS.length;
   if (coarse.length !== J * 3 || refined.length !== J * 3) {
     throw new Error(`withRefinedDepth: joint arrays of ${coarse.length} and ${refined.length} numbers, expected ${J * 3}`);
