@@ -20,6 +20,7 @@ import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
 import type { EvalOptions } from '../eval/runEval.js';
 import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
 import { CORRECTIVES_EVAL_USAGE } from '../eval/correctives/correctivesEvalArguments.js';
+import { CORRECTIVE_SHARE_USAGE } from '../eval/poses/correctiveShareArguments.js';
 import type { DatasetKind, DatasetOptions } from '../data/makeDataset.js';
 import { parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
 import { CORRECTIVES_USAGE, CorrectivesUsageError, parseCorrectivesArguments, runCorrectivesCommand } from './correctivesCommand.js';
@@ -98,8 +99,9 @@ const commands: Record<string, Command> = {
       + '  Strips the rig of every rigged .glb in the folder, rigs the bare mesh, and scores it against the artist.\n'
       + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.\n'
       + '  Subcommands: autorig eval poses (Apply Latent Pose; see autorig eval poses --help),\n'
-      + '  autorig eval correctives (pose correctives against exact posed surfaces; see autorig eval correctives --help).',
-    subcommandUsage: { poses: POSE_EVAL_USAGE, correctives: CORRECTIVES_EVAL_USAGE },
+      + '  autorig eval correctives (pose correctives against exact posed surfaces; see autorig eval correctives --help),\n'
+      + '  autorig eval corrective-share (fits Apply Latent Pose\'s corrective share per pose on development identities).',
+    subcommandUsage: { poses: POSE_EVAL_USAGE, correctives: CORRECTIVES_EVAL_USAGE, 'corrective-share': CORRECTIVE_SHARE_USAGE },
     run: evalCommand,
   },
   data: {
@@ -300,6 +302,10 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
   if (args[0] === 'poses') {
     const { poseEvalCommand } = await import('../eval/poses/poseEvalCommand.js');
     return poseEvalCommand(args.slice(1), io, packageVersion(), (m) => new UsageError(m, POSE_EVAL_USAGE));
+  }
+  if (args[0] === 'corrective-share') {
+    const { correctiveShareCommand } = await import('../eval/poses/correctiveShareCommand.js');
+    return correctiveShareCommand(args.slice(1), io, (m) => new UsageError(m, CORRECTIVE_SHARE_USAGE));
   }
   if (args[0] === 'correctives') {
     const { correctivesEvalCommand } = await import('../eval/correctives/correctivesEvalCommand.js');

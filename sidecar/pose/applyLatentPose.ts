@@ -25,6 +25,7 @@ import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
+import { correctiveShareOf } from './correctiveShare.js';
 import { keepPoseJoints } from './keepPoseJoints.js';
 import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
 import { sdfSamples, type SdfSamples } from './sdfSamples.js';
@@ -74,6 +75,11 @@ export interface ApplyLatentPoseOptions {
    * (rest + DQS − LBS, the corrective alone) and 'skinning' (LBS, the pose without it). Δμ is the same for all three.
    */
   variant?: PoseVariant;
+  /**
+   * the share of the DQS corrective in [0, 1] (LBS + s·(DQS − LBS)); default the pose's own from
+   * models/latent_pose_corrective_share.json (pose/correctiveShare; 1 without it). The share fit asks for 1.
+   */
+  correctiveShare?: number;
   /**
    * the character's rig, when the caller has one already (the eval rigs each test identity once for all its poses):
    * a skeleton with every template joint and one PartWeights per part, in the parts' space. Default: auto-rig the parts.
@@ -146,6 +152,8 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const { pose, strength, strategy } = checkPoseOptions(options);
   const variant = options.variant ?? APPLIED_VARIANT;
   if (!(POSE_VARIANTS as readonly string[]).includes(variant)) throw new AutoRigError('BAD_REQUEST', `unknown variant "${String(variant)}"`);
+  const share = options.correctiveShare ?? correctiveShareOf(pose);
+  if (typeof share !== 'number' || !(share >= 0 && share <= 1)) throw new AutoRigError('BAD_REQUEST', `correctiveShare must be a number from 0 to 1, got ${String(share)}`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const rigGiven = options.rig !== undefined;
   // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
@@ -208,7 +216,7 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   if (!local.every(Number.isFinite)) throw new AutoRigError('MODEL_FAILED', 'the decoder gave a NaN or infinite rotation');
 
   onProgress('skin', 0.9);
-  const posed = posedByRig(canonical, weights, heads, keepPoseJoints(local, pose), strength, variant);
+  const posed = posedByRig(canonical, weights, heads, keepPoseJoints(local, pose), strength, variant, share);
   // canonical = s·R·(p − c), R's rows left, up, forward: a canonical displacement d is Rᵀd / s in the input's space
   const { left, up, forward } = cf.frame;
   const s = cf.scale;

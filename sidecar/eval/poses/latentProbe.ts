@@ -111,12 +111,14 @@ export function readTrainingSample(entry: TrainingEntry): PoseSample {
 /**
  * latentPosedParts: Apply Latent Pose's prediction of `pose` at strength 1 in `variant` → per part Float32Array
  * #V_p*3 (the character's space). rig: the character's auto-rig when the caller has it (else applyLatentPose rigs
- * the parts itself); mu: the parts' latentOfParts when the caller has it (else applyLatentPose encodes them). Throws
- * what applyLatentPose throws.
+ * the parts itself); mu: the parts' latentOfParts when the caller has it (else applyLatentPose encodes them);
+ * correctiveShare: a share to pose with instead of the pose's own (the share fit asks for 1). Throws what
+ * applyLatentPose throws.
  */
 export async function latentPosedParts(
   parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy, rig?: AutoRig, mu?: Float32Array,
+  correctiveShare?: number,
 ): Promise<Float32Array[]> {
-  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig, mu });
+  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig, mu, correctiveShare });
   return result.objects.map((o) => o.positions);
 }
