@@ -18,6 +18,7 @@ import {
   cosineSimilarity, euclideanDistance, meanOverPairs, meanVertexError, staticLeakage, vertexDistances,
 } from '../sidecar/eval/poses/poseMetrics.js';
 import { heldOutFiles, latentDiagnostics, poseEvalMarks, runPoseEval, summarisePose } from '../sidecar/eval/poses/runPoseEval.js';
+import { correctiveShareOf } from '../sidecar/pose/correctiveShare.js';
 import { groundTruth, ownRig, proceduralIdentity, testIdentity } from '../sidecar/eval/poses/testIdentities.js';
 import { posedCharacterStates } from '../sidecar/pose/posedStates.js';
 import { GENERATOR_FRAME, POSE_NAMES } from '../sidecar/pose/poseVocabulary.js';
@@ -246,6 +247,12 @@ describe('summaries, bar and outputs', () => {
     expect(md).toContain('not measured: left out');
     // the report names the rig the latent path poses through (the apply path's, not (b)'s as it is)
     expect(md).toContain('| latent method | the encoder\'s Δμ → the decoder\'s joint rotations → the apply path\'s auto-rig ((b)\'s skeleton, the learned weights');
+    // the shares the auto-rig path posed with are recorded, and the ones below 1 named in the report
+    expect(Object.keys(json.settings.correctiveShares)).toEqual([...POSE_NAMES]);
+    for (const pose of POSE_NAMES) expect(json.settings.correctiveShares[pose]).toBe(correctiveShareOf(pose));
+    const partial = POSE_NAMES.filter((pose) => correctiveShareOf(pose) < 1);
+    for (const pose of partial) expect(md).toMatch(new RegExp(`corrective share below 1 \\(fitted on development identities\\):[^|]*${pose.replace('+', '\\+')} ${correctiveShareOf(pose)}`));
+    if (!partial.length) expect(md).not.toContain('corrective share below 1');
     // clonk_farmer's artist rig bends its knee: (b) beats (a) in the report's numbers too
     const knee = report.poses.find((p) => p.pose === 'kneeBentRt')!.variants.skinningCorrective.error;
     expect(knee.rig!).toBeLessThan(knee.noMotion!);

@@ -151,15 +151,20 @@ describe('Apply Latent Pose with a corrective share, on a held-out dev character
     expect(worstAlone).toBeLessThan(1e-5);
   });
 
-  it.skipIf(!installed)('poses with the shipped share of the pose unless told otherwise, and refuses a share outside [0, 1]', async () => {
+  it.skipIf(!installed)('poses the auto-rig with the shipped share of the pose, a given rig with the whole corrective, and refuses a share outside [0, 1]', async () => {
     const share = correctiveShareOf('wristBendLf');
-    const byDefault = await apply('wristBendLf', 'corrective');
-    const told = await apply('wristBendLf', 'corrective', share);
+    // the auto-rig as an earlier apply left it (what a mesh without a rig gets from the second apply on)
+    const auto = async (correctiveShare?: number) =>
+      (await applyLatentPose(character.parts, { pose: 'wristBendLf', reuse: { mu, autoRig: rig }, variant: 'corrective', correctiveShare })).objects.map((o) => o.positions);
+    const byDefault = await auto();
+    const told = await auto(share);
     byDefault.forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(told[k])));
-    if (share < 1) {
-      const whole = await apply('wristBendLf', 'corrective', 1);
-      expect(whole.some((p, k) => p.some((x, i) => x !== byDefault[k][i]))).toBe(true);
-    }
+    // the same skeleton and weights handed over as the character's own rig: the share was fitted for the auto-rig only
+    const given = await apply('wristBendLf', 'corrective');
+    const whole = await auto(1);
+    given.forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(whole[k])));
+    expect(share, 'the shipped fit gives the wrists a part of the corrective').toBeLessThan(1);
+    expect(whole.some((p, k) => p.some((x, i) => x !== byDefault[k][i]))).toBe(true);
     for (const bad of [1.5, -0.1, Number.NaN]) {
       await expect(applyLatentPose(character.parts, { pose: 'wristBendLf', rig, mu, correctiveShare: bad })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     }

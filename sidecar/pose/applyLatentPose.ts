@@ -76,8 +76,9 @@ export interface ApplyLatentPoseOptions {
    */
   variant?: PoseVariant;
   /**
-   * the share of the DQS corrective in [0, 1] (LBS + s·(DQS − LBS)); default the pose's own from
-   * models/latent_pose_corrective_share.json (pose/correctiveShare; 1 without it). The share fit asks for 1.
+   * the share of the DQS corrective in [0, 1] (LBS + s·(DQS − LBS)); default: 1 with a rig given (options.rig), else
+   * the pose's own from models/latent_pose_corrective_share.json (pose/correctiveShare; 1 without it), the auto-rig's
+   * (made here or reused). The share fit asks for 1.
    */
   correctiveShare?: number;
   /**
@@ -152,10 +153,12 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const { pose, strength, strategy } = checkPoseOptions(options);
   const variant = options.variant ?? APPLIED_VARIANT;
   if (!(POSE_VARIANTS as readonly string[]).includes(variant)) throw new AutoRigError('BAD_REQUEST', `unknown variant "${String(variant)}"`);
-  const share = options.correctiveShare ?? correctiveShareOf(pose);
+  const rigGiven = options.rig !== undefined;
+  // the shares were fitted for the auto-rig's weights (where they blend a joint unlike the truth's); a caller's own rig
+  // (an artist's weights, a Mixamo rig) carries its corrective whole
+  const share = options.correctiveShare ?? (rigGiven ? 1 : correctiveShareOf(pose));
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) throw new AutoRigError('BAD_REQUEST', `correctiveShare must be a number from 0 to 1, got ${String(share)}`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  const rigGiven = options.rig !== undefined;
   // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
   const reusedRig = rigGiven ? undefined : options.reuse?.autoRig;
   const knownMu = options.mu ?? options.reuse?.mu;

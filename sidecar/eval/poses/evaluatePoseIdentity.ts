@@ -160,7 +160,7 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
         // the latent path poses the mesh through its auto-rig (the same one as (b), made once above): where the rig
         // failed it cannot pose the character, and like (b) it counts as no motion
         const latent = latentRig
-          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, latentRig, applyMu))
+          ? mergedCanonical(identity, await latentPosedParts(parts, pose, variant, job.strategy, job.latentRig === 'own' ? { rig: latentRig, mu: applyMu } : { autoRig: latentRig, mu: applyMu }))
           : rest;
         if (variant === 'skinningCorrective') appliedPrediction = latent;
         else if (latentRig && appliedPrediction && sameArray(latent, appliedPrediction)) {

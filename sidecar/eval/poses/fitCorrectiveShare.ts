@@ -101,7 +101,7 @@ export async function fitCorrectiveShares(options: CorrectiveShareFitOptions): P
     const mu = await latentOfParts(parts);
     for (const pose of POSE_NAMES) {
       const truth = groundTruth(identity, pose).corrective;
-      const predicted = mergedCanonical(identity, await latentPosedParts(parts, pose, 'corrective', 'mean', rig, mu, 1));
+      const predicted = mergedCanonical(identity, await latentPosedParts(parts, pose, 'corrective', 'mean', { autoRig: rig, mu, correctiveShare: 1 }));
       rows.get(pose)!.push(correctiveErrorsByShare(identity.rest, truth, predicted));
     }
     measured.push(identity.name);

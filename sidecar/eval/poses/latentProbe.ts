@@ -8,7 +8,7 @@ import { POSE_SDF_SAMPLES, readPoseSample, type PoseSample, type PoseVariant } f
 import { AutoRigError } from '../../errors.js';
 import { modelDataPath, modelPath } from '../../learned/modelFiles.js';
 import { loadModel, type ModelSession } from '../../learned/onnxSession.js';
-import { applyLatentPose, encodeSdfSamples } from '../../pose/applyLatentPose.js';
+import { applyLatentPose, encodeSdfSamples, latentOfParts } from '../../pose/applyLatentPose.js';
 import type { PoseStrategy } from '../../pose/poseLibrary.js';
 import { sdfSamples } from '../../pose/sdfSamples.js';
 import type { MeshPart } from '../../types.js';
@@ -110,15 +110,20 @@ export function readTrainingSample(entry: TrainingEntry): PoseSample {
 
 /**
  * latentPosedParts: Apply Latent Pose's prediction of `pose` at strength 1 in `variant` → per part Float32Array
- * #V_p*3 (the character's space). rig: the character's auto-rig when the caller has it (else applyLatentPose rigs
- * the parts itself); mu: the parts' latentOfParts when the caller has it (else applyLatentPose encodes them);
- * correctiveShare: a share to pose with instead of the pose's own (the share fit asks for 1). Throws what
+ * #V_p*3 (the character's space). with.rig: a rig of the character's own (options.rig: posed with the whole
+ * corrective); with.autoRig: the apply path's auto-rig made beforehand (latentPoseAutoRig), handed over as an earlier
+ * apply's (options.reuse) so that the pose is what a mesh without a rig gets, its corrective share included; neither:
+ * applyLatentPose rigs the parts itself. with.mu: the parts' latentOfParts when the caller has it (else encoded);
+ * with.correctiveShare: a share to pose with instead of the default (the share fit asks for 1). Throws what
  * applyLatentPose throws.
  */
 export async function latentPosedParts(
-  parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy, rig?: AutoRig, mu?: Float32Array,
-  correctiveShare?: number,
+  parts: MeshPart[], pose: string, variant: PoseVariant, strategy: PoseStrategy,
+  with_: { rig?: AutoRig; autoRig?: AutoRig; mu?: Float32Array; correctiveShare?: number } = {},
 ): Promise<Float32Array[]> {
-  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig, mu, correctiveShare });
+  const { rig, autoRig, correctiveShare } = with_;
+  const mu = autoRig && !with_.mu ? await latentOfParts(parts) : with_.mu;
+  const reuse = autoRig ? { mu: mu!, autoRig } : undefined;
+  const result = await applyLatentPose(parts, { pose, strength: 1, strategy, variant, rig, mu, reuse, correctiveShare });
   return result.objects.map((o) => o.positions);
 }

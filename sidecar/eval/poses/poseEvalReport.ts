@@ -11,6 +11,12 @@ const MISSING = '—';
  * corrective, then the corrective alone), latent diagnostics, per identity, identities not measured.
  * report: PoseEvalReport → Markdown text
  */
+/** The poses the auto-rig path applied with a part of the corrective (LBS + s·(DQS − LBS)), for the method's row. */
+function sharesNote(report: PoseEvalReport): string {
+  const shares = Object.entries(report.settings.correctiveShares ?? {}).filter(([, s]) => s < 1);
+  return shares.length ? `; corrective share below 1 (fitted on development identities): ${shares.map(([p, s]) => `${p} ${s}`).join(', ')}` : '';
+}
+
 export function renderPoseEvalMarkdown(report: PoseEvalReport): string {
   const out: string[] = ['# Apply Latent Pose: evaluation on test identities', ''];
   const measured = report.identities.filter((i) => i.status === 'ok');
@@ -21,7 +27,7 @@ export function renderPoseEvalMarkdown(report: PoseEvalReport): string {
     ['procedural seeds', `${report.settings.proceduralSeeds.join(', ') || 'none'} (${report.settings.proceduralVertices} vertices; ${report.skipped.length} skipped for a misread frame)`],
     ['latent path', report.latent.measured ? `measured (strategy ${report.settings.strategy}, strength ${report.settings.strength}, posed through ${throughOwnRig ? 'each identity\'s own rig' : 'each identity\'s auto-rig'})` : `not measured: ${report.latent.note}`],
     ['baseline (b)', `auto-rig (${report.settings.rigMethod}), the pose's joint rotations, linear blend skinning`],
-    ['latent method', `the encoder's Δμ → the decoder's joint rotations → ${throughOwnRig ? 'the identity\'s own rig' : 'the apply path\'s auto-rig ((b)\'s skeleton, the learned weights)'}, dual-quaternion skinning (corrective alone: DQS − LBS)`],
+    ['latent method', `the encoder's Δμ → the decoder's joint rotations → ${throughOwnRig ? 'the identity\'s own rig' : 'the apply path\'s auto-rig ((b)\'s skeleton, the learned weights)'}, dual-quaternion skinning (corrective alone: DQS − LBS)${sharesNote(report)}`],
     ['baseline (c)', report.train ? `nearest training identity's anchor offsets by closest anchor (${report.train})` : 'not measured (no --train folder)'],
     ['static vertices', `ground-truth motion below ${pct(report.settings.staticThreshold)} of height`],
     ['environment', `Node ${report.environment.node}, ${report.environment.platform}, ${report.environment.cpus} CPUs, provider ${report.environment.provider ?? 'none'}, autorig ${report.environment.autorig}`],

@@ -118,6 +118,8 @@ export interface PoseEvalReport {
     rigMethod: string;
     /** the rig the latent path posed through (absent in reports made before it was an option: auto) */
     latentRig?: LatentRig;
+    /** the corrective share each pose was applied with on the auto-rig path (pose/correctiveShare; absent with --latent-rig own, and in reports made before the shares) */
+    correctiveShares?: Record<string, number>;
     proceduralSeeds: number[];
     proceduralVertices: number;
     /** a vertex whose ground-truth motion is below this (fraction of height) is static */

@@ -14,6 +14,7 @@ import { HELD_OUT_CHARACTERS, isHeldOutCharacter } from '../../data/augment/held
 import { AutoRigError } from '../../errors.js';
 import { selectProvider } from '../../learned/executionProvider.js';
 import { modelDataPath } from '../../learned/modelFiles.js';
+import { correctiveShareOf } from '../../pose/correctiveShare.js';
 import type { PoseStrategy } from '../../pose/poseLibrary.js';
 import { POSE_NAMES, type PoseName } from '../../pose/poseVocabulary.js';
 import { evaluatePoseIdentity, type IdentitySpec, type PoseIdentityJob } from './evaluatePoseIdentity.js';
@@ -115,7 +116,9 @@ export async function runPoseEval(options: PoseEvalOptions): Promise<PoseEvalRep
     data: options.data,
     train: options.train,
     settings: {
-      strength: 1, strategy: options.strategy, rigMethod: options.rigMethod, latentRig: options.latentRig ?? 'auto', proceduralSeeds: seeds, proceduralVertices: vertices,
+      strength: 1, strategy: options.strategy, rigMethod: options.rigMethod, latentRig: options.latentRig ?? 'auto',
+      ...((options.latentRig ?? 'auto') === 'auto' ? { correctiveShares: Object.fromEntries(poses.map((pose) => [pose, correctiveShareOf(pose)])) } : {}),
+      proceduralSeeds: seeds, proceduralVertices: vertices,
       staticThreshold: STATIC_MOTION, poses,
     },
     environment: { node: process.version, platform: `${platform()} ${process.arch}`, cpus: availableParallelism(), autorig: options.version, provider },
