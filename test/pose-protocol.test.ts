@@ -389,6 +389,30 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     expect(await client.ask({ kind: 'pose.apply', id: 'after-corrupt', objects: wire(humanoid), pose: 'elbowBentLf' })).toMatchObject({ kind: 'result' });
   });
 
+  it('poses the auto-rig with the share file\'s corrective share, and says MODEL_FAILED for a broken share file and keeps serving', async () => {
+    const shareFile = join(STUB, 'latent_pose_corrective_share.json');
+    const ask = async (id: string) => client.ask({ kind: 'pose.apply', id, objects: wire(humanoid), pose: 'elbowBentLf' });
+    const whole = await ask('share-whole');
+    expect(whole.kind, JSON.stringify(whole)).toBe('result');
+    try {
+      // share 0: plain LBS, which the stand-in's 45° elbow moves differently from DQS
+      writeFileSync(shareFile, JSON.stringify({ format: 'autorig-corrective-share/1', date: '', command: '', identities: [], grid: [], poses: { elbowBentLf: { share: 0, meanError: [] } } }));
+      const none = await ask('share-none');
+      expect(none.kind, JSON.stringify(none)).toBe('result');
+      const a = posedPositions(whole), b = posedPositions(none);
+      let differ = 0;
+      a.forEach((p, k) => p.forEach((x, i) => { if (Math.abs(x - b[k][i]) > 1e-6) differ++; }));
+      expect(differ).toBeGreaterThan(0);
+      writeFileSync(shareFile, '{ "format": "autorig-corrective-share/1", "poses": { "elbowBentLf": { "share": 3 } } }');
+      expect(await ask('share-broken')).toMatchObject({ kind: 'error', code: 'MODEL_FAILED', message: expect.stringMatching(/latent_pose_corrective_share\.json/) });
+    } finally {
+      rmSync(shareFile, { force: true });
+    }
+    const again = await ask('share-gone');
+    expect(again.kind).toBe('result');
+    posedPositions(again).forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(posedPositions(whole)[k])));
+  });
+
   it('poses a held-out dev character through its auto-rig: the stub\'s requested limb (its left forearm and hand) moves, the rest stays', async () => {
     const character = await loadCharacter(DEV_CHARACTER);
     const reply = await client.ask({ kind: 'pose.apply', id: 'dev-stub', objects: wire(character.parts), pose: 'elbowBentLf' });
