@@ -5,7 +5,7 @@
  * it recorded), and the apply path on a held-out dev character with the installed models.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,5 +192,29 @@ describe('autorig eval corrective-share', { timeout: 240_000 }, () => {
     expect(run.stderr).toMatch(new RegExp(`procedural-${PROCEDURAL_DEVELOPMENT_SEED_BASE}: 34 poses`));
     expect(run.stdout).not.toMatch(/written:/);
     expect(existsSync(shipped) ? statSync(shipped).mtimeMs : null).toBe(before);
+  });
+
+  it.skipIf(!installed)('writes the share file into the models folder it runs with (AUTORIG_MODELS), which Apply Latent Pose then reads', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'autorig-share-data-'));
+    const models = mkdtempSync(join(tmpdir(), 'autorig-share-models-'));
+    dirs.push(empty, models);
+    for (const name of readdirSync(INSTALLED)) {
+      if (name !== MODEL_DATA_FILES.latentPoseCorrectiveShare && lstatSync(join(INSTALLED, name)).isFile()) symlinkSync(join(INSTALLED, name), join(models, name));
+    }
+    const run = spawnSync(process.execPath, [join(ROOT, 'bin/autorig.js'), 'eval', 'corrective-share', '--data', empty, '--procedural', '1', '--write'], {
+      encoding: 'utf8', env: { ...process.env, AUTORIG_MODELS: models },
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const written = join(models, MODEL_DATA_FILES.latentPoseCorrectiveShare);
+    expect(run.stdout).toContain(`written: ${written}`);
+    const content = JSON.parse(readFileSync(written, 'utf8')) as CorrectiveShareFile;
+    expect(content).toMatchObject({ format: CORRECTIVE_SHARE_FORMAT, identities: [`procedural-${PROCEDURAL_DEVELOPMENT_SEED_BASE}`], grid: [...CORRECTIVE_SHARE_GRID] });
+    expect(content.command).toBe(`autorig eval corrective-share --data ${empty} --procedural 1 --write`);
+    for (const pose of POSE_NAMES) {
+      const { share, meanError } = content.poses[pose];
+      expect(meanError).toHaveLength(CORRECTIVE_SHARE_GRID.length);
+      expect(meanError[CORRECTIVE_SHARE_GRID.indexOf(share)]).toBe(Math.min(...meanError));
+      expect(correctiveShareOf(pose, written)).toBe(share);
+    }
   });
 });
