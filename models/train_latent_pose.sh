@@ -7,6 +7,8 @@
 #   3. phase B, the rig-structured vertex decoder (joint rotations from the latent, posed through each identity's
 #      rig: the *.poserig side files `autorig data --kind pose` writes beside every .pose)
 #      → models/latent_pose_decoder.{onnx,check.json,curve.csv,md}
+#   4. the corrective shares (autorig eval corrective-share, development identities) and the experimental marks
+#      (autorig eval poses --write-marks, test identities) → models/latent_pose_corrective_share.json, latent_pose_eval.json
 # The committed models were made by exactly these two phases on that data: phase A 12000 steps (v3, 69 minutes on one
 # thread), then phase B 45 minutes on its frozen encoder (the decoder v6, 2026-12-02: phase B run again on v3's
 # encoder after the joint frames changed (v4), then with 45 minutes instead of 35 (v6); see latent_pose_encoder.md and
@@ -14,7 +16,7 @@
 # also bounded by the clock (AUTORIG_LATENT_A_MINUTES, default 110, and AUTORIG_LATENT_MINUTES, default 45; the
 # learning rate decays to the end either way), so a slower machine trains fewer steps and gets somewhat different
 # numbers.
-# Environment: AUTORIG_POSE_DATA (default ../data/pose-train), AUTORIG_TRAIN_JOBS (data processes, default 2),
+# Environment: AUTORIG_POSE_DATA (default ../data/pose-train), AUTORIG_CHARACTERS (default ../shared/data/characters), AUTORIG_TRAIN_JOBS (data processes, default 2),
 # AUTORIG_LATENT_A_MINUTES, AUTORIG_LATENT_MINUTES, AUTORIG_LATENT_THREADS (torch threads, default 1),
 # AUTORIG_LATENT_DEVICE (cpu or cuda, default cpu).
 # Needs /usr/bin/python3 with torch and onnx (apt-get install python3-torch python3-onnx libopenblas0-pthread).
@@ -39,3 +41,10 @@ for PHASE in a:1e-3:12000:$A_MINUTES b:1e-3:60000:$MINUTES; do
     --lr "$LR" --steps "$STEPS" --max-minutes "$LIMIT" --device "$DEVICE" --threads "$THREADS" --seed 1 --models models \
     --work out/latent_pose
 done
+
+# what the apply path measures of the new models (docs/EVAL.md): each pose's corrective share on development
+# identities (models/latent_pose_corrective_share.json), then the pose menu's experimental marks on the test identities
+# (models/latent_pose_eval.json), which are posed with those shares
+CHARACTERS=${AUTORIG_CHARACTERS:-../shared/data/characters}
+node bin/autorig.js eval corrective-share --data "$CHARACTERS" --write
+node bin/autorig.js eval poses --data "$CHARACTERS" --procedural 10 --train "$DATA" --write-marks
