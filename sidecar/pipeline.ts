@@ -22,7 +22,7 @@ import { refinedSkeleton, withRefinedDepth, type JointRaySpans } from './skeleto
 import { modelPath } from './learned/modelFiles.js';
 import { DEFAULT_METHOD, METHODS, type Method } from './methods.js';
 import { loadModel, selectedProvider } from './learned/onnxSession.js';
-import { learnedSkinning, predictPointRig } from './skinning/learnedSkinning.js';
+import { learnedSkinning, learnedWeights, predictPointRigWhile } from './skinning/learnedSkinning.js';
 import { mergeLockedWeights } from './skinning/lockedGroups.js';
 import { SKIN_VOXEL_RESOLUTION, skinInVoxels } from './skinning/skinInVoxels.js';
 import { propRodPieces } from './skinning/heldPropWeights.js';
@@ -97,22 +97,20 @@ export async function rigPreparedAsync(
     // the network's weights, then the rules the voxel skinning keeps
     onProgress('skinning', 0.2);
     const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
-    let spans: JointRaySpans | undefined;
-    let pieceOf: Int32Array | undefined;
-    const learned = await learnedSkinning(pointRig, canonical, mesh.triangles, coarse, {
-      influences: INFLUENCES, clouds: skin.clouds, solid, carry: skin.carry, sharpen: skin.sharpen,
-      // what needs neither the weights nor the final skeleton, made while the network runs
-      whileRunning: () => {
-        spans = jointRaySpans(prepared, view, coarse);
-        pieceOf = propRodPieces(canonical, view, estimate.silhouette);
-      },
+    // what needs neither the weights nor the final skeleton, made while the network runs
+    const { prediction, during } = await predictPointRigWhile(pointRig, canonical, mesh.triangles, coarse, { clouds: skin.clouds }, () => ({
+      spans: jointRaySpans(prepared, view, coarse),
+      pieceOf: propRodPieces(canonical, view, estimate.silhouette),
+    }));
+    const learned = learnedWeights(prediction, canonical, mesh.triangles, coarse, {
+      influences: INFLUENCES, solid, carry: skin.carry, sharpen: skin.sharpen,
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };
     // the front view gives a joint's x and y; its depth, the midpoint of a ray's first and last hit, sits behind the
     // truth on the trunk and legs: the network's depth places those, and the limbs' bands follow the joints that will
     // bend them
-    const joints = withRefinedDepth(coarse, learned.refinedJoints, spans ?? jointRaySpans(prepared, view, coarse));
+    const joints = withRefinedDepth(coarse, learned.refinedJoints, during.spans);
     skeleton = refinedSkeleton(estimate, joints, cf, prefix);
     keepLimbBlends(canonical, joints, all);
     // the rules read the final skeleton, as the voxel skinning does: read off the front view's, a cape's solid behind
@@ -120,7 +118,7 @@ export async function rigPreparedAsync(
     // erred 0.124 % of height against 0.061: docs/EVAL.md, twenty-sixth session)
     const { bones, legs, hands } = skinBones(skeleton, cf);
     const plan = planSkinningRules(canonical, mesh.triangles, solid.grid, solid.solid, bones, legs, prepared.shells);
-    const props: HeldProps | undefined = hands.length > 0 ? { hands, pieceOf: pieceOf ?? propRodPieces(canonical, view, estimate.silhouette) } : undefined;
+    const props: HeldProps | undefined = hands.length > 0 ? { hands, pieceOf: during.pieceOf } : undefined;
     applySkinningRules(canonical, solid.grid, solid.solid, bones, INFLUENCES, all, plan, props);
     objects = partWeights(parts, mesh, skeleton, all, []);
   } else if (method === 'learned') {
@@ -134,14 +132,12 @@ export async function rigPreparedAsync(
     objects = partWeights(parts, mesh, skeleton, { indices: learned.indices, weights: learned.weights }, []);
   } else {
     // the hybrid skeleton: the front view's x and y, the network's depth on the trunk and legs (withRefinedDepth), as
-    // Apply Latent Pose's auto-rig places it, from a cloud drawn as that one's (a mesh gets one skeleton on both paths)
-    const predicting = predictPointRig(pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS });
-    // made while the network runs (on the model host's thread in the sidecar); a failure of the network is reported
-    // by the await below, not as an unhandled rejection should this throw (as learnedSkinning's whileRunning)
-    predicting.catch(() => {});
-    const spans = jointRaySpans(prepared, view, coarse);
-    const { refinedJoints } = await predicting;
-    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, refinedJoints, spans), cf, prefix);
+    // Apply Latent Pose's auto-rig places it, from a cloud drawn as that one's (a mesh gets one skeleton on both paths);
+    // the joints' ray spans are made while the network runs
+    const { prediction, during: spans } = await predictPointRigWhile(
+      pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS }, () => jointRaySpans(prepared, view, coarse),
+    );
+    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, prediction.refinedJoints, spans), cf, prefix);
     onProgress('skinning', 0.25);
     objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }

@@ -4,7 +4,7 @@
  * the thread that asks, so without it the command's own thread would stand still for the provider probe and the
  * loads (about 0.8 s for the pose models here) and for every run. With it the probe runs while the input file is
  * read, the sessions load while the mesh is prepared, and each run overlaps the work the caller does meanwhile
- * (learnedSkinning's whileRunning); the results are the same.
+ * (predictPointRigWhile); the results are the same.
  */
 import { selectProvider, stopUsingModelHost, useModelHost } from '../learned/onnxSession.js';
 import { modelPath, type ModelName } from '../learned/modelFiles.js';

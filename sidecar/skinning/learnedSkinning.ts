@@ -123,30 +123,50 @@ export async function predictPointRig(
 }
 
 /**
- * learnedSkinning: predictPointRig, then its weights carried to every vertex (carryPointWeights: never across a gap
- * in the solid, the other side's joints dropped about the hips' midplane, top-k, rows sum to 1, HeadTop_End never
- * weighted).
+ * predictPointRigWhile: predictPointRig, with the caller's `work` (which needs no prediction) done while the network
+ * runs (in the sidecar on the model host's thread) → the prediction and what work returned. A failure of the network
+ * is reported by the returned promise, never as an unhandled rejection while work runs; a throw of work's is thrown.
+ */
+export async function predictPointRigWhile<T>(
+  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: PointRigOptions, work: () => T,
+): Promise<{ prediction: PointRigPrediction; during: T }> {
+  const predicting = predictPointRig(session, canonical, triangles, joints, options);
+  predicting.catch(() => {});
+  const during = work();
+  return { prediction: await predicting, during };
+}
+
+/** How learnedWeights carries a prediction's point weights to the vertices. */
+export interface LearnedWeightsOptions {
+  influences?: number; neighbours?: number; solid?: CarryOptions['solid']; carry?: 'vertices' | 'voxels'; sharpen?: number;
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * learnedSkinning: predictPointRig, then learnedWeights.
  * session: point_rig.onnx, canonical: Float32Array #V*3, triangles: Uint32Array #T*3, joints: Float32Array #23*3
- * (canonical, MIXAMO_JOINTS order: the coarse joints to refine, or a user's skeleton to skin), options: influences k
- * (default 4), PointRigOptions, solid (the voxelisation to carry in; default one of its own), carry ('vertices', the
- * default: carryPointWeights; 'voxels': carryPointWeightsToVoxels, then voxelWeightsToVertices), sharpen (the
- * exponent of sharpenWeights after the carry; default 1, none), whileRunning (work of the caller's that needs no
- * weights, done while the network runs: in the sidecar it runs on the model host's thread) → LearnedSkinning
+ * (canonical, MIXAMO_JOINTS order: the coarse joints to refine, or a user's skeleton to skin), options:
+ * PointRigOptions and LearnedWeightsOptions → LearnedSkinning
  */
 export async function learnedSkinning(
   session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array,
-  options: PointRigOptions & {
-    influences?: number; neighbours?: number; solid?: CarryOptions['solid']; carry?: 'vertices' | 'voxels'; sharpen?: number;
-    whileRunning?: () => void; onProgress?: (fraction: number) => void;
-  } = {},
+  options: PointRigOptions & LearnedWeightsOptions = {},
 ): Promise<LearnedSkinning> {
-  const predicting = predictPointRig(session, canonical, triangles, joints, options);
-  if (options.whileRunning) {
-    // a failure of the network is reported by the await below, not as an unhandled rejection while this runs
-    predicting.catch(() => {});
-    options.whileRunning();
-  }
-  const prediction = await predicting;
+  return learnedWeights(await predictPointRig(session, canonical, triangles, joints, options), canonical, triangles, joints, options);
+}
+
+/**
+ * learnedWeights: a prediction's point weights carried to every vertex (carryPointWeights: never across a gap in the
+ * solid, the other side's joints dropped about the hips' midplane, top-k, rows sum to 1, HeadTop_End never weighted).
+ * prediction: predictPointRig's for these arguments, canonical: Float32Array #V*3, triangles: Uint32Array #T*3,
+ * joints: Float32Array #23*3 (the joints it was predicted for), options: influences k (default 4), solid (the
+ * voxelisation to carry in; default one of its own), carry ('vertices', the default: carryPointWeights; 'voxels':
+ * carryPointWeightsToVoxels, then voxelWeightsToVertices), sharpen (the exponent of sharpenWeights after the carry;
+ * default 1, none), onProgress (from 0.3: the prediction is taken as 0.3 of the work) → LearnedSkinning
+ */
+export function learnedWeights(
+  prediction: PointRigPrediction, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: LearnedWeightsOptions = {},
+): LearnedSkinning {
   options.onProgress?.(0.3);
   const t = performance.now();
   const samples = { points: prediction.points, weights: prediction.weights, joints: MIXAMO_JOINTS.length, spacing: prediction.spacing };
