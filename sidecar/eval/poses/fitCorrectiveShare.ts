@@ -13,12 +13,10 @@ import {
   bestCorrectiveShare, CORRECTIVE_SHARE_FORMAT, CORRECTIVE_SHARE_GRID, mirrorPoseName, type CorrectiveShareFile,
 } from '../../pose/correctiveShare.js';
 import { POSE_NAMES, type PoseName } from '../../pose/poseVocabulary.js';
-import { loadDevCharacter } from '../../data/augment/devCharacter.js';
 import { trainingDevCharacters } from '../../data/augment/heldOut.js';
-import { templateRigOf } from '../../data/augment/templateRig.js';
 import { PROCEDURAL_DEVELOPMENT_SEED_BASE } from './correctiveShareArguments.js';
 import { latentPosedParts } from './latentProbe.js';
-import { groundTruth, mergedCanonical, MisreadFrameError, proceduralIdentity, testIdentity, type TestIdentity } from './testIdentities.js';
+import { groundTruth, heldOutIdentity, mergedCanonical, MisreadFrameError, proceduralIdentity, type TestIdentity } from './testIdentities.js';
 
 
 export interface CorrectiveShareFitOptions {
@@ -64,13 +62,8 @@ export function correctiveErrorsByShare(rest: Float32Array, truth: Float32Array,
 /** fitCorrectiveShares: measure every development identity, fit each pose's share (with its mirror's), write. */
 export async function fitCorrectiveShares(options: CorrectiveShareFitOptions): Promise<CorrectiveShareFit> {
   const makers: { name: string; make: () => Promise<TestIdentity> }[] = [
-    ...trainingDevCharacters(options.data).map((file) => ({
-      name: file,
-      make: async () => {
-        const dev = await loadDevCharacter(file);
-        return testIdentity(templateRigOf(dev, dev.name).rigged, 'held-out');
-      },
-    })),
+    // a dev character with its artist's rig read as the template, as a held-out one is read (not held out here)
+    ...trainingDevCharacters(options.data).map((file) => ({ name: file, make: () => heldOutIdentity(file) })),
     ...Array.from({ length: options.procedural }, (_, i) => ({
       name: `procedural-${PROCEDURAL_DEVELOPMENT_SEED_BASE + i}`,
       make: async () => proceduralIdentity(PROCEDURAL_DEVELOPMENT_SEED_BASE + i),
