@@ -6,17 +6,17 @@ import type { IdentityPoseEval, PoseEvalReport, PoseSummary, Predictor } from '.
 
 const MISSING = '—';
 
-/**
- * renderPoseEvalMarkdown: the report as Markdown. Sections: run, the bar, per-pose tables (the pose with its
- * corrective, then the corrective alone), latent diagnostics, per identity, identities not measured.
- * report: PoseEvalReport → Markdown text
- */
 /** The poses the auto-rig path applied with a part of the corrective (LBS + s·(DQS − LBS)), for the method's row. */
 function sharesNote(report: PoseEvalReport): string {
   const shares = Object.entries(report.settings.correctiveShares ?? {}).filter(([, s]) => s < 1);
   return shares.length ? `; corrective share below 1 (fitted on development identities): ${shares.map(([p, s]) => `${p} ${s}`).join(', ')}` : '';
 }
 
+/**
+ * renderPoseEvalMarkdown: the report as Markdown. Sections: run, the bar, per-pose tables (the pose with its
+ * corrective, then the corrective alone), latent diagnostics, per identity, identities not measured.
+ * report: PoseEvalReport → Markdown text
+ */
 export function renderPoseEvalMarkdown(report: PoseEvalReport): string {
   const out: string[] = ['# Apply Latent Pose: evaluation on test identities', ''];
   const measured = report.identities.filter((i) => i.status === 'ok');
