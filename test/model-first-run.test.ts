@@ -7,7 +7,7 @@ import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { POSE_SDF_SAMPLES } from '../sidecar/data/poses/poseSample.js';
 import { MODEL_FILES, MODEL_FIRST_RUN_SIZES, modelNameOfFile, modelPath, type ModelName } from '../sidecar/learned/modelFiles.js';
-import { loadModel, runModel, runOnceAtSizes } from '../sidecar/learned/onnxSession.js';
+import { loadModel, runModel, runOnceAtSizes, sessionOptions } from '../sidecar/learned/onnxSession.js';
 import { POSE_SKIN_STAGE } from '../sidecar/pose/applyLatentPose.js';
 import { POINT_RIG_POINTS } from '../sidecar/skinning/learnedSkinning.js';
 
@@ -35,7 +35,20 @@ describe('a model\'s first run at load', () => {
     expect(await runOnceAtSizes({ inputMetadata: [], run: () => Promise.reject(new Error('never')) }, ort, undefined)).toBe(false);
   });
 
+  it('creates sessions whose waiting threads sleep (no spinning) and plan no memory pattern, options onnxruntime-node takes', async () => {
+    const options = sessionOptions('cpu');
+    expect(options.executionProviders).toEqual(['cpu']);
+    expect(options.enableMemPattern).toBe(false);
+    expect(options.extra).toEqual({ session: { intra_op: { allow_spinning: '0' } } });
+    // the binding rejects a config entry that is not a string, so a typo in the shape fails here, not at a user's
+    await expect(ort.InferenceSession.create(modelPath('latentPoseDecoder'), { ...options, extra: { session: { intra_op: { allow_spinning: 0 } } } })).rejects.toThrow(/string/);
+    const session = await ort.InferenceSession.create(modelPath('latentPoseDecoder'), options);
+    expect(session.inputNames.length).toBeGreaterThan(0);
+    await session.release();
+  });
+
   it('leaves the answers as they are: point_rig after its first run answers as a session that never ran', async () => {
+    // a plain session (onnxruntime's defaults, spinning threads) against ours (sessionOptions, then the first run)
     const fresh = await ort.InferenceSession.create(modelPath('pointRig'));
     const N = 512;
     const points = Float32Array.from({ length: N * 3 }, (_, i) => Math.cos(i * 0.37) * 0.4);

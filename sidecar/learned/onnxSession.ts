@@ -102,6 +102,24 @@ export function loadModel(path: string): Promise<ModelSession> {
   return session;
 }
 
+/**
+ * sessionOptions: what every session is created with on `provider` (an execution provider's name).
+ * - No memory pattern: a session's second run then costs what its later ones do (point_rig: 49 ms, against 162 with
+ *   it, the pattern being planned on that run); later runs cost the same either way.
+ * - Intra-op threads that sleep instead of spinning while they wait for work. A run is never alone here: the job's own
+ *   thread and the SDF samples' helper run beside the model host, and a spinning pool takes the cores they need. On 2
+ *   cores a 50k-vertex Apply Latent Pose through the model host took 0.36–0.39 s (median of 9 warm applies, 2
+ *   processes) against 0.47 with spinning, and point_rig alone ran in 47 ms on 80 ms of CPU against 54 on 110 (.tmp
+ *   measurements, 2026-12-03). The outputs are the same.
+ */
+export function sessionOptions(provider: string): InferenceSession.SessionOptions {
+  return {
+    executionProviders: [provider],
+    enableMemPattern: false,
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  };
+}
+
 async function createSession(path: string): Promise<LocalSession> {
   const name = basename(path);
   requireModelFile(path);
@@ -112,9 +130,7 @@ async function createSession(path: string): Promise<LocalSession> {
   const ort = await onnxRuntime();
   let session: InferenceSession;
   try {
-    // without the memory pattern a session's second run costs what its later ones do (point_rig: 49 ms, against 162
-    // with it, the pattern being planned on that run); later runs cost the same either way
-    session = await ort.InferenceSession.create(path, { executionProviders: [provider.name], enableMemPattern: false });
+    session = await ort.InferenceSession.create(path, sessionOptions(provider.name));
   } catch (err) {
     throw new AutoRigError('MODEL_FAILED', `model ${name} could not be loaded (${provider.name}): ${oneLine(err)}`);
   }
