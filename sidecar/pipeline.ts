@@ -31,6 +31,7 @@ import { limbJointBands } from './skinning/limbJointBands.js';
 import { separateLimbs, skeletonLimbs, templateLimbs, type LimbChain } from './skinning/separateLimbs.js';
 import { applySkinningRules, planSkinningRules, type HeldProps } from './skinning/skinningRules.js';
 import { solidVoxelisation } from './skinning/solidVoxelisation.js';
+import { carryStencilToVoxels } from './skinning/carryPointWeights.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
 import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
@@ -96,14 +97,20 @@ export async function rigPreparedAsync(
   if (method === 'hybrid' && skin.learnedWeights) {
     // the network's weights, then the rules the voxel skinning keeps
     onProgress('skinning', 0.2);
-    const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
-    // what needs neither the weights nor the final skeleton, made while the network runs
-    const { prediction, during } = await predictPointRigWhile(pointRig, canonical, mesh.triangles, coarse, { clouds: skin.clouds }, () => ({
-      spans: jointRaySpans(prepared, view, coarse),
-      pieceOf: propRodPieces(canonical, view, estimate.silhouette),
-    }));
+    // what needs neither the weights nor the final skeleton, made while the network runs: on the model host's thread
+    // it leaves this one idle for longer than the solid and the carry's stencil (which reads the clouds) take
+    const { prediction, during } = await predictPointRigWhile(pointRig, canonical, mesh.triangles, coarse, { clouds: skin.clouds }, (clouds) => {
+      const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
+      return {
+        spans: jointRaySpans(prepared, view, coarse),
+        pieceOf: propRodPieces(canonical, view, estimate.silhouette),
+        solid,
+        stencil: skin.carry === 'voxels' ? carryStencilToVoxels(canonical, mesh.triangles, clouds, { solid }) : undefined,
+      };
+    });
+    const { solid, stencil } = during;
     const learned = learnedWeights(prediction, canonical, mesh.triangles, coarse, {
-      influences: INFLUENCES, solid, carry: skin.carry, sharpen: skin.sharpen,
+      influences: INFLUENCES, solid, carry: skin.carry, sharpen: skin.sharpen, stencil,
       onProgress: (f) => onProgress('skinning', 0.2 + 0.7 * f),
     });
     const all = { indices: learned.indices, weights: learned.weights };

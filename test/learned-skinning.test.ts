@@ -20,7 +20,8 @@ import { loadModel, runModel } from '../sidecar/learned/onnxSession.js';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
 import { prepareMesh, rigCharacterAsync, rigPreparedAsync, skinCharacter, skinCharacterAsync } from '../sidecar/pipeline.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
-import { carryPointWeights, carryPointWeightsToVoxels } from '../sidecar/skinning/carryPointWeights.js';
+import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, carryStencilToVoxels } from '../sidecar/skinning/carryPointWeights.js';
+import { drawPointRigClouds, predictPointRig, predictPointRigWhile } from '../sidecar/skinning/learnedSkinning.js';
 import { voxelWeightsToVertices } from '../sidecar/skinning/voxelWeightsToVertices.js';
 import { farthestPointOrder } from '../sidecar/skinning/farthestPointOrder.js';
 import { sharpenWeights } from '../sidecar/skinning/sharpenWeights.js';
@@ -231,6 +232,28 @@ describe('carrying point weights to vertices', () => {
     expect(worst).toBeLessThan(0.15);
   });
 
+  it('made in two halves, a stencil from the points alone and then the weights, gives carryPointWeightsToVoxels\' answer to the bit', () => {
+    // two columns, one floating: the stencil holds every branch (blends through the solid, a piece's own points)
+    const mesh = merge([column('body', -0.1, 0.1, 0, 1, -0.1, 0.1, 20), box('piece', [0.13, 0.5, -0.035], [0.2, 0.57, 0.035])]);
+    const drawn = sampleSurface(mesh.positions, mesh.triangles, 4096, 5);
+    const samples = labelledPoints(drawn.points, (x, y) => (x > 0.1 + 1e-6 ? 2 : y < 0.5 ? 0 : 1), 3, Math.sqrt(0.9 / 4096));
+    const options = { influences: 4, jointSide: Int8Array.from([0, 0, 1]) };
+    const whole = carryPointWeightsToVoxels(mesh.positions, mesh.triangles, samples, options);
+    const stencil = carryStencilToVoxels(mesh.positions, mesh.triangles, samples);
+    // the stencil read no weights: every voxel the carry weighs has rows to blend, and factors that are finite and positive
+    expect(stencil.voxels.length).toBe(whole.voxels.weighted.reduce((n, w) => n + w, 0));
+    expect(stencil.offsets[stencil.voxels.length]).toBe(stencil.samples.length);
+    for (let m = 0; m < stencil.voxels.length; m++) expect(stencil.offsets[m + 1]).toBeGreaterThan(stencil.offsets[m]);
+    expect(stencil.factors.every((f) => Number.isFinite(f) && f > 0)).toBe(true);
+    const halves = applyCarryStencil(stencil, samples, options);
+    expect(Array.from(halves.weighted)).toEqual(Array.from(whole.voxels.weighted));
+    expect(Array.from(halves.bones)).toEqual(Array.from(whole.voxels.bones));
+    expect(Array.from(halves.values)).toEqual(Array.from(whole.voxels.values));
+    // a stencil serves the points it was made for, with as many neighbours, and no others
+    expect(() => applyCarryStencil(stencil, { ...samples, points: samples.points.slice() }, options)).toThrow(/other sample points/);
+    expect(() => applyCarryStencil(stencil, samples, { ...options, neighbours: 3 })).toThrow(/another number of neighbours/);
+  });
+
   it('keeps two legs that nearly touch apart, and a piece without points follows one point rigidly', () => {
     // pelvis on two legs 0.03 apart; the left leg's points lie only on its outer face, so that its inner corners are
     // nearer to the right leg's points than to any of its own; far away, a tiny box that no point lands on
@@ -378,6 +401,29 @@ describe('point_rig.onnx', () => {
       expect(worst, name).toBeLessThan(check.tolerance);
     }
   });
+
+  it.skipIf(!MODEL && !ON_CI)('hands the work done while it runs the very clouds it reads, and predicts as predictPointRig does', async () => {
+    expect(MODEL, 'models/point_rig.onnx must be committed (CI)').not.toBeNull();
+    const { parts, character } = humanoidScene();
+    const mesh = merge(parts);
+    const joints = Float32Array.from(character.joints);
+    const session = await loadModel(modelPath('pointRig'));
+    let seen: Float32Array | undefined;
+    const { prediction, during } = await predictPointRigWhile(session, mesh.positions, mesh.triangles, joints, { clouds: 1 }, (clouds) => {
+      seen = clouds.points;
+      return clouds.spacing;
+    });
+    expect(seen).toBe(prediction.points);
+    expect(during).toBe(prediction.spacing);
+    const drawn = drawPointRigClouds(mesh.positions, mesh.triangles, { clouds: 1 });
+    expect(Array.from(drawn.points)).toEqual(Array.from(prediction.points));
+    const alone = await predictPointRig(session, mesh.positions, mesh.triangles, joints, { clouds: 1 });
+    expect(Array.from(alone.weights)).toEqual(Array.from(prediction.weights));
+    expect(Array.from(alone.refinedJoints)).toEqual(Array.from(prediction.refinedJoints));
+    // the work's throw is the caller's, and a network failure is reported by the promise, not left unhandled
+    await expect(predictPointRigWhile(session, mesh.positions, mesh.triangles, joints, { clouds: 1 }, () => { throw new Error('work failed'); })).rejects.toThrow('work failed');
+    await expect(predictPointRigWhile(session, mesh.positions, mesh.triangles, joints.subarray(3), { clouds: 1 }, () => 0)).rejects.toThrow(/23 joints/);
+  }, 60_000);
 
   it.skipIf(!MODEL && !ON_CI)('skins an unseen humanoid with a floating part: top-4 rows summing to 1, no HeadTop_End, legs apart, a pose that moves the hand', async () => {
     expect(MODEL, 'models/point_rig.onnx must be committed (CI)').not.toBeNull();

@@ -91,10 +91,14 @@ export function carryPointWeights(
   const k = options.influences;
   const nv = positions.length / 3;
   const carrier = pointCarrier(positions, triangles, samples, options);
+  const blend = rowBlender(samples, options);
+  const from = new SampleBlend();
   const indices = new Uint16Array(nv * k);
   const weights = new Float32Array(nv * k);
   for (let v = 0; v < nv; v++) {
-    carrier.carryTo(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2], voxelAt(positions, v, carrier.grid), clampedVoxelAt(positions, v, carrier.grid), indices, weights, v * k);
+    from.clear();
+    carrier.gatherAt(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2], voxelAt(positions, v, carrier.grid), clampedVoxelAt(positions, v, carrier.grid), from);
+    blend(from.samples, from.factors, 0, from.count, positions[3 * v], indices, weights, v * k);
     if ((v + 1) % PROGRESS_EVERY === 0) options.onProgress?.((v + 1) / nv);
   }
   options.onProgress?.(1);
@@ -102,26 +106,42 @@ export function carryPointWeights(
 }
 
 /**
- * carryPointWeightsToVoxels: carryPointWeights' blend, made at the centres of the solid voxels around the vertices
- * (the 8 whose centres surround each vertex, as voxelWeightsToVertices reads them) instead of at every vertex, so its
- * cost follows the surface's voxels, not the vertex count; voxelWeightsToVertices then carries them to the vertices,
- * the same way as the voxel skinning's. The blend at a voxel's centre follows the same rules as at a vertex: the
- * segments to its points stay in the solid, the points are of its own piece, the other side's joints dropped.
- * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, samples: PointWeights (same space), options
- * (options.solid: the grid to carry on; default SKIN_VOXEL_RESOLUTION) → VoxelWeights on that grid (weighted: the
- * voxels carried to; rows sum to 1) + the grid and solid
+ * Where carryPointWeightsToVoxels' blend takes each voxel's weights from, before any weights are known: it reads the
+ * points and the solid only, so a caller can make it while the network that weighs the points runs (on the model
+ * host's thread). Voxel m of `voxels` blends sample rows samples[offsets[m] .. offsets[m + 1]) with those factors.
  */
-export function carryPointWeightsToVoxels(
-  positions: Float32Array, triangles: Uint32Array, samples: PointWeights, options: CarryOptions,
-): { voxels: VoxelWeights; grid: VoxelGrid; solid: Uint8Array } {
-  const k = options.influences;
-  const carrier = pointCarrier(positions, triangles, samples, options);
+export interface CarryStencil {
+  /** the sample points it was made for (the same array: applyCarryStencil's weights must be of these points), #S*3 */
+  points: Float32Array;
+  /** the sample points blended per voxel at most (CarryOptions.neighbours) */
+  neighbours: number;
+  grid: VoxelGrid;
+  solid: Uint8Array;
+  /** the voxels carried to, in the order first met around the vertices: Int32Array #M */
+  voxels: Int32Array;
+  /** Int32Array #M+1 */
+  offsets: Int32Array;
+  /** sample indices, Int32Array #offsets[M]; their blend factors (inverse squared distance, or 1), Float64Array */
+  samples: Int32Array;
+  factors: Float64Array;
+}
+
+/**
+ * carryStencilToVoxels: the part of carryPointWeightsToVoxels that needs no weights, for the solid voxels around the
+ * vertices (the 8 whose centres surround each vertex, as voxelWeightsToVertices reads them).
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, cloud: the sample points #S*3 and their
+ * spacing, options: neighbours and solid as CarryOptions' (the rest is read when the stencil is applied) → CarryStencil
+ */
+export function carryStencilToVoxels(
+  positions: Float32Array, triangles: Uint32Array, cloud: { points: Float32Array; spacing: number },
+  options: Pick<CarryOptions, 'neighbours' | 'solid'> = {},
+): CarryStencil {
+  const carrier = pointCarrier(positions, triangles, cloud, options);
   const { grid: g, solid } = carrier;
   const [nx, ny, nz] = g.dims;
   const weighted = new Uint8Array(solid.length);
   const nv = positions.length / 3;
   const inv = 1 / g.size;
-  // the voxels to carry to, in the order first met
   let marked = new Int32Array(Math.min(solid.length, 8 * nv));
   let count = 0;
   for (let p = 0; p < nv; p++) {
@@ -135,42 +155,106 @@ export function carryPointWeightsToVoxels(
       if (solid[v] && !weighted[v]) { weighted[v] = 1; marked[count++] = v; }
     }
   }
-  marked = marked.subarray(0, count);
-  const bones = new Uint16Array(solid.length * k).fill(NO_BONE);
-  const values = new Float32Array(solid.length * k);
-  const slotIndices = new Uint16Array(k), slotWeights = new Float32Array(k);
+  marked = marked.slice(0, count);
+  const offsets = new Int32Array(count + 1);
+  const from = new SampleBlend(count * carrier.neighbours);
   for (let m = 0; m < count; m++) {
     const v = marked[m];
     // voxelCentre, without an array per voxel
     const i = v % nx, j = Math.floor(v / nx) % ny, kk = Math.floor(v / (nx * ny));
+    carrier.gatherAt(g.origin[0] + (i + 0.5) * g.size, g.origin[1] + (j + 0.5) * g.size, g.origin[2] + (kk + 0.5) * g.size, v, v, from, true);
+    offsets[m + 1] = from.count;
+  }
+  return {
+    points: cloud.points, neighbours: carrier.neighbours, grid: g, solid, voxels: marked, offsets,
+    samples: from.samples.slice(0, from.count), factors: from.factors.slice(0, from.count),
+  };
+}
+
+/**
+ * applyCarryStencil: the stencil's blend of the points' weights at each of its voxels, then the rows kept as
+ * carryPointWeights keeps them (noWeight, the other side's joints, minWeight, top-k).
+ * stencil: carryStencilToVoxels of these points, samples: PointWeights (the stencil's points), options: CarryOptions
+ * (the same neighbours and solid as the stencil's) → VoxelWeights on the stencil's grid (weighted: its voxels; rows
+ * sum to 1). Throws when the stencil was made for other points or another neighbour count.
+ */
+export function applyCarryStencil(stencil: CarryStencil, samples: PointWeights, options: CarryOptions): VoxelWeights {
+  if (stencil.points !== samples.points) throw new Error('applyCarryStencil: the stencil was made for other sample points');
+  if (stencil.neighbours !== Math.max(1, options.neighbours ?? CARRY_NEIGHBOURS)) throw new Error('applyCarryStencil: the stencil blends another number of neighbours');
+  const k = options.influences;
+  const { grid: g, solid, voxels: marked, offsets } = stencil;
+  const nx = g.dims[0];
+  const weighted = new Uint8Array(solid.length);
+  const bones = new Uint16Array(solid.length * k).fill(NO_BONE);
+  const values = new Float32Array(solid.length * k);
+  const slotIndices = new Uint16Array(k), slotWeights = new Float32Array(k);
+  const blend = rowBlender(samples, options);
+  for (let m = 0; m < marked.length; m++) {
+    const v = marked[m];
+    weighted[v] = 1;
     slotWeights.fill(0);
-    carrier.carryTo(g.origin[0] + (i + 0.5) * g.size, g.origin[1] + (j + 0.5) * g.size, g.origin[2] + (kk + 0.5) * g.size, v, v, slotIndices, slotWeights, 0, true);
+    blend(stencil.samples, stencil.factors, offsets[m], offsets[m + 1], g.origin[0] + ((v % nx) + 0.5) * g.size, slotIndices, slotWeights, 0);
     for (let s = 0; s < k && slotWeights[s] > 0; s++) {
       bones[v * k + s] = slotIndices[s];
       values[v * k + s] = slotWeights[s];
     }
-    if ((m + 1) % PROGRESS_EVERY === 0) options.onProgress?.((m + 1) / count);
+    if ((m + 1) % PROGRESS_EVERY === 0) options.onProgress?.((m + 1) / marked.length);
   }
   options.onProgress?.(1);
-  return { voxels: { k, bones, values, weighted }, grid: g, solid };
+  return { k, bones, values, weighted };
 }
 
 /**
- * What carryPointWeights and carryPointWeightsToVoxels share: the solid, its pieces, the samples' voxels and hash,
- * and carryTo, which writes the top-k blend at a point (x, y, z) lying in `voxel` (-1: outside the grid; `clamped`:
- * the grid's voxel nearest to it) into indices/weights at offset.
+ * carryPointWeightsToVoxels: carryPointWeights' blend, made at the centres of the solid voxels around the vertices
+ * (the 8 whose centres surround each vertex, as voxelWeightsToVertices reads them) instead of at every vertex, so its
+ * cost follows the surface's voxels, not the vertex count; voxelWeightsToVertices then carries them to the vertices,
+ * the same way as the voxel skinning's. The blend at a voxel's centre follows the same rules as at a vertex: the
+ * segments to its points stay in the solid, the points are of its own piece, the other side's joints dropped.
+ * carryStencilToVoxels, then applyCarryStencil.
+ * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, samples: PointWeights (same space), options
+ * (options.solid: the grid to carry on; default SKIN_VOXEL_RESOLUTION) → VoxelWeights on that grid (weighted: the
+ * voxels carried to; rows sum to 1) + the grid and solid
  */
-function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: PointWeights, options: CarryOptions) {
-  const k = options.influences;
-  const J = samples.joints;
+export function carryPointWeightsToVoxels(
+  positions: Float32Array, triangles: Uint32Array, samples: PointWeights, options: CarryOptions,
+): { voxels: VoxelWeights; grid: VoxelGrid; solid: Uint8Array } {
+  const stencil = carryStencilToVoxels(positions, triangles, samples, options);
+  return { voxels: applyCarryStencil(stencil, samples, options), grid: stencil.grid, solid: stencil.solid };
+}
+
+/** A growing list of (sample, factor) pairs: the rows one point blends, in the order they are added. */
+class SampleBlend {
+  samples: Int32Array;
+  factors: Float64Array;
+  count = 0;
+  constructor(capacity = 16) {
+    this.samples = new Int32Array(Math.max(1, capacity));
+    this.factors = new Float64Array(Math.max(1, capacity));
+  }
+  clear(): void { this.count = 0; }
+  add(s: number, f: number): void {
+    if (this.count === this.samples.length) {
+      const samples = new Int32Array(2 * this.count), factors = new Float64Array(2 * this.count);
+      samples.set(this.samples);
+      factors.set(this.factors);
+      this.samples = samples;
+      this.factors = factors;
+    }
+    this.samples[this.count] = s;
+    this.factors[this.count++] = f;
+  }
+}
+
+/**
+ * What carryPointWeights and carryStencilToVoxels share, none of it reading weights: the solid, its pieces, the
+ * samples' voxels and hash, and gatherAt, which adds to `into` the samples (and their factors) whose rows the blend at
+ * a point (x, y, z) lying in `voxel` (-1: outside the grid; `clamped`: the grid's voxel nearest to it) takes.
+ */
+function pointCarrier(positions: Float32Array, triangles: Uint32Array, cloud: { points: Float32Array; spacing: number }, options: Pick<CarryOptions, 'neighbours' | 'solid'>) {
   const K = Math.max(1, options.neighbours ?? CARRY_NEIGHBOURS);
-  const ns = samples.points.length / 3;
+  const points = cloud.points;
+  const ns = points.length / 3;
   if (ns === 0) throw new Error('carryPointWeights: no sample points');
-  const side = options.jointSide ?? new Int8Array(J);
-  const midline = options.midline ?? 0;
-  const minWeight = options.minWeight ?? MIN_WEIGHT;
-  const noWeight = new Uint8Array(J);
-  for (const j of options.noWeight ?? []) noWeight[j] = 1;
 
   const { grid: g, solid } = options.solid ?? solidVoxelisation(positions, triangles, SKIN_VOXEL_RESOLUTION);
   const { label, count: pieces } = solidComponents(solid, g);
@@ -178,11 +262,11 @@ function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: 
   const pieceOfSample = new Int32Array(ns);
   const samplesInPiece = new Int32Array(pieces);
   for (let s = 0; s < ns; s++) {
-    voxelOfSample[s] = solidVoxelNear(samples.points, s, g, solid);
+    voxelOfSample[s] = solidVoxelNear(points, s, g, solid);
     pieceOfSample[s] = voxelOfSample[s] >= 0 ? label[voxelOfSample[s]] : -1;
     if (pieceOfSample[s] >= 0) samplesInPiece[pieceOfSample[s]]++;
   }
-  const hash = sampleHash(samples.points, samples.spacing);
+  const hash = sampleHash(points, cloud.spacing);
   const anchorOfPiece = new Int32Array(pieces).fill(-1);
   // Nearest sample per voxel through the solid, and through the whole grid: each made once, when first needed.
   let ownerThroughSolid: Int32Array | undefined;
@@ -193,56 +277,74 @@ function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: 
     return s >= 0 ? s : 0; // -1 only when no sample touches the solid at all
   };
 
-  const ids = Array.from({ length: J }, (_, j) => j);
-  const row = new Float64Array(J);
-  const kept = new Float64Array(J);
   const near = new Neighbours(K);
   const candidates = new Neighbours(CANDIDATES_PER_NEIGHBOUR * K);
   const aroundCentre = new Neighbours(VOXEL_POINTS_PER_NEIGHBOUR * K);
   const pointsOfVoxel = new Map<number, Int32Array>();
   // Half a spacing keeps a vertex on a sample point from taking that point alone; the floor keeps the blend finite
   // when the points have no spacing at all (a surface without area).
-  const eps2 = Math.max((0.5 * samples.spacing) ** 2, 1e-12);
-  const carryTo = (
-    x: number, y: number, z: number, voxel: number, clamped: number, indices: Uint16Array, weights: Float32Array, offset: number, atCentre = false,
-  ) => {
+  const eps2 = Math.max((0.5 * cloud.spacing) ** 2, 1e-12);
+  const gatherAt = (x: number, y: number, z: number, voxel: number, clamped: number, into: SampleBlend, atCentre = false) => {
     const piece = voxel >= 0 ? label[voxel] : -1;
-    row.fill(0);
     near.clear();
     if (piece < 0) {
-      addRow(row, samples.weights, nearestAnywhere(clamped), J, 1);
+      into.add(nearestAnywhere(clamped), 1);
     } else if (samplesInPiece[piece] === 0) {
       if (anchorOfPiece[piece] < 0) anchorOfPiece[piece] = nearestAnywhere(clamped);
-      addRow(row, samples.weights, anchorOfPiece[piece], J, 1);
+      into.add(anchorOfPiece[piece], 1);
     } else {
       candidates.clear();
       if (atCentre) {
         // the point is its voxel's centre: its candidates are the points nearest to it, found at once
-        searchSamples(hash, samples.points, x, y, z, candidates, pieceOfSample, piece, CANDIDATE_RINGS);
+        searchSamples(hash, points, x, y, z, candidates, pieceOfSample, piece, CANDIDATE_RINGS);
       } else {
         let around = pointsOfVoxel.get(voxel);
         if (!around) {
           aroundCentre.clear();
           const [cx, cy, cz] = voxelCentre(voxel, g);
-          searchSamples(hash, samples.points, cx, cy, cz, aroundCentre, pieceOfSample, piece, CANDIDATE_RINGS);
+          searchSamples(hash, points, cx, cy, cz, aroundCentre, pieceOfSample, piece, CANDIDATE_RINGS);
           around = aroundCentre.index.slice(0, aroundCentre.count);
           pointsOfVoxel.set(voxel, around);
         }
         for (const s of around) {
-          const d2 = (samples.points[3 * s] - x) ** 2 + (samples.points[3 * s + 1] - y) ** 2 + (samples.points[3 * s + 2] - z) ** 2;
+          const d2 = (points[3 * s] - x) ** 2 + (points[3 * s + 1] - y) ** 2 + (points[3 * s + 2] - z) ** 2;
           if (d2 < candidates.bar()) candidates.insert(s, d2);
         }
       }
       for (let n = 0; n < candidates.count && near.count < K; n++) {
-        if (segmentInSolid(x, y, z, samples.points, candidates.index[n], solid, g)) near.insert(candidates.index[n], candidates.d2[n]);
+        if (segmentInSolid(x, y, z, points, candidates.index[n], solid, g)) near.insert(candidates.index[n], candidates.d2[n]);
       }
       if (near.count > 0) {
-        for (let n = 0; n < near.count; n++) addRow(row, samples.weights, near.index[n], J, 1 / (near.d2[n] + eps2));
+        for (let n = 0; n < near.count; n++) into.add(near.index[n], 1 / (near.d2[n] + eps2));
       } else {
         ownerThroughSolid ??= nearestSampleByVoxelSteps(solid, g, voxelOfSample);
-        addRow(row, samples.weights, ownerThroughSolid[voxel], J, 1);
+        into.add(ownerThroughSolid[voxel], 1);
       }
     }
+  };
+  return { grid: g, solid, neighbours: K, gatherAt };
+}
+
+/**
+ * The blend of one point's gathered rows, kept as the carry keeps them: blend(samples, factors, from, to, x, indices,
+ * weights, offset) sums factors[i] · weights of samples[i] for i in [from, to), drops noWeight joints, the other
+ * side's joints when x is off the midplane (unless nothing would be left), and joints under minWeight of the row
+ * (the largest kept), then writes the top k, renormalised, into indices/weights at offset.
+ */
+function rowBlender(samples: PointWeights, options: CarryOptions) {
+  const k = options.influences;
+  const J = samples.joints;
+  const side = options.jointSide ?? new Int8Array(J);
+  const midline = options.midline ?? 0;
+  const minWeight = options.minWeight ?? MIN_WEIGHT;
+  const noWeight = new Uint8Array(J);
+  for (const j of options.noWeight ?? []) noWeight[j] = 1;
+  const ids = Array.from({ length: J }, (_, j) => j);
+  const row = new Float64Array(J);
+  const kept = new Float64Array(J);
+  return (from: Int32Array, factors: Float64Array, start: number, end: number, x: number, indices: Uint16Array, weights: Float32Array, offset: number) => {
+    row.fill(0);
+    for (let i = start; i < end; i++) addRow(row, samples.weights, from[i], J, factors[i]);
     for (let j = 0; j < J; j++) if (noWeight[j]) row[j] = 0;
     const onSide = x - midline > SIDE_MARGIN ? 1 : x - midline < -SIDE_MARGIN ? -1 : 0;
     let keptSum = 0;
@@ -256,7 +358,6 @@ function pointCarrier(positions: Float32Array, triangles: Uint32Array, samples: 
     for (let j = 0; j < J; j++) if (j !== best && chosen[j] < minWeight * sum) chosen[j] = 0;
     writeTopK(chosen, ids, k, indices, weights, offset);
   };
-  return { grid: g, solid, carryTo };
 }
 
 /** row += f · weights[s, :] */

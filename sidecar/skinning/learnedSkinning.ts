@@ -6,7 +6,7 @@
 import { AutoRigError } from '../errors.js';
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
-import { carryPointWeights, carryPointWeightsToVoxels, CARRY_NEIGHBOURS, SIDE_MARGIN, type CarryOptions } from './carryPointWeights.js';
+import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, CARRY_NEIGHBOURS, SIDE_MARGIN, type CarryOptions, type CarryStencil } from './carryPointWeights.js';
 import { sharpenWeights } from './sharpenWeights.js';
 import { voxelWeightsToVertices } from './voxelWeightsToVertices.js';
 import { farthestPointOrder } from './farthestPointOrder.js';
@@ -59,22 +59,30 @@ export interface LearnedSkinning {
   seconds: { sample: number; order: number; model: number; carry: number };
 }
 
+/** The clouds point_rig reads, drawn from the mesh alone (drawPointRigClouds): known before the network runs. */
+export interface PointRigClouds {
+  /** every cloud's points, canonical, in the order the network reads them: Float32Array #S*3 (S = clouds × points) */
+  points: Float32Array;
+  /** their face normals: Float32Array #S*3 */
+  normals: Float32Array;
+  clouds: number;
+  /** points per cloud */
+  perCloud: number;
+  /** typical distance between neighbouring points of all clouds together */
+  spacing: number;
+  /** seconds spent sampling and ordering */
+  seconds: { sample: number; order: number };
+}
+
 /**
- * predictPointRig: area-uniform points with face normals on the canonical mesh (surfaceSamples.ts, as the training
- * samples), split into clouds, each in farthest-point order (the first quarter picked, as in training), run as one
- * batch with the joints.
- * session: point_rig.onnx (inputs points/normals [B, N, 3], joints [B, 23, 3]; outputs refined_joints [B, 23, 3],
- * weights [B, N, 23]), canonical: Float32Array #V*3, triangles: Uint32Array #T*3, joints: Float32Array #23*3
- * (canonical, MIXAMO_JOINTS order) → PointRigPrediction. MODEL_FAILED when the model answers with other shapes.
+ * drawPointRigClouds: area-uniform points with face normals on the canonical mesh (surfaceSamples.ts, as the training
+ * samples), split into clouds, each in farthest-point order (the first quarter picked, as in training).
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, options: points, clouds, seed → PointRigClouds
  */
-export async function predictPointRig(
-  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: PointRigOptions = {},
-): Promise<PointRigPrediction> {
-  const J = MIXAMO_JOINTS.length;
+export function drawPointRigClouds(canonical: Float32Array, triangles: Uint32Array, options: PointRigOptions = {}): PointRigClouds {
   const N = options.points ?? POINT_RIG_POINTS;
   const B = options.clouds ?? POINT_RIG_CLOUDS;
   if (N % 16 !== 0 || N < 256) throw new Error(`point_rig reads a multiple of 16 points, at least 256; asked for ${N}`);
-  if (joints.length !== J * 3) throw new Error(`point_rig reads ${J} joints, got ${joints.length / 3}`);
   let t = performance.now();
   const lap = () => { const now = performance.now(), s = (now - t) / 1000; t = now; return s; };
   const drawn = sampleSurface(canonical, triangles, B * N, options.seed ?? POINT_RIG_SEED);
@@ -92,7 +100,20 @@ export async function predictPointRig(
       }
     }
   }
-  const order = lap();
+  return { points, normals, clouds: B, perCloud: N, spacing: Math.sqrt(drawn.area / (B * N)), seconds: { sample, order: lap() } };
+}
+
+/**
+ * runPointRig: the clouds run as one batch with the joints.
+ * session: point_rig.onnx (inputs points/normals [B, N, 3], joints [B, 23, 3]; outputs refined_joints [B, 23, 3],
+ * weights [B, N, 23]), clouds: drawPointRigClouds', joints: Float32Array #23*3 (canonical, MIXAMO_JOINTS order) →
+ * PointRigPrediction (its points: the clouds' own array). MODEL_FAILED when the model answers with other shapes.
+ */
+export async function runPointRig(session: ModelSession, clouds: PointRigClouds, joints: Float32Array): Promise<PointRigPrediction> {
+  const J = MIXAMO_JOINTS.length;
+  const { clouds: B, perCloud: N, points, normals } = clouds;
+  if (joints.length !== J * 3) throw new Error(`point_rig reads ${J} joints, got ${joints.length / 3}`);
+  const t = performance.now();
   const batchJoints = new Float32Array(B * J * 3);
   for (let b = 0; b < B; b++) batchJoints.set(joints, b * J * 3);
   const out = await runModel(session, {
@@ -100,7 +121,7 @@ export async function predictPointRig(
     normals: { data: normals, dims: [B, N, 3] },
     joints: { data: batchJoints, dims: [B, J, 3] },
   });
-  const model = lap();
+  const model = (performance.now() - t) / 1000;
   const refined = out.refined_joints, weights = out.weights;
   if (!refined || !weights || !sameDims(refined.dims, [B, J, 3]) || !sameDims(weights.dims, [B, N, J])) {
     throw new AutoRigError('MODEL_FAILED', `point_rig answered ${describe(out)}; expected refined_joints [${B}, ${J}, 3] and weights [${B}, ${N}, ${J}]`);
@@ -117,28 +138,44 @@ export async function predictPointRig(
     refinedJoints,
     points,
     weights: Float32Array.from(w),
-    spacing: Math.sqrt(drawn.area / (B * N)),
-    seconds: { sample, order, model },
+    spacing: clouds.spacing,
+    seconds: { ...clouds.seconds, model },
   };
 }
 
 /**
- * predictPointRigWhile: predictPointRig, with the caller's `work` (which needs no prediction) done while the network
- * runs (in the sidecar on the model host's thread) → the prediction and what work returned. A failure of the network
- * is reported by the returned promise, never as an unhandled rejection while work runs; a throw of work's is thrown.
+ * predictPointRig: drawPointRigClouds, then runPointRig.
+ * session: point_rig.onnx, canonical: Float32Array #V*3, triangles: Uint32Array #T*3, joints: Float32Array #23*3
+ * (canonical, MIXAMO_JOINTS order), options → PointRigPrediction
+ */
+export async function predictPointRig(
+  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: PointRigOptions = {},
+): Promise<PointRigPrediction> {
+  return runPointRig(session, drawPointRigClouds(canonical, triangles, options), joints);
+}
+
+/**
+ * predictPointRigWhile: predictPointRig, with the caller's `work` (which needs no prediction, but may read the clouds
+ * the network reads) done while the network runs (in the sidecar on the model host's thread) → the prediction and
+ * what work returned. A failure of the network is reported by the returned promise, never as an unhandled rejection
+ * while work runs; a throw of work's is thrown.
  */
 export async function predictPointRigWhile<T>(
-  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: PointRigOptions, work: () => T,
+  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, joints: Float32Array, options: PointRigOptions,
+  work: (clouds: PointRigClouds) => T,
 ): Promise<{ prediction: PointRigPrediction; during: T }> {
-  const predicting = predictPointRig(session, canonical, triangles, joints, options);
+  const clouds = drawPointRigClouds(canonical, triangles, options);
+  const predicting = runPointRig(session, clouds, joints);
   predicting.catch(() => {});
-  const during = work();
+  const during = work(clouds);
   return { prediction: await predicting, during };
 }
 
 /** How learnedWeights carries a prediction's point weights to the vertices. */
 export interface LearnedWeightsOptions {
   influences?: number; neighbours?: number; solid?: CarryOptions['solid']; carry?: 'vertices' | 'voxels'; sharpen?: number;
+  /** carry 'voxels': carryStencilToVoxels of the prediction's points, made beforehand (while the network ran) */
+  stencil?: CarryStencil;
   onProgress?: (fraction: number) => void;
 }
 
@@ -161,7 +198,7 @@ export async function learnedSkinning(
  * prediction: predictPointRig's for these arguments, canonical: Float32Array #V*3, triangles: Uint32Array #T*3,
  * joints: Float32Array #23*3 (the joints it was predicted for), options: influences k (default 4), solid (the
  * voxelisation to carry in; default one of its own), carry ('vertices', the default: carryPointWeights; 'voxels':
- * carryPointWeightsToVoxels, then voxelWeightsToVertices), sharpen (the exponent of sharpenWeights after the carry;
+ * carryPointWeightsToVoxels, then voxelWeightsToVertices; with a stencil, applyCarryStencil instead), sharpen (the exponent of sharpenWeights after the carry;
  * default 1, none), onProgress (from 0.3: the prediction is taken as 0.3 of the work) → LearnedSkinning
  */
 export function learnedWeights(
@@ -181,7 +218,9 @@ export function learnedWeights(
   };
   let carried: { indices: Uint16Array; weights: Float32Array };
   if (options.carry === 'voxels') {
-    const { voxels, grid } = carryPointWeightsToVoxels(canonical, triangles, samples, carryOptions);
+    const { voxels, grid } = options.stencil
+      ? { voxels: applyCarryStencil(options.stencil, samples, carryOptions), grid: options.stencil.grid }
+      : carryPointWeightsToVoxels(canonical, triangles, samples, carryOptions);
     carried = voxelWeightsToVertices(canonical, grid, voxels, MIXAMO_JOINTS.length);
   } else {
     carried = carryPointWeights(canonical, triangles, samples, carryOptions);
