@@ -175,8 +175,9 @@ export function carryStencilToVoxels(
  * applyCarryStencil: the stencil's blend of the points' weights at each of its voxels, then the rows kept as
  * carryPointWeights keeps them (noWeight, the other side's joints, minWeight, top-k).
  * stencil: carryStencilToVoxels of these points, samples: PointWeights (the stencil's points), options: CarryOptions
- * (the same neighbours and solid as the stencil's) → VoxelWeights on the stencil's grid (weighted: its voxels; rows
- * sum to 1). Throws when the stencil was made for other points or another neighbour count.
+ * (its neighbours the stencil's; its solid is not read, the stencil's grid and solid are) → VoxelWeights on the
+ * stencil's grid (weighted: its voxels; rows sum to 1). Throws when the stencil was made for other points or another
+ * neighbour count.
  */
 export function applyCarryStencil(stencil: CarryStencil, samples: PointWeights, options: CarryOptions): VoxelWeights {
   if (stencil.points !== samples.points) throw new Error('applyCarryStencil: the stencil was made for other sample points');
