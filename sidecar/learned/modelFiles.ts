@@ -27,7 +27,7 @@ export const MODEL_DATA_FILES = {
   latentPoseLibrary: 'latent_pose_library.bin',
   /** per pose, the latent path's measured error against the rig-based baseline (written by `autorig eval poses`) */
   latentPoseEval: 'latent_pose_eval.json',
-  /** per pose, the share of the DQS corrective Apply Latent Pose adds (written by `autorig eval poses --fit-corrective-share`) */
+  /** per pose, the share of the DQS corrective Apply Latent Pose adds (written by `autorig eval corrective-share --write`) */
   latentPoseCorrectiveShare: 'latent_pose_corrective_share.json',
 } as const;
 export type ModelName = keyof typeof MODEL_FILES;

@@ -3,7 +3,7 @@
  * of linear blend skinning, LBS + s·(DQS − LBS), s in [0, 1] (the weight-blended skinning idea: a blend between the
  * two, here per pose). The corrective the auto-rig carries is a matter of its weights; where they blend a joint
  * differently from the truth's (the wrist: a band that starts before the truth's and moves vertices the truth keeps
- * still), a part of the corrective is closer to the truth than all of it. `autorig eval poses --fit-corrective-share`
+ * still), a part of the corrective is closer to the truth than all of it. `autorig eval corrective-share --write`
  * fits s on development identities only and writes models/latent_pose_corrective_share.json; no file means s = 1
  * (plain DQS, the data's "better deformation").
  */

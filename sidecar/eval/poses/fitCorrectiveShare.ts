@@ -18,7 +18,6 @@ import { PROCEDURAL_DEVELOPMENT_SEED_BASE } from './correctiveShareArguments.js'
 import { latentPosedParts } from './latentProbe.js';
 import { groundTruth, heldOutIdentity, mergedCanonical, MisreadFrameError, proceduralIdentity, type TestIdentity } from './testIdentities.js';
 
-
 export interface CorrectiveShareFitOptions {
   /** folder of dev characters (.glb); the held-out ones are left out */
   data: string;
