@@ -87,6 +87,8 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
 
   const order = new Int32Array(triangleCount);
   for (let t = 0; t < triangleCount; t++) order[t] = t;
+  // the centroids in `order`'s order, swapped with it: the splits sweep their ranges contiguously
+  const cen = centroid.slice();
   // a binary tree with leaves of ≥1 triangle has < 2T nodes
   const capacity = Math.max(1, 2 * triangleCount);
   const rangeStart = new Int32Array(capacity);
@@ -109,30 +111,31 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     return node;
   };
 
-  /** Centre, N, M and S of the triangles order[start, end) into leaf `node`, summed triangle by triangle. */
+  /**
+   * Centre, N, M and S of the triangles order[start, end) into leaf `node`, summed triangle by triangle. It reads the
+   * per-triangle arrays in tree order (cen, areaT, normalT, corners), so that a leaf's triangles lie contiguous.
+   */
   const writeLeafMoments = (node: number, start: number, end: number): void => {
     const o = node * NODE_STRIDE;
     let total = 0, px = 0, py = 0, pz = 0;
     for (let i = start; i < end; i++) {
-      const t = order[i];
-      total += area[t];
-      px += area[t] * centroid[t * 3]; py += area[t] * centroid[t * 3 + 1]; pz += area[t] * centroid[t * 3 + 2];
-      nodes[o + 4] += areaNormal[t * 3]; nodes[o + 5] += areaNormal[t * 3 + 1]; nodes[o + 6] += areaNormal[t * 3 + 2];
+      total += areaT[i];
+      px += areaT[i] * cen[i * 3]; py += areaT[i] * cen[i * 3 + 1]; pz += areaT[i] * cen[i * 3 + 2];
+      nodes[o + 4] += normalT[i * 3]; nodes[o + 5] += normalT[i * 3 + 1]; nodes[o + 6] += normalT[i * 3 + 2];
     }
     if (total > 0) {
       px /= total; py /= total; pz /= total;
     } else {
       // only degenerate triangles: any point among them will do as the centre, they contribute nothing
       px = py = pz = 0;
-      for (let i = start; i < end; i++) { px += centroid[order[i] * 3]; py += centroid[order[i] * 3 + 1]; pz += centroid[order[i] * 3 + 2]; }
+      for (let i = start; i < end; i++) { px += cen[i * 3]; py += cen[i * 3 + 1]; pz += cen[i * 3 + 2]; }
       px /= end - start; py /= end - start; pz /= end - start;
     }
     nodes[o] = px; nodes[o + 1] = py; nodes[o + 2] = pz;
     nodeArea[node] = total;
     for (let i = start; i < end; i++) {
-      const t = order[i];
-      const dx = centroid[t * 3] - px, dy = centroid[t * 3 + 1] - py, dz = centroid[t * 3 + 2] - pz;
-      const ax = areaNormal[t * 3], ay = areaNormal[t * 3 + 1], az = areaNormal[t * 3 + 2];
+      const dx = cen[i * 3] - px, dy = cen[i * 3 + 1] - py, dz = cen[i * 3 + 2] - pz;
+      const ax = normalT[i * 3], ay = normalT[i * 3 + 1], az = normalT[i * 3 + 2];
       // ∫ δ dA = area · (centroid − p̃), exactly
       nodes[o + 7] += ax * dx; nodes[o + 8] += ax * dy; nodes[o + 9] += ax * dz;
       nodes[o + 10] += ay * dx; nodes[o + 11] += ay * dy; nodes[o + 12] += ay * dz;
@@ -141,14 +144,14 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
       const sx = 3 * dx, sy = 3 * dy, sz = 3 * dz;
       let xx = sx * sx, yy = sy * sy, zz = sz * sz, xy = sx * sy, xz = sx * sz, yz = sy * sz;
       for (let k = 0; k < 3; k++) {
-        const v = triangles[t * 3 + k] * 3;
-        const ex = positions[v] - px, ey = positions[v + 1] - py, ez = positions[v + 2] - pz;
+        const v = i * 9 + k * 3;
+        const ex = corners[v] - px, ey = corners[v + 1] - py, ez = corners[v + 2] - pz;
         xx += ex * ex; yy += ey * ey; zz += ez * ez; xy += ex * ey; xz += ex * ez; yz += ey * ez;
       }
       // S = ½ ∫ n ⊗ δ ⊗ δ dA = ½ · (1/12) · (area · n) ⊗ (...)
       for (let n = 0; n < 3; n++) {
         const at = o + 16 + n * 6;
-        const share = areaNormal[t * 3 + n] / 24;
+        const share = normalT[i * 3 + n] / 24;
         nodes[at] += share * xx; nodes[at + 1] += share * yy; nodes[at + 2] += share * zz;
         nodes[at + 3] += share * xy; nodes[at + 4] += share * xz; nodes[at + 5] += share * yz;
       }
@@ -193,30 +196,14 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     }
   };
 
-  /**
-   * The radius of a node: the farthest corner of its triangles order[start, end) from its centre. It reads `corners`
-   * (already in tree order): one contiguous sweep per node, every level of the tree sweeping all triangles once.
-   */
-  const writeRadius = (node: number, start: number, end: number): void => {
-    const o = node * NODE_STRIDE;
-    const px = nodes[o], py = nodes[o + 1], pz = nodes[o + 2];
-    let radius2 = 0;
-    for (let c = start * 9, last = end * 9; c < last; c += 3) {
-      const ex = corners[c] - px, ey = corners[c + 1] - py, ez = corners[c + 2] - pz;
-      const d2 = ex * ex + ey * ey + ez * ez;
-      if (d2 > radius2) radius2 = d2;
-    }
-    nodes[o + 3] = Math.sqrt(radius2);
-  };
-
   /** The axis along which the centroids of order[start, end) spread most, and their extent along it. */
   // scratch of longestAxis: lo xyz, hi xyz (it runs once per node, tens of thousands of times on a large mesh)
   const extent = new Float64Array(6);
   const longestAxis = (start: number, end: number): { axis: number; lo: number; hi: number } => {
     let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
     for (let i = start; i < end; i++) {
-      const c = order[i] * 3;
-      const x = centroid[c], y = centroid[c + 1], z = centroid[c + 2];
+      const c = i * 3;
+      const x = cen[c], y = cen[c + 1], z = cen[c + 2];
       if (x < lx) lx = x;
       if (x > hx) hx = x;
       if (y < ly) ly = y;
@@ -230,18 +217,24 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     return { axis, lo: extent[axis], hi: extent[3 + axis] };
   };
 
+  /** Swaps places i and j of the tree order (order and cen). */
+  const swapTriangles = (i: number, j: number): void => {
+    const s = order[i]; order[i] = order[j]; order[j] = s;
+    for (let k = 0; k < 3; k++) { const c = cen[i * 3 + k]; cen[i * 3 + k] = cen[j * 3 + k]; cen[j * 3 + k] = c; }
+  };
+
   /** Partitions order[start, end) at the median centroid along the longest axis (quickselect); returns the split index. */
   const splitAtMedian = (start: number, end: number): number => {
     const { axis } = longestAxis(start, end);
     const middle = (start + end) >> 1;
     let lo = start, hi = end - 1;
     while (lo < hi) {
-      const pivot = centroid[order[(lo + hi) >> 1] * 3 + axis];
+      const pivot = cen[((lo + hi) >> 1) * 3 + axis];
       let i = lo, j = hi;
       while (i <= j) {
-        while (centroid[order[i] * 3 + axis] < pivot) i++;
-        while (centroid[order[j] * 3 + axis] > pivot) j--;
-        if (i <= j) { const s = order[i]; order[i] = order[j]; order[j] = s; i++; j--; }
+        while (cen[i * 3 + axis] < pivot) i++;
+        while (cen[j * 3 + axis] > pivot) j--;
+        if (i <= j) { swapTriangles(i, j); i++; j--; }
       }
       if (middle <= j) hi = j;
       else if (middle >= i) lo = i;
@@ -256,8 +249,8 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     const cut = 0.5 * (lo + hi);
     let i = start, j = end - 1;
     while (i <= j) {
-      if (centroid[order[i] * 3 + axis] < cut) i++;
-      else { const s = order[i]; order[i] = order[j]; order[j] = s; j--; }
+      if (cen[i * 3 + axis] < cut) i++;
+      else { swapTriangles(i, j); j--; }
     }
     // all centroids on one side (they coincide along every axis): halve by count
     return i === start || i === end ? (start + end) >> 1 : i;
@@ -265,8 +258,12 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
 
   if (triangleCount > 0) split(0, triangleCount, 0);
   const corners = new Float64Array(triangleCount * 9);
+  const areaT = new Float64Array(triangleCount);
+  const normalT = new Float64Array(triangleCount * 3);
   for (let i = 0; i < triangleCount; i++) {
     const t = order[i];
+    areaT[i] = area[t];
+    for (let k = 0; k < 3; k++) normalT[i * 3 + k] = areaNormal[t * 3 + k];
     for (let k = 0; k < 3; k++) {
       const v = triangles[t * 3 + k] * 3;
       corners[i * 9 + k * 3] = positions[v];
@@ -281,20 +278,64 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
   const first = new Int32Array(nodeCount);
   const count = new Int32Array(nodeCount);
   const bounds = new Float64Array(nodeCount * 6);
+  /**
+   * The radius of a node: the farthest corner of its triangles order[start, end) from its centre. Its subtree's
+   * boxes are written already (bottom-up): a child whose box's farthest corner is no farther than the farthest corner
+   * found so far is skipped, so a node reads a few leaves, not all its triangles. The same corners' distances as a
+   * sweep of all of them, so the same maximum: a box bound, made of its extreme coordinates with the same operations,
+   * is never below a corner's computed distance (rounding is monotone).
+   */
+  const radiusStack = new Int32Array(2 * depth + 2);
+  const farthestInBox = (n: number, px: number, py: number, pz: number): number => {
+    const b = n * 6;
+    const lx = bounds[b] - px, hx = bounds[b + 3] - px, ly = bounds[b + 1] - py, hy = bounds[b + 4] - py;
+    const lz = bounds[b + 2] - pz, hz = bounds[b + 5] - pz;
+    return Math.max(lx * lx, hx * hx) + Math.max(ly * ly, hy * hy) + Math.max(lz * lz, hz * hz);
+  };
+  const writeRadius = (node: number): void => {
+    const o = node * NODE_STRIDE;
+    const px = nodes[o], py = nodes[o + 1], pz = nodes[o + 2];
+    let radius2 = 0;
+    let top = 0;
+    radiusStack[top++] = node;
+    while (top > 0) {
+      const n = radiusStack[--top];
+      if (farthestInBox(n, px, py, pz) <= radius2) continue;
+      if (right[n] === 0) {
+        for (let c = rangeStart[n] * 9, last = rangeEnd[n] * 9; c < last; c += 3) {
+          const ex = corners[c] - px, ey = corners[c + 1] - py, ez = corners[c + 2] - pz;
+          const d2 = ex * ex + ey * ey + ez * ez;
+          if (d2 > radius2) radius2 = d2;
+        }
+      } else if (farthestInBox(n + 1, px, py, pz) >= farthestInBox(right[n], px, py, pz)) {
+        // the farther child first: its corners raise the bar that may skip the other
+        radiusStack[top++] = right[n];
+        radiusStack[top++] = n + 1;
+      } else {
+        radiusStack[top++] = n + 1;
+        radiusStack[top++] = right[n];
+      }
+    }
+    nodes[o + 3] = Math.sqrt(radius2);
+  };
+
   for (let node = nodeCount - 1; node >= 0; node--) {
     const b = node * 6;
     if (right[node] === 0) {
       first[node] = rangeStart[node];
       count[node] = rangeEnd[node] - rangeStart[node];
       writeLeafMoments(node, rangeStart[node], rangeEnd[node]);
-      bounds[b] = bounds[b + 1] = bounds[b + 2] = Infinity;
-      bounds[b + 3] = bounds[b + 4] = bounds[b + 5] = -Infinity;
+      let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
       for (let c = rangeStart[node] * 9, last = rangeEnd[node] * 9; c < last; c += 3) {
-        for (let a = 0; a < 3; a++) {
-          if (corners[c + a] < bounds[b + a]) bounds[b + a] = corners[c + a];
-          if (corners[c + a] > bounds[b + 3 + a]) bounds[b + 3 + a] = corners[c + a];
-        }
+        const x = corners[c], y = corners[c + 1], z = corners[c + 2];
+        if (x < lx) lx = x;
+        if (x > hx) hx = x;
+        if (y < ly) ly = y;
+        if (y > hy) hy = y;
+        if (z < lz) lz = z;
+        if (z > hz) hz = z;
       }
+      bounds[b] = lx; bounds[b + 1] = ly; bounds[b + 2] = lz; bounds[b + 3] = hx; bounds[b + 4] = hy; bounds[b + 5] = hz;
     } else {
       mergeChildMoments(node, node + 1, right[node]);
       const l = (node + 1) * 6, r = right[node] * 6;
@@ -303,7 +344,7 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
         bounds[b + 3 + a] = Math.max(bounds[l + 3 + a], bounds[r + 3 + a]);
       }
     }
-    writeRadius(node, rangeStart[node], rangeEnd[node]);
+    writeRadius(node);
   }
 
   return { corners, nodes, right, first, count, depth, bounds };

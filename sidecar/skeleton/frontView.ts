@@ -24,26 +24,13 @@ export interface FrontView {
  */
 export function renderFrontView(positions: Float32Array, triangles: Uint32Array, res: number): FrontView {
   const n = res * res;
-  const mask = new Uint8Array(n);
-  const zFront = new Float32Array(n).fill(-Infinity);
-  const zBack = new Float32Array(n).fill(Infinity);
-  const px = (x: number) => (x + 0.5) * res - 0.5;
-  const put = (i: number, j: number, z: number) => {
-    const p = j * res + i;
-    mask[p] = 1;
-    if (z > zFront[p]) zFront[p] = z;
-    if (z < zBack[p]) zBack[p] = z;
-  };
-  const putCorner = (x: number, y: number, z: number) => {
-    const i = Math.round(x), j = Math.round(y);
-    if (i >= 0 && j >= 0 && i < res && j < res) put(i, j, z);
-  };
+  const view: FrontView = { res, mask: new Uint8Array(n), zFront: new Float32Array(n).fill(-Infinity), zBack: new Float32Array(n).fill(Infinity) };
   const span = new Float64Array(2);
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
-    const x0 = px(positions[a]), y0 = px(positions[a + 1]), z0 = positions[a + 2];
-    const x1 = px(positions[b]), y1 = px(positions[b + 1]), z1 = positions[b + 2];
-    const x2 = px(positions[c]), y2 = px(positions[c + 1]), z2 = positions[c + 2];
+    const x0 = toPixel(positions[a], res), y0 = toPixel(positions[a + 1], res), z0 = positions[a + 2];
+    const x1 = toPixel(positions[b], res), y1 = toPixel(positions[b + 1], res), z1 = positions[b + 2];
+    const x2 = toPixel(positions[c], res), y2 = toPixel(positions[c + 1], res), z2 = positions[c + 2];
     const minX = Math.max(0, Math.ceil(Math.min(x0, x1, x2))), maxX = Math.min(res - 1, Math.floor(Math.max(x0, x1, x2)));
     const minY = Math.max(0, Math.ceil(Math.min(y0, y1, y2))), maxY = Math.min(res - 1, Math.floor(Math.max(y0, y1, y2)));
     const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
@@ -56,17 +43,38 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
           const w1 = ((x2 - i) * (y0 - j) - (x0 - i) * (y2 - j)) / area;
           const w2 = 1 - w0 - w1;
           if (w0 < -1e-9 || w1 < -1e-9 || w2 < -1e-9) continue;
-          put(i, j, w0 * z0 + w1 * z1 + w2 * z2);
+          putPixel(view, i, j, w0 * z0 + w1 * z1 + w2 * z2);
         }
       }
     }
     // Triangles smaller than a pixel (dense meshes) may cover no pixel centre: their corners still count.
     // (three calls, not a loop over [x, y, z] arrays: four arrays a triangle cost a tenth of the render at 100k)
-    putCorner(x0, y0, z0);
-    putCorner(x1, y1, z1);
-    putCorner(x2, y2, z2);
+    putCorner(view, x0, y0, z0);
+    putCorner(view, x1, y1, z1);
+    putCorner(view, x2, y2, z2);
   }
-  return { res, mask, zFront, zBack };
+  return view;
+}
+
+// The render's steps are module functions, not closures made per render: a closure made per call is a new function
+// each time, and the optimised code that inlined the last one (its loop compiled on the stack) is thrown away and
+// compiled again on every render (V8 --trace-opt: each apply of a pose recompiled it and its closures).
+
+/** x (or y) of the canonical box → pixel units (pixel i's centre at i). */
+function toPixel(x: number, res: number): number {
+  return (x + 0.5) * res - 0.5;
+}
+
+function putPixel(view: FrontView, i: number, j: number, z: number): void {
+  const p = j * view.res + i;
+  view.mask[p] = 1;
+  if (z > view.zFront[p]) view.zFront[p] = z;
+  if (z < view.zBack[p]) view.zBack[p] = z;
+}
+
+function putCorner(view: FrontView, x: number, y: number, z: number): void {
+  const i = Math.round(x), j = Math.round(y);
+  if (i >= 0 && j >= 0 && i < view.res && j < view.res) putPixel(view, i, j, z);
 }
 
 /**

@@ -54,11 +54,11 @@ const ARM_JOINT_ABOVE_ARMPIT = 0.6;
 export function findLandmarks2D(view: FrontView): Landmarks2D {
   const { res, mask } = view;
   const notes: string[] = [];
-  const at = (i: number, j: number) => (i >= 0 && j >= 0 && i < res && j < res ? mask[j * res + i] : 0);
+  const at = (i: number, j: number) => maskAt(mask, res, i, j);
 
   let jBot = -1, jTop = -1;
-  for (let j = 0; j < res && jBot < 0; j++) for (let i = 0; i < res; i++) if (at(i, j)) { jBot = j; break; }
-  for (let j = res - 1; j >= 0 && jTop < 0; j--) for (let i = 0; i < res; i++) if (at(i, j)) { jTop = j; break; }
+  for (let j = 0; j < res && jBot < 0; j++) for (let i = 0; i < res; i++) if (mask[j * res + i]) { jBot = j; break; }
+  for (let j = res - 1; j >= 0 && jTop < 0; j--) for (let i = 0; i < res; i++) if (mask[j * res + i]) { jTop = j; break; }
   if (jBot < 0) throw new AutoRigError('EMPTY_MESH', 'the front view is empty');
   const H = jTop - jBot + 1;
   if (H < res * 0.3) throw new AutoRigError('NOT_HUMANOID', 'the shape is not taller than it is deep: not a standing humanoid');
@@ -92,13 +92,7 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   for (let p = 0; p < mask.length; p++) upper[p] = mask[p] && !legMask[p] ? 1 : 0;
 
   // Neck and shoulders: the width of the run through the midline, from the top down.
-  const runWidth = (j: number) => {
-    if (!at(cm, j)) return 0;
-    let a = cm, b = cm;
-    while (at(a - 1, j)) a--;
-    while (at(b + 1, j)) b++;
-    return b - a + 1;
-  };
+  const runWidth = (j: number) => midlineRunWidth(mask, res, cm, j);
   let headMax = 0, neckMin = Infinity, neckRow = -1, shoulderRow = -1;
   const searchTo = jTop - 0.6 * (jTop - crotch);
   for (let j = jTop; j > searchTo; j--) {
@@ -127,12 +121,6 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   for (let p = 0; p < mask.length; p++) centerCost[p] = mask[p] ? 1 / Math.max(0.5, depth[p]) ** 2 : 0;
   const centreLine = shortestPathsFrom(mask, res, seed, centerCost);
 
-  const isHead = (i: number, j: number) => j > shoulderRow && Math.abs(i - xc) <= headHalf + 1;
-  const legReach = (j: number, side: 1 | -1): number => {
-    let reach = -Infinity;
-    for (let i = 0; i < res; i++) if (legMask[j * res + i]) reach = Math.max(reach, (i - xc) * side);
-    return reach;
-  };
   // A hand ends a limb that reaches far from the thick of the body; a coat's hem or a hip corner is a dead end too, but
   // close to it. Tips are ranked by their distance from that core (the upper body's thickest pixels).
   let thickest = 0;
@@ -140,23 +128,8 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   const core: number[] = [];
   for (let p = 0; p < mask.length; p++) if (upper[p] && Math.floor(p / res) > crotch && depth[p] >= CORE_DEPTH * thickest) core.push(p);
   const fromCore = core.length ? shortestPathsFrom(upper, res, core).dist : geo.dist;
-  const handTip = (side: 1 | -1): number => {
-    const r = Math.max(2, Math.round(0.025 * H));
-    let best = -1, bestD = -1;
-    for (let p = 0; p < mask.length; p++) {
-      if (!upper[p] || !Number.isFinite(geo.dist[p]) || fromCore[p] <= bestD) continue;
-      const i = p % res, j = (p - i) / res;
-      if ((i - xc) * side < 2 || isHead(i, j)) continue;
-      if (!isLocalMax(geo.dist, upper, res, i, j, r)) continue;
-      // The corners where the legs were cut off are dead ends too, but no hands.
-      if (Math.abs(j - crotch) <= 2 && j > 0 && (legMask[(j - 1) * res + i] || legMask[(j - 1) * res + Math.max(0, i - 1)] || legMask[(j - 1) * res + Math.min(res - 1, i + 1)])) continue;
-      // Below the crotch a hand hangs beside the thigh, never inside the legs' span (scraps of an inner thigh are no hand).
-      if (j < crotch && (i - xc) * side <= legReach(j, side)) continue;
-      best = p; bestD = fromCore[p];
-    }
-    return best;
-  };
-  const tips = { left: handTip(1), right: handTip(-1) };
+  const tipScene: HandTipScene = { res, upper, legMask, geoDist: geo.dist, fromCore, xc, H, crotch, shoulderRow, headHalf };
+  const tips = { left: handTip(tipScene, 1), right: handTip(tipScene, -1) };
   // Arms glued to the body along their whole length (common in generated meshes) leave no tip in the silhouette; with
   // legs to stand on, such a body still gets arms, laid along its sides in the template's proportions.
   if ((tips.left < 0 || tips.right < 0) && !legsSeen) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
@@ -245,6 +218,71 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
     right: sideLandmarks(-1, tips.right),
     soleRow: jBot, crotchRow: crotch, shoulderRow, notes,
   };
+}
+
+// The per-pixel scans are module functions, not closures made per call: V8 compiles a closure's loop again for each
+// new closure (each front view), and on 2 cores that recompiling cost more than the scans (docs/EVAL.md, twenty-ninth
+// session).
+
+/** mask at pixel (i, j), 0 outside the view */
+function maskAt(mask: Uint8Array, res: number, i: number, j: number): number {
+  return i >= 0 && j >= 0 && i < res && j < res ? mask[j * res + i] : 0;
+}
+
+/** the width of row j's run through column cm (0 when cm is empty there) */
+function midlineRunWidth(mask: Uint8Array, res: number, cm: number, j: number): number {
+  if (!maskAt(mask, res, cm, j)) return 0;
+  let a = cm, b = cm;
+  while (maskAt(mask, res, a - 1, j)) a--;
+  while (maskAt(mask, res, b + 1, j)) b++;
+  return b - a + 1;
+}
+
+/** What handTip reads of findLandmarks2D's work. */
+interface HandTipScene {
+  res: number;
+  /** the upper body (the mask less the legs), the legs: Uint8Array res*res */
+  upper: Uint8Array;
+  legMask: Uint8Array;
+  /** geodesic distance from the base of the neck, and from the thick of the body, through the upper body */
+  geoDist: Float64Array;
+  fromCore: Float64Array;
+  /** the midline's column, the body's height in rows, the crotch's and the shoulders' rows, half the head's width */
+  xc: number;
+  H: number;
+  crotch: number;
+  shoulderRow: number;
+  headHalf: number;
+}
+
+/**
+ * A hand's tip on one side (1: +x, the character's left): the upper body's pixel farthest from the core among the local
+ * maxima of the distance from the neck, off the head, not a leg's cut corner, beside the legs below the crotch; -1 when
+ * none.
+ */
+function handTip(scene: HandTipScene, side: 1 | -1): number {
+  const { res, upper, legMask, geoDist, fromCore, xc, H, crotch, shoulderRow, headHalf } = scene;
+  const r = Math.max(2, Math.round(0.025 * H));
+  let best = -1, bestD = -1;
+  for (let p = 0; p < upper.length; p++) {
+    if (!upper[p] || !Number.isFinite(geoDist[p]) || fromCore[p] <= bestD) continue;
+    const i = p % res, j = (p - i) / res;
+    if ((i - xc) * side < 2 || (j > shoulderRow && Math.abs(i - xc) <= headHalf + 1)) continue;
+    if (!isLocalMax(geoDist, upper, res, i, j, r)) continue;
+    // The corners where the legs were cut off are dead ends too, but no hands.
+    if (Math.abs(j - crotch) <= 2 && j > 0 && (legMask[(j - 1) * res + i] || legMask[(j - 1) * res + Math.max(0, i - 1)] || legMask[(j - 1) * res + Math.min(res - 1, i + 1)])) continue;
+    // Below the crotch a hand hangs beside the thigh, never inside the legs' span (scraps of an inner thigh are no hand).
+    if (j < crotch && (i - xc) * side <= legReach(legMask, res, xc, j, side)) continue;
+    best = p; bestD = fromCore[p];
+  }
+  return best;
+}
+
+/** how far row j's leg pixels reach to one side of the midline xc (−Infinity when the row has none) */
+function legReach(legMask: Uint8Array, res: number, xc: number, j: number, side: 1 | -1): number {
+  let reach = -Infinity;
+  for (let i = 0; i < res; i++) if (legMask[j * res + i]) reach = Math.max(reach, (i - xc) * side);
+  return reach;
 }
 
 /**

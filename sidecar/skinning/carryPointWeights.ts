@@ -90,15 +90,15 @@ export function carryPointWeights(
 ): { indices: Uint16Array; weights: Float32Array } {
   const k = options.influences;
   const nv = positions.length / 3;
-  const carrier = pointCarrier(positions, triangles, samples, options);
-  const blend = rowBlender(samples, options);
+  const carrier = new PointCarrier(positions, triangles, samples, options);
+  const blender = new RowBlender(samples, options);
   const from = new SampleBlend();
   const indices = new Uint16Array(nv * k);
   const weights = new Float32Array(nv * k);
   for (let v = 0; v < nv; v++) {
     from.clear();
     carrier.gatherAt(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2], voxelAt(positions, v, carrier.grid), clampedVoxelAt(positions, v, carrier.grid), from);
-    blend(from.samples, from.factors, 0, from.count, positions[3 * v], indices, weights, v * k);
+    blender.blend(from.samples, from.factors, 0, from.count, positions[3 * v], indices, weights, v * k);
     if ((v + 1) % PROGRESS_EVERY === 0) options.onProgress?.((v + 1) / nv);
   }
   options.onProgress?.(1);
@@ -136,7 +136,7 @@ export function carryStencilToVoxels(
   positions: Float32Array, triangles: Uint32Array, cloud: { points: Float32Array; spacing: number },
   options: Pick<CarryOptions, 'neighbours' | 'solid'> = {},
 ): CarryStencil {
-  const carrier = pointCarrier(positions, triangles, cloud, options);
+  const carrier = new PointCarrier(positions, triangles, cloud, options);
   const { grid: g, solid } = carrier;
   const [nx, ny, nz] = g.dims;
   const weighted = new Uint8Array(solid.length);
@@ -189,12 +189,12 @@ export function applyCarryStencil(stencil: CarryStencil, samples: PointWeights, 
   const bones = new Uint16Array(solid.length * k).fill(NO_BONE);
   const values = new Float32Array(solid.length * k);
   const slotIndices = new Uint16Array(k), slotWeights = new Float32Array(k);
-  const blend = rowBlender(samples, options);
+  const blender = new RowBlender(samples, options);
   for (let m = 0; m < marked.length; m++) {
     const v = marked[m];
     weighted[v] = 1;
     slotWeights.fill(0);
-    blend(stencil.samples, stencil.factors, offsets[m], offsets[m + 1], g.origin[0] + ((v % nx) + 0.5) * g.size, slotIndices, slotWeights, 0);
+    blender.blend(stencil.samples, stencil.factors, offsets[m], offsets[m + 1], g.origin[0] + ((v % nx) + 0.5) * g.size, slotIndices, slotWeights, 0);
     for (let s = 0; s < k && slotWeights[s] > 0; s++) {
       bones[v * k + s] = slotIndices[s];
       values[v * k + s] = slotWeights[s];
@@ -246,84 +246,113 @@ class SampleBlend {
   }
 }
 
+// The carry's steps are classes, not closures made per call: V8 compiles a closure's code again for each new closure
+// (each carry), and on 2 cores that recompiling, every apply, cost more than the search itself (docs/EVAL.md,
+// twenty-ninth session).
+
 /**
  * What carryPointWeights and carryStencilToVoxels share, none of it reading weights: the solid, its pieces, the
  * samples' voxels and hash, and gatherAt, which adds to `into` the samples (and their factors) whose rows the blend at
  * a point (x, y, z) lying in `voxel` (-1: outside the grid; `clamped`: the grid's voxel nearest to it) takes.
  */
-function pointCarrier(positions: Float32Array, triangles: Uint32Array, cloud: { points: Float32Array; spacing: number }, options: Pick<CarryOptions, 'neighbours' | 'solid'>) {
-  const K = Math.max(1, options.neighbours ?? CARRY_NEIGHBOURS);
-  const points = cloud.points;
-  const ns = points.length / 3;
-  if (ns === 0) throw new Error('carryPointWeights: no sample points');
-
-  const { grid: g, solid } = options.solid ?? solidVoxelisation(positions, triangles, SKIN_VOXEL_RESOLUTION);
-  const { label, count: pieces } = solidComponents(solid, g);
-  const voxelOfSample = new Int32Array(ns);
-  const pieceOfSample = new Int32Array(ns);
-  const samplesInPiece = new Int32Array(pieces);
-  for (let s = 0; s < ns; s++) {
-    voxelOfSample[s] = solidVoxelNear(points, s, g, solid);
-    pieceOfSample[s] = voxelOfSample[s] >= 0 ? label[voxelOfSample[s]] : -1;
-    if (pieceOfSample[s] >= 0) samplesInPiece[pieceOfSample[s]]++;
-  }
-  const hash = sampleHash(points, cloud.spacing);
-  const anchorOfPiece = new Int32Array(pieces).fill(-1);
+class PointCarrier {
+  readonly grid: VoxelGrid;
+  readonly solid: Uint8Array;
+  /** sample points blended per point at most */
+  readonly neighbours: number;
+  private readonly points: Float32Array;
+  private readonly label: Int32Array;
+  private readonly voxelOfSample: Int32Array;
+  private readonly samplesInPiece: Int32Array;
+  private readonly search: NearSampleSearch;
+  private readonly anchorOfPiece: Int32Array;
   // Nearest sample per voxel through the solid, and through the whole grid: each made once, when first needed.
-  let ownerThroughSolid: Int32Array | undefined;
-  let ownerAnywhere: Int32Array | undefined;
-  const nearestAnywhere = (clamped: number) => {
-    ownerAnywhere ??= nearestSampleByVoxelSteps(new Uint8Array(solid.length).fill(1), g, voxelOfSample);
-    const s = ownerAnywhere[clamped];
-    return s >= 0 ? s : 0; // -1 only when no sample touches the solid at all
-  };
+  private ownerThroughSolid: Int32Array | undefined;
+  private ownerAnywhere: Int32Array | undefined;
+  private readonly near: Neighbours;
+  private readonly candidates: Neighbours;
+  private readonly aroundCentre: Neighbours;
+  private readonly pointsOfVoxel = new Map<number, Int32Array>();
+  private readonly eps2: number;
 
-  const near = new Neighbours(K);
-  const candidates = new Neighbours(CANDIDATES_PER_NEIGHBOUR * K);
-  const aroundCentre = new Neighbours(VOXEL_POINTS_PER_NEIGHBOUR * K);
-  const pointsOfVoxel = new Map<number, Int32Array>();
-  // Half a spacing keeps a vertex on a sample point from taking that point alone; the floor keeps the blend finite
-  // when the points have no spacing at all (a surface without area).
-  const eps2 = Math.max((0.5 * cloud.spacing) ** 2, 1e-12);
-  const gatherAt = (x: number, y: number, z: number, voxel: number, clamped: number, into: SampleBlend, atCentre = false) => {
+  constructor(positions: Float32Array, triangles: Uint32Array, cloud: { points: Float32Array; spacing: number }, options: Pick<CarryOptions, 'neighbours' | 'solid'>) {
+    const K = Math.max(1, options.neighbours ?? CARRY_NEIGHBOURS);
+    const points = cloud.points;
+    const ns = points.length / 3;
+    if (ns === 0) throw new Error('carryPointWeights: no sample points');
+    const { grid: g, solid } = options.solid ?? solidVoxelisation(positions, triangles, SKIN_VOXEL_RESOLUTION);
+    const { label, count: pieces } = solidComponents(solid, g);
+    const voxelOfSample = new Int32Array(ns);
+    const pieceOfSample = new Int32Array(ns);
+    const samplesInPiece = new Int32Array(pieces);
+    for (let s = 0; s < ns; s++) {
+      voxelOfSample[s] = solidVoxelNear(points, s, g, solid);
+      pieceOfSample[s] = voxelOfSample[s] >= 0 ? label[voxelOfSample[s]] : -1;
+      if (pieceOfSample[s] >= 0) samplesInPiece[pieceOfSample[s]]++;
+    }
+    this.grid = g;
+    this.solid = solid;
+    this.neighbours = K;
+    this.points = points;
+    this.label = label;
+    this.voxelOfSample = voxelOfSample;
+    this.samplesInPiece = samplesInPiece;
+    this.search = new NearSampleSearch(sampleHash(points, cloud.spacing), points, pieceOfSample);
+    this.anchorOfPiece = new Int32Array(pieces).fill(-1);
+    this.near = new Neighbours(K);
+    this.candidates = new Neighbours(CANDIDATES_PER_NEIGHBOUR * K);
+    this.aroundCentre = new Neighbours(VOXEL_POINTS_PER_NEIGHBOUR * K);
+    // Half a spacing keeps a vertex on a sample point from taking that point alone; the floor keeps the blend finite
+    // when the points have no spacing at all (a surface without area).
+    this.eps2 = Math.max((0.5 * cloud.spacing) ** 2, 1e-12);
+  }
+
+  private nearestAnywhere(clamped: number): number {
+    this.ownerAnywhere ??= nearestSampleByVoxelSteps(new Uint8Array(this.solid.length).fill(1), this.grid, this.voxelOfSample);
+    const s = this.ownerAnywhere[clamped];
+    return s >= 0 ? s : 0; // -1 only when no sample touches the solid at all
+  }
+
+  gatherAt(x: number, y: number, z: number, voxel: number, clamped: number, into: SampleBlend, atCentre = false): void {
+    const { label, samplesInPiece, anchorOfPiece, near, candidates, points, solid, grid: g } = this;
     const piece = voxel >= 0 ? label[voxel] : -1;
     near.clear();
     if (piece < 0) {
-      into.add(nearestAnywhere(clamped), 1);
+      into.add(this.nearestAnywhere(clamped), 1);
     } else if (samplesInPiece[piece] === 0) {
-      if (anchorOfPiece[piece] < 0) anchorOfPiece[piece] = nearestAnywhere(clamped);
+      if (anchorOfPiece[piece] < 0) anchorOfPiece[piece] = this.nearestAnywhere(clamped);
       into.add(anchorOfPiece[piece], 1);
     } else {
       candidates.clear();
       if (atCentre) {
         // the point is its voxel's centre: its candidates are the points nearest to it, found at once
-        searchSamples(hash, points, x, y, z, candidates, pieceOfSample, piece, CANDIDATE_RINGS);
+        this.search.nearest(x, y, z, candidates, piece, CANDIDATE_RINGS);
       } else {
-        let around = pointsOfVoxel.get(voxel);
+        let around = this.pointsOfVoxel.get(voxel);
         if (!around) {
+          const aroundCentre = this.aroundCentre;
           aroundCentre.clear();
           const [cx, cy, cz] = voxelCentre(voxel, g);
-          searchSamples(hash, points, cx, cy, cz, aroundCentre, pieceOfSample, piece, CANDIDATE_RINGS);
+          this.search.nearest(cx, cy, cz, aroundCentre, piece, CANDIDATE_RINGS);
           around = aroundCentre.index.slice(0, aroundCentre.count);
-          pointsOfVoxel.set(voxel, around);
+          this.pointsOfVoxel.set(voxel, around);
         }
         for (const s of around) {
           const d2 = (points[3 * s] - x) ** 2 + (points[3 * s + 1] - y) ** 2 + (points[3 * s + 2] - z) ** 2;
           if (d2 < candidates.bar()) candidates.insert(s, d2);
         }
       }
-      for (let n = 0; n < candidates.count && near.count < K; n++) {
+      for (let n = 0; n < candidates.count && near.count < this.neighbours; n++) {
         if (segmentInSolid(x, y, z, points, candidates.index[n], solid, g)) near.insert(candidates.index[n], candidates.d2[n]);
       }
       if (near.count > 0) {
-        for (let n = 0; n < near.count; n++) into.add(near.index[n], 1 / (near.d2[n] + eps2));
+        for (let n = 0; n < near.count; n++) into.add(near.index[n], 1 / (near.d2[n] + this.eps2));
       } else {
-        ownerThroughSolid ??= nearestSampleByVoxelSteps(solid, g, voxelOfSample);
-        into.add(ownerThroughSolid[voxel], 1);
+        this.ownerThroughSolid ??= nearestSampleByVoxelSteps(solid, g, this.voxelOfSample);
+        into.add(this.ownerThroughSolid[voxel], 1);
       }
     }
-  };
-  return { grid: g, solid, neighbours: K, gatherAt };
+  }
 }
 
 /**
@@ -332,20 +361,36 @@ function pointCarrier(positions: Float32Array, triangles: Uint32Array, cloud: { 
  * side's joints when x is off the midplane (unless nothing would be left), and joints under minWeight of the row
  * (the largest kept), then writes the top k, renormalised, into indices/weights at offset.
  */
-function rowBlender(samples: PointWeights, options: CarryOptions) {
-  const k = options.influences;
-  const J = samples.joints;
-  const side = options.jointSide ?? new Int8Array(J);
-  const midline = options.midline ?? 0;
-  const minWeight = options.minWeight ?? MIN_WEIGHT;
-  const noWeight = new Uint8Array(J);
-  for (const j of options.noWeight ?? []) noWeight[j] = 1;
-  const ids = Array.from({ length: J }, (_, j) => j);
-  const row = new Float64Array(J);
-  const kept = new Float64Array(J);
-  return (from: Int32Array, factors: Float64Array, start: number, end: number, x: number, indices: Uint16Array, weights: Float32Array, offset: number) => {
+class RowBlender {
+  private readonly k: number;
+  private readonly J: number;
+  private readonly weights: Float32Array;
+  private readonly side: Int8Array;
+  private readonly midline: number;
+  private readonly minWeight: number;
+  private readonly noWeight: Uint8Array;
+  private readonly ids: number[];
+  private readonly row: Float64Array;
+  private readonly kept: Float64Array;
+
+  constructor(samples: PointWeights, options: CarryOptions) {
+    this.k = options.influences;
+    const J = (this.J = samples.joints);
+    this.weights = samples.weights;
+    this.side = options.jointSide ?? new Int8Array(J);
+    this.midline = options.midline ?? 0;
+    this.minWeight = options.minWeight ?? MIN_WEIGHT;
+    this.noWeight = new Uint8Array(J);
+    for (const j of options.noWeight ?? []) this.noWeight[j] = 1;
+    this.ids = Array.from({ length: J }, (_, j) => j);
+    this.row = new Float64Array(J);
+    this.kept = new Float64Array(J);
+  }
+
+  blend(from: Int32Array, factors: Float64Array, start: number, end: number, x: number, indices: Uint16Array, weights: Float32Array, offset: number): void {
+    const { J, row, kept, noWeight, side, midline, minWeight } = this;
     row.fill(0);
-    for (let i = start; i < end; i++) addRow(row, samples.weights, from[i], J, factors[i]);
+    for (let i = start; i < end; i++) addRow(row, this.weights, from[i], J, factors[i]);
     for (let j = 0; j < J; j++) if (noWeight[j]) row[j] = 0;
     const onSide = x - midline > SIDE_MARGIN ? 1 : x - midline < -SIDE_MARGIN ? -1 : 0;
     let keptSum = 0;
@@ -357,8 +402,8 @@ function rowBlender(samples: PointWeights, options: CarryOptions) {
     let sum = 0, best = 0;
     for (let j = 0; j < J; j++) { sum += chosen[j]; if (chosen[j] > chosen[best]) best = j; }
     for (let j = 0; j < J; j++) if (j !== best && chosen[j] < minWeight * sum) chosen[j] = 0;
-    writeTopK(chosen, ids, k, indices, weights, offset);
-  };
+    writeTopK(chosen, this.ids, this.k, indices, weights, offset);
+  }
 }
 
 /** row += f · weights[s, :] */
@@ -458,7 +503,7 @@ function segmentInSolid(x: number, y: number, z: number, points: Float32Array, s
 }
 
 /** The K nearest accepted samples so far, nearest first. */
-class Neighbours {
+export class Neighbours {
   readonly index: Int32Array;
   readonly d2: Float64Array;
   count = 0;
@@ -478,7 +523,7 @@ class Neighbours {
 }
 
 /** Sample points bucketed in cubic cells (compressed: the samples of cell c are order[start[c] .. start[c + 1])). */
-interface SampleHash {
+export interface SampleHash {
   origin: [number, number, number];
   cell: number;
   dims: [number, number, number];
@@ -487,7 +532,7 @@ interface SampleHash {
 }
 
 /** The hash of the sample points, cells three spacings wide (a voxel's nearest points then lie within one ring). */
-function sampleHash(points: Float32Array, spacing: number): SampleHash {
+export function sampleHash(points: Float32Array, spacing: number): SampleHash {
   const ns = points.length / 3;
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
   for (let s = 0; s < ns; s++) {
@@ -516,45 +561,200 @@ function sampleHash(points: Float32Array, spacing: number): SampleHash {
 }
 
 /**
- * Fills `near` with the nearest samples to (x, y, z) (only those with pieceOfSample = piece, when given), ring by
- * ring of cells around the point's cell: after ring r every sample not yet seen is at least r cells away, so the
- * search stops once `near` is full and its farthest is nearer than that, or after maxRings rings (Infinity: until the
- * hash is exhausted).
+ * The samples of one hash cell's first two rings (its own cell, then the 26 around it), in the order the ring walk
+ * (searchSamples) meets them from any point of that cell: coordinates copied in that order, so that the many voxels of
+ * one cell scan one contiguous list instead of walking 27 cells through the hash each.
  */
-function searchSamples(
-  hash: SampleHash, points: Float32Array, x: number, y: number, z: number, near: Neighbours,
-  pieceOfSample: Int32Array | null, piece: number, maxRings: number,
-): void {
-  const [nx, ny, nz] = hash.dims;
-  const { start, order, cell } = hash;
-  const clampCell = (p: number, o: number, n: number) => Math.max(0, Math.min(n - 1, Math.floor((p - o) / cell)));
-  const ci = clampCell(x, hash.origin[0], nx), cj = clampCell(y, hash.origin[1], ny), ck = clampCell(z, hash.origin[2], nz);
-  const lastRing = Math.max(ci, nx - 1 - ci, cj, ny - 1 - cj, ck, nz - 1 - ck);
-  // one run of cells along x, [i0, i1] in row (j, k): its samples lie contiguous in `order`
-  const visitRun = (i0: number, i1: number, j: number, k: number) => {
-    const row = (k * ny + j) * nx;
+interface NearRings {
+  /** sample indices, Int32Array #N; ring 0's are the first ring0 */
+  samples: Int32Array;
+  /** their coordinates, Float64Array #N*3 (the points' Float32 values) */
+  xyz: Float64Array;
+  /** their pieces (pieceOfSample; 0 without pieces), Int32Array #N */
+  pieces: Int32Array;
+  ring0: number;
+}
+
+/**
+ * searchSamples with the first two rings of each cell gathered once (NearRings) and kept: the same samples, in the same
+ * order, as searchSamples over the same hash, for less work. nearest(x, y, z, near, piece, maxRings) fills `near`.
+ */
+export class NearSampleSearch {
+  private readonly lists = new Map<number, NearRings>();
+  private readonly runs: RingRuns;
+  // The last search through a cell's two rings from an empty list: where, for which piece and capacity, and its
+  // farthest kept. The voxels come in surface order, so the next one is often in the same cell: within the same list
+  // its k-th nearest is at most the last one's plus the step between them (triangle inequality), and the samples beyond
+  // that bound, never among the k nearest, are left out instead of entering the list and being pushed out again (same
+  // answer, in the same order: ties keep the walk's order). The bound's slack covers the distances' rounding (~1e-16).
+  private lastCell = -1;
+  private lastPiece = 0;
+  private lastCapacity = 0;
+  private lastX = 0;
+  private lastY = 0;
+  private lastZ = 0;
+  private lastFarthest = Infinity;
+
+  /** hash: sampleHash(points), points: #S*3, pieceOfSample: #S (null: any sample is taken) */
+  constructor(private readonly hash: SampleHash, private readonly points: Float32Array, private readonly pieceOfSample: Int32Array | null) {
+    this.runs = new RingRuns(hash);
+  }
+
+  nearest(x: number, y: number, z: number, near: Neighbours, piece: number, maxRings: number): void {
+    const hash = this.hash;
+    const [nx, ny, nz] = hash.dims;
+    const ci = hashCell(x, hash.origin[0], hash.cell, nx), cj = hashCell(y, hash.origin[1], hash.cell, ny), ck = hashCell(z, hash.origin[2], hash.cell, nz);
+    const lastRing = Math.max(ci, nx - 1 - ci, cj, ny - 1 - cj, ck, nz - 1 - ck);
+    const cell = (ck * ny + cj) * nx + ci;
+    const list = this.nearRingsOf(cell, ci, cj, ck);
+    if (maxRings < 0) return;
+    const whole = maxRings >= 1 && lastRing >= 1 && near.count === 0;
+    let bound = Infinity;
+    if (whole && cell === this.lastCell && piece === this.lastPiece && near.capacity === this.lastCapacity && this.lastFarthest < Infinity) {
+      const step = Math.sqrt((x - this.lastX) ** 2 + (y - this.lastY) ** 2 + (z - this.lastZ) ** 2);
+      bound = (this.lastFarthest + step) ** 2 * (1 + 1e-9) + 1e-300;
+    }
+    this.scan(list, 0, list.ring0, x, y, z, near, piece, bound);
+    if (near.count === near.capacity && near.d2[near.count - 1] <= 0) return;
+    if (lastRing < 1 || maxRings < 1) return;
+    this.scan(list, list.ring0, list.samples.length, x, y, z, near, piece, bound);
+    if (whole) {
+      this.lastCell = cell; this.lastPiece = piece; this.lastCapacity = near.capacity;
+      this.lastX = x; this.lastY = y; this.lastZ = z;
+      this.lastFarthest = near.count === near.capacity ? Math.sqrt(near.d2[near.count - 1]) : Infinity;
+    }
+    const reach = hash.cell;
+    if (near.count === near.capacity && near.d2[near.count - 1] <= reach * reach) return;
+    searchSamples(hash, this.points, x, y, z, near, this.pieceOfSample, piece, maxRings, 2);
+  }
+
+  /** list entries [n0, n1) into `near`, as searchSamples' walk adds them; those farther than `bound` (d²) left out */
+  private scan(list: NearRings, n0: number, n1: number, x: number, y: number, z: number, near: Neighbours, piece: number, bound: number): void {
+    const { samples, xyz, pieces } = list;
+    const anyPiece = this.pieceOfSample === null;
     let bar = near.bar();
-    for (let o = start[row + i0], end = start[row + i1 + 1]; o < end; o++) {
-      const s = order[o];
-      const dx = points[3 * s] - x, dy = points[3 * s + 1] - y, dz = points[3 * s + 2] - z;
+    for (let n = n0; n < n1; n++) {
+      const dx = xyz[3 * n] - x, dy = xyz[3 * n + 1] - y, dz = xyz[3 * n + 2] - z;
       const d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 >= bar || (pieceOfSample !== null && pieceOfSample[s] !== piece)) continue;
-      near.insert(s, d2);
+      if (d2 >= bar || d2 > bound || (!anyPiece && pieces[n] !== piece)) continue;
+      near.insert(samples[n], d2);
       bar = near.bar();
     }
-  };
-  for (let r = 0; r <= lastRing && r <= maxRings; r++) {
+  }
+
+  private nearRingsOf(cell: number, ci: number, cj: number, ck: number): NearRings {
+    const known = this.lists.get(cell);
+    if (known) return known;
+    const { order } = this.hash;
+    const runs = this.runs;
+    let total = 0;
+    runs.walk(ci, cj, ck, 0);
+    const ring0 = runs.samples();
+    total += ring0;
+    const firstRuns = runs.count;
+    const firstBounds = runs.bounds.slice(0, 2 * firstRuns);
+    runs.walk(ci, cj, ck, 1);
+    total += runs.samples();
+    const samples = new Int32Array(total);
+    let n = 0;
+    for (let r = 0; r < firstRuns; r++) for (let o = firstBounds[2 * r]; o < firstBounds[2 * r + 1]; o++) samples[n++] = order[o];
+    for (let r = 0; r < runs.count; r++) for (let o = runs.bounds[2 * r]; o < runs.bounds[2 * r + 1]; o++) samples[n++] = order[o];
+    const xyz = new Float64Array(3 * total);
+    const pieces = new Int32Array(total);
+    const { points, pieceOfSample } = this;
+    for (let m = 0; m < total; m++) {
+      const s = samples[m];
+      xyz[3 * m] = points[3 * s];
+      xyz[3 * m + 1] = points[3 * s + 1];
+      xyz[3 * m + 2] = points[3 * s + 2];
+      pieces[m] = pieceOfSample === null ? 0 : pieceOfSample[s];
+    }
+    const list = { samples, xyz, pieces, ring0 };
+    this.lists.set(cell, list);
+    return list;
+  }
+}
+
+/** The hash cell of coordinate p along an axis (origin o, cells `cell` wide, n of them): the nearest one when outside. */
+function hashCell(p: number, o: number, cell: number, n: number): number {
+  return Math.max(0, Math.min(n - 1, Math.floor((p - o) / cell)));
+}
+
+/**
+ * The cells at Chebyshev distance r from a hash cell, as runs of cells along x, in a fixed order (z, then y, then
+ * x): walk() leaves `count` runs, run i's samples hash.order[bounds[2i] .. bounds[2i + 1]) (a run's samples lie
+ * contiguous in `order`).
+ */
+class RingRuns {
+  bounds = new Int32Array(64);
+  count = 0;
+  constructor(private readonly hash: SampleHash) {}
+
+  walk(ci: number, cj: number, ck: number, r: number): void {
+    const [nx, ny, nz] = this.hash.dims;
+    this.count = 0;
     for (let k = ck - r; k <= ck + r; k++) {
       if (k < 0 || k >= nz) continue;
       const face = k === ck - r || k === ck + r;
       for (let j = cj - r; j <= cj + r; j++) {
         if (j < 0 || j >= ny) continue;
         if (face || j === cj - r || j === cj + r) {
-          visitRun(Math.max(0, ci - r), Math.min(nx - 1, ci + r), j, k);
+          this.add(Math.max(0, ci - r), Math.min(nx - 1, ci + r), j, k);
         } else {
-          if (ci - r >= 0) visitRun(ci - r, ci - r, j, k);
-          if (r > 0 && ci + r < nx) visitRun(ci + r, ci + r, j, k);
+          if (ci - r >= 0) this.add(ci - r, ci - r, j, k);
+          if (r > 0 && ci + r < nx) this.add(ci + r, ci + r, j, k);
         }
+      }
+    }
+  }
+
+  /** samples in the runs walked */
+  samples(): number {
+    let total = 0;
+    for (let r = 0; r < this.count; r++) total += this.bounds[2 * r + 1] - this.bounds[2 * r];
+    return total;
+  }
+
+  private add(i0: number, i1: number, j: number, k: number): void {
+    const [nx, ny] = this.hash.dims;
+    if (2 * this.count + 2 > this.bounds.length) {
+      const grown = new Int32Array(2 * this.bounds.length);
+      grown.set(this.bounds);
+      this.bounds = grown;
+    }
+    const row = (k * ny + j) * nx;
+    this.bounds[2 * this.count] = this.hash.start[row + i0];
+    this.bounds[2 * this.count + 1] = this.hash.start[row + i1 + 1];
+    this.count++;
+  }
+}
+
+/**
+ * Fills `near` with the nearest samples to (x, y, z) (only those with pieceOfSample = piece, when given), ring by
+ * ring of cells around the point's cell: after ring r every sample not yet seen is at least r cells away, so the
+ * search stops once `near` is full and its farthest is nearer than that, or after maxRings rings (Infinity: until the
+ * hash is exhausted). fromRing: the rings before it were searched already (NearSampleSearch's lists).
+ */
+export function searchSamples(
+  hash: SampleHash, points: Float32Array, x: number, y: number, z: number, near: Neighbours,
+  pieceOfSample: Int32Array | null, piece: number, maxRings: number, fromRing = 0,
+): void {
+  const { order, cell } = hash;
+  const [nx, ny, nz] = hash.dims;
+  const ci = hashCell(x, hash.origin[0], cell, nx), cj = hashCell(y, hash.origin[1], cell, ny), ck = hashCell(z, hash.origin[2], cell, nz);
+  const lastRing = Math.max(ci, nx - 1 - ci, cj, ny - 1 - cj, ck, nz - 1 - ck);
+  const runs = new RingRuns(hash);
+  for (let r = fromRing; r <= lastRing && r <= maxRings; r++) {
+    runs.walk(ci, cj, ck, r);
+    for (let run = 0; run < runs.count; run++) {
+      let bar = near.bar();
+      for (let o = runs.bounds[2 * run], end = runs.bounds[2 * run + 1]; o < end; o++) {
+        const s = order[o];
+        const dx = points[3 * s] - x, dy = points[3 * s + 1] - y, dz = points[3 * s + 2] - z;
+        const d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 >= bar || (pieceOfSample !== null && pieceOfSample[s] !== piece)) continue;
+        near.insert(s, d2);
+        bar = near.bar();
       }
     }
     const reach = r * cell;
