@@ -66,56 +66,145 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
   for (let i = 0; i < triangleCount * 3; i++) {
     if (triangles[i] >= vertexCount) throw new AutoRigError('BAD_INDEX', `buildWindingNumberTree: triangle ${Math.floor(i / 3)} indexes vertex ${triangles[i]} of ${vertexCount}`);
   }
+  return new WindingTreeBuilder(positions, triangles, triangleCount).build();
+}
+
+/**
+ * The steps of buildWindingNumberTree over one soup, as methods (not closures made per build: V8 compiled a closure's
+ * loops again for each new closure, on every build; docs/EVAL.md, twenty-ninth session).
+ */
+class WindingTreeBuilder {
   // per triangle: centroid (3), area vector ½ (b−a)×(c−a) (3), area
-  const centroid = new Float64Array(triangleCount * 3);
-  const areaNormal = new Float64Array(triangleCount * 3);
-  const area = new Float64Array(triangleCount);
-  for (let t = 0; t < triangleCount; t++) {
-    const a = triangles[t * 3] * 3, b = triangles[t * 3 + 1] * 3, c = triangles[t * 3 + 2] * 3;
-    const ax = positions[a], ay = positions[a + 1], az = positions[a + 2];
-    const ux = positions[b] - ax, uy = positions[b + 1] - ay, uz = positions[b + 2] - az;
-    const vx = positions[c] - ax, vy = positions[c + 1] - ay, vz = positions[c + 2] - az;
-    centroid[t * 3] = (3 * ax + ux + vx) / 3;
-    centroid[t * 3 + 1] = (3 * ay + uy + vy) / 3;
-    centroid[t * 3 + 2] = (3 * az + uz + vz) / 3;
-    const nx = 0.5 * (uy * vz - uz * vy), ny = 0.5 * (uz * vx - ux * vz), nz = 0.5 * (ux * vy - uy * vx);
-    areaNormal[t * 3] = nx;
-    areaNormal[t * 3 + 1] = ny;
-    areaNormal[t * 3 + 2] = nz;
-    area[t] = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  private readonly centroid: Float64Array;
+  private readonly areaNormal: Float64Array;
+  private readonly area: Float64Array;
+  private readonly order: Int32Array;
+  // the centroids in `order`'s order, swapped with it: the splits sweep their ranges contiguously
+  private readonly cen: Float64Array;
+  private readonly rangeStart: Int32Array;
+  private readonly rangeEnd: Int32Array;
+  private readonly rightOf: Int32Array;
+  private nodeCount = 0;
+  private depth = 1;
+  // scratch of longestAxis: lo xyz, hi xyz (it runs once per node, tens of thousands of times on a large mesh)
+  private readonly extent = new Float64Array(6);
+  private axis = 0;
+  // filled once the splits are done: the per-triangle arrays in tree order, and the nodes
+  private corners = new Float64Array(0);
+  private areaT = new Float64Array(0);
+  private normalT = new Float64Array(0);
+  private nodes = new Float64Array(0);
+  private nodeArea = new Float64Array(0);
+  private right = new Int32Array(0);
+  private bounds = new Float64Array(0);
+  private radiusStack = new Int32Array(0);
+  private readonly shift = new Float64Array(3);
+
+  constructor(private readonly positions: Float32Array, private readonly triangles: Uint32Array, private readonly triangleCount: number) {
+    this.centroid = new Float64Array(triangleCount * 3);
+    this.areaNormal = new Float64Array(triangleCount * 3);
+    this.area = new Float64Array(triangleCount);
+    const { centroid, areaNormal, area } = this;
+    for (let t = 0; t < triangleCount; t++) {
+      const a = triangles[t * 3] * 3, b = triangles[t * 3 + 1] * 3, c = triangles[t * 3 + 2] * 3;
+      const ax = positions[a], ay = positions[a + 1], az = positions[a + 2];
+      const ux = positions[b] - ax, uy = positions[b + 1] - ay, uz = positions[b + 2] - az;
+      const vx = positions[c] - ax, vy = positions[c + 1] - ay, vz = positions[c + 2] - az;
+      centroid[t * 3] = (3 * ax + ux + vx) / 3;
+      centroid[t * 3 + 1] = (3 * ay + uy + vy) / 3;
+      centroid[t * 3 + 2] = (3 * az + uz + vz) / 3;
+      const nx = 0.5 * (uy * vz - uz * vy), ny = 0.5 * (uz * vx - ux * vz), nz = 0.5 * (ux * vy - uy * vx);
+      areaNormal[t * 3] = nx;
+      areaNormal[t * 3 + 1] = ny;
+      areaNormal[t * 3 + 2] = nz;
+      area[t] = Math.sqrt(nx * nx + ny * ny + nz * nz);
+    }
+    this.order = new Int32Array(triangleCount);
+    for (let t = 0; t < triangleCount; t++) this.order[t] = t;
+    this.cen = centroid.slice();
+    // a binary tree with leaves of ≥1 triangle has < 2T nodes
+    const capacity = Math.max(1, 2 * triangleCount);
+    this.rangeStart = new Int32Array(capacity);
+    this.rangeEnd = new Int32Array(capacity);
+    this.rightOf = new Int32Array(capacity);
   }
 
-  const order = new Int32Array(triangleCount);
-  for (let t = 0; t < triangleCount; t++) order[t] = t;
-  // the centroids in `order`'s order, swapped with it: the splits sweep their ranges contiguously
-  const cen = centroid.slice();
-  // a binary tree with leaves of ≥1 triangle has < 2T nodes
-  const capacity = Math.max(1, 2 * triangleCount);
-  const rangeStart = new Int32Array(capacity);
-  const rangeEnd = new Int32Array(capacity);
-  const rightOf = new Int32Array(capacity);
-  let nodeCount = 0;
-  let depth = 1;
+  build(): WindingNumberTree {
+    const { triangleCount, order, triangles, positions, area, areaNormal, rangeStart, rangeEnd } = this;
+    if (triangleCount > 0) this.split(0, triangleCount, 0);
+    const nodeCount = this.nodeCount;
+    const corners = (this.corners = new Float64Array(triangleCount * 9));
+    const areaT = (this.areaT = new Float64Array(triangleCount));
+    const normalT = (this.normalT = new Float64Array(triangleCount * 3));
+    for (let i = 0; i < triangleCount; i++) {
+      const t = order[i];
+      areaT[i] = area[t];
+      for (let k = 0; k < 3; k++) normalT[i * 3 + k] = areaNormal[t * 3 + k];
+      for (let k = 0; k < 3; k++) {
+        const v = triangles[t * 3 + k] * 3;
+        corners[i * 9 + k * 3] = positions[v];
+        corners[i * 9 + k * 3 + 1] = positions[v + 1];
+        corners[i * 9 + k * 3 + 2] = positions[v + 2];
+      }
+    }
+    // moments bottom-up: in depth-first order every child comes after its parent
+    this.nodes = new Float64Array(nodeCount * NODE_STRIDE);
+    this.nodeArea = new Float64Array(nodeCount);
+    const right = (this.right = this.rightOf.slice(0, nodeCount));
+    const first = new Int32Array(nodeCount);
+    const count = new Int32Array(nodeCount);
+    const bounds = (this.bounds = new Float64Array(nodeCount * 6));
+    this.radiusStack = new Int32Array(2 * this.depth + 2);
+    for (let node = nodeCount - 1; node >= 0; node--) {
+      const b = node * 6;
+      if (right[node] === 0) {
+        first[node] = rangeStart[node];
+        count[node] = rangeEnd[node] - rangeStart[node];
+        this.writeLeafMoments(node, rangeStart[node], rangeEnd[node]);
+        let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
+        for (let c = rangeStart[node] * 9, last = rangeEnd[node] * 9; c < last; c += 3) {
+          const x = corners[c], y = corners[c + 1], z = corners[c + 2];
+          if (x < lx) lx = x;
+          if (x > hx) hx = x;
+          if (y < ly) ly = y;
+          if (y > hy) hy = y;
+          if (z < lz) lz = z;
+          if (z > hz) hz = z;
+        }
+        bounds[b] = lx; bounds[b + 1] = ly; bounds[b + 2] = lz; bounds[b + 3] = hx; bounds[b + 4] = hy; bounds[b + 5] = hz;
+      } else {
+        this.mergeChildMoments(node, node + 1, right[node]);
+        const l = (node + 1) * 6, r = right[node] * 6;
+        for (let a = 0; a < 3; a++) {
+          bounds[b + a] = Math.min(bounds[l + a], bounds[r + a]);
+          bounds[b + 3 + a] = Math.max(bounds[l + 3 + a], bounds[r + 3 + a]);
+        }
+      }
+      this.writeRadius(node);
+    }
+    return { corners, nodes: this.nodes, right, first, count, depth: this.depth, bounds };
+  }
 
   /** Splits order[start, end) into the subtree of a new node (depth-first: its left child follows it); returns its index. */
-  const split = (start: number, end: number, level: number): number => {
-    const node = nodeCount++;
-    depth = Math.max(depth, level + 1);
-    rangeStart[node] = start;
-    rangeEnd[node] = end;
+  private split(start: number, end: number, level: number): number {
+    const node = this.nodeCount++;
+    this.depth = Math.max(this.depth, level + 1);
+    this.rangeStart[node] = start;
+    this.rangeEnd[node] = end;
     if (end - start > LEAF_TRIANGLES) {
-      const middle = level < MIDDLE_SPLIT_LEVELS ? splitAtMiddle(start, end) : splitAtMedian(start, end);
-      split(start, middle, level + 1);
-      rightOf[node] = split(middle, end, level + 1);
+      const middle = level < MIDDLE_SPLIT_LEVELS ? this.splitAtMiddle(start, end) : this.splitAtMedian(start, end);
+      this.split(start, middle, level + 1);
+      this.rightOf[node] = this.split(middle, end, level + 1);
     }
     return node;
-  };
+  }
 
   /**
    * Centre, N, M and S of the triangles order[start, end) into leaf `node`, summed triangle by triangle. It reads the
    * per-triangle arrays in tree order (cen, areaT, normalT, corners), so that a leaf's triangles lie contiguous.
    */
-  const writeLeafMoments = (node: number, start: number, end: number): void => {
+  private writeLeafMoments(node: number, start: number, end: number): void {
+    const { nodes, cen, areaT, normalT, corners } = this;
     const o = node * NODE_STRIDE;
     let total = 0, px = 0, py = 0, pz = 0;
     for (let i = start; i < end; i++) {
@@ -132,7 +221,7 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
       px /= end - start; py /= end - start; pz /= end - start;
     }
     nodes[o] = px; nodes[o + 1] = py; nodes[o + 2] = pz;
-    nodeArea[node] = total;
+    this.nodeArea[node] = total;
     for (let i = start; i < end; i++) {
       const dx = cen[i * 3] - px, dy = cen[i * 3 + 1] - py, dz = cen[i * 3 + 2] - pz;
       const ax = normalT[i * 3], ay = normalT[i * 3 + 1], az = normalT[i * 3 + 2];
@@ -156,15 +245,15 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
         nodes[at + 3] += share * xy; nodes[at + 4] += share * xz; nodes[at + 5] += share * yz;
       }
     }
-    writeTraces(o);
-  };
+    this.writeTraces(o);
+  }
 
   /**
    * The moments of an inner node from its children's, each moved to the new centre by e = p̃_child − p̃:
    * N' = N, M'_ij = M_ij + N_i e_j, S'_ijk = S_ijk + ½ (M_ij e_k + M_ik e_j) + ½ N_i e_j e_k.
    */
-  const shift = new Float64Array(3);
-  const mergeChildMoments = (node: number, left: number, rightChild: number): void => {
+  private mergeChildMoments(node: number, left: number, rightChild: number): void {
+    const { nodes, nodeArea, shift } = this;
     const o = node * NODE_STRIDE;
     const total = nodeArea[left] + nodeArea[rightChild];
     nodeArea[node] = total;
@@ -184,22 +273,66 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
         }
       }
     }
-    writeTraces(o);
-  };
+    this.writeTraces(o);
+  }
 
   /** w_k = Σ_i (2 S_iik + S_kii) of the node at offset o (S_iik: row i's (i, k) entry; S_kii: the trace of row k). */
-  const writeTraces = (o: number): void => {
+  private writeTraces(o: number): void {
+    const nodes = this.nodes;
     for (let k = 0; k < 3; k++) {
       let sum = 0;
       for (let i = 0; i < 3; i++) sum += 2 * nodes[o + 16 + i * 6 + symmetricSlot(i, k)] + nodes[o + 16 + k * 6 + i];
       nodes[o + 34 + k] = sum;
     }
-  };
+  }
 
-  /** The axis along which the centroids of order[start, end) spread most, and their extent along it. */
-  // scratch of longestAxis: lo xyz, hi xyz (it runs once per node, tens of thousands of times on a large mesh)
-  const extent = new Float64Array(6);
-  const longestAxis = (start: number, end: number): { axis: number; lo: number; hi: number } => {
+  /** The largest distance² from (px, py, pz) to a corner of node n's box (never below a corner's computed one). */
+  private farthestInBox(n: number, px: number, py: number, pz: number): number {
+    const bounds = this.bounds;
+    const b = n * 6;
+    const lx = bounds[b] - px, hx = bounds[b + 3] - px, ly = bounds[b + 1] - py, hy = bounds[b + 4] - py;
+    const lz = bounds[b + 2] - pz, hz = bounds[b + 5] - pz;
+    return Math.max(lx * lx, hx * hx) + Math.max(ly * ly, hy * hy) + Math.max(lz * lz, hz * hz);
+  }
+
+  /**
+   * The radius of a node: the farthest corner of its triangles from its centre. Its subtree's boxes are written
+   * already (bottom-up): a child whose box's farthest corner is no farther than the farthest corner found so far is
+   * skipped, so a node reads a few leaves, not all its triangles. The same corners' distances as a sweep of all of
+   * them, so the same maximum: a box bound, made of its extreme coordinates with the same operations, is never below a
+   * corner's computed distance (rounding is monotone).
+   */
+  private writeRadius(node: number): void {
+    const { nodes, right, corners, rangeStart, rangeEnd, radiusStack } = this;
+    const o = node * NODE_STRIDE;
+    const px = nodes[o], py = nodes[o + 1], pz = nodes[o + 2];
+    let radius2 = 0;
+    let top = 0;
+    radiusStack[top++] = node;
+    while (top > 0) {
+      const n = radiusStack[--top];
+      if (this.farthestInBox(n, px, py, pz) <= radius2) continue;
+      if (right[n] === 0) {
+        for (let c = rangeStart[n] * 9, last = rangeEnd[n] * 9; c < last; c += 3) {
+          const ex = corners[c] - px, ey = corners[c + 1] - py, ez = corners[c + 2] - pz;
+          const d2 = ex * ex + ey * ey + ez * ez;
+          if (d2 > radius2) radius2 = d2;
+        }
+      } else if (this.farthestInBox(n + 1, px, py, pz) >= this.farthestInBox(right[n], px, py, pz)) {
+        // the farther child first: its corners raise the bar that may skip the other
+        radiusStack[top++] = right[n];
+        radiusStack[top++] = n + 1;
+      } else {
+        radiusStack[top++] = n + 1;
+        radiusStack[top++] = right[n];
+      }
+    }
+    nodes[o + 3] = Math.sqrt(radius2);
+  }
+
+  /** The axis along which the centroids of order[start, end) spread most (this.axis), its extent in this.extent. */
+  private longestAxis(start: number, end: number): void {
+    const { cen, extent } = this;
     let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
     for (let i = start; i < end; i++) {
       const c = i * 3;
@@ -214,18 +347,20 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
     extent[0] = lx; extent[1] = ly; extent[2] = lz; extent[3] = hx; extent[4] = hy; extent[5] = hz;
     let axis = 0;
     for (let k = 1; k < 3; k++) if (extent[3 + k] - extent[k] > extent[3 + axis] - extent[axis]) axis = k;
-    return { axis, lo: extent[axis], hi: extent[3 + axis] };
-  };
+    this.axis = axis;
+  }
 
   /** Swaps places i and j of the tree order (order and cen). */
-  const swapTriangles = (i: number, j: number): void => {
+  private swapTriangles(i: number, j: number): void {
+    const { order, cen } = this;
     const s = order[i]; order[i] = order[j]; order[j] = s;
     for (let k = 0; k < 3; k++) { const c = cen[i * 3 + k]; cen[i * 3 + k] = cen[j * 3 + k]; cen[j * 3 + k] = c; }
-  };
+  }
 
   /** Partitions order[start, end) at the median centroid along the longest axis (quickselect); returns the split index. */
-  const splitAtMedian = (start: number, end: number): number => {
-    const { axis } = longestAxis(start, end);
+  private splitAtMedian(start: number, end: number): number {
+    this.longestAxis(start, end);
+    const { axis, cen } = this;
     const middle = (start + end) >> 1;
     let lo = start, hi = end - 1;
     while (lo < hi) {
@@ -234,120 +369,28 @@ export function buildWindingNumberTree(positions: Float32Array, triangles: Uint3
       while (i <= j) {
         while (cen[i * 3 + axis] < pivot) i++;
         while (cen[j * 3 + axis] > pivot) j--;
-        if (i <= j) { swapTriangles(i, j); i++; j--; }
+        if (i <= j) { this.swapTriangles(i, j); i++; j--; }
       }
       if (middle <= j) hi = j;
       else if (middle >= i) lo = i;
       else break;
     }
     return middle;
-  };
+  }
 
   /** Partitions order[start, end) about the middle of its centroids' longest extent; returns the split index. */
-  const splitAtMiddle = (start: number, end: number): number => {
-    const { axis, lo, hi } = longestAxis(start, end);
-    const cut = 0.5 * (lo + hi);
+  private splitAtMiddle(start: number, end: number): number {
+    this.longestAxis(start, end);
+    const { axis, cen, extent } = this;
+    const cut = 0.5 * (extent[axis] + extent[3 + axis]);
     let i = start, j = end - 1;
     while (i <= j) {
       if (cen[i * 3 + axis] < cut) i++;
-      else { swapTriangles(i, j); j--; }
+      else { this.swapTriangles(i, j); j--; }
     }
     // all centroids on one side (they coincide along every axis): halve by count
     return i === start || i === end ? (start + end) >> 1 : i;
-  };
-
-  if (triangleCount > 0) split(0, triangleCount, 0);
-  const corners = new Float64Array(triangleCount * 9);
-  const areaT = new Float64Array(triangleCount);
-  const normalT = new Float64Array(triangleCount * 3);
-  for (let i = 0; i < triangleCount; i++) {
-    const t = order[i];
-    areaT[i] = area[t];
-    for (let k = 0; k < 3; k++) normalT[i * 3 + k] = areaNormal[t * 3 + k];
-    for (let k = 0; k < 3; k++) {
-      const v = triangles[t * 3 + k] * 3;
-      corners[i * 9 + k * 3] = positions[v];
-      corners[i * 9 + k * 3 + 1] = positions[v + 1];
-      corners[i * 9 + k * 3 + 2] = positions[v + 2];
-    }
   }
-  // moments bottom-up: in depth-first order every child comes after its parent
-  const nodes = new Float64Array(nodeCount * NODE_STRIDE);
-  const nodeArea = new Float64Array(nodeCount);
-  const right = rightOf.slice(0, nodeCount);
-  const first = new Int32Array(nodeCount);
-  const count = new Int32Array(nodeCount);
-  const bounds = new Float64Array(nodeCount * 6);
-  /**
-   * The radius of a node: the farthest corner of its triangles order[start, end) from its centre. Its subtree's
-   * boxes are written already (bottom-up): a child whose box's farthest corner is no farther than the farthest corner
-   * found so far is skipped, so a node reads a few leaves, not all its triangles. The same corners' distances as a
-   * sweep of all of them, so the same maximum: a box bound, made of its extreme coordinates with the same operations,
-   * is never below a corner's computed distance (rounding is monotone).
-   */
-  const radiusStack = new Int32Array(2 * depth + 2);
-  const farthestInBox = (n: number, px: number, py: number, pz: number): number => {
-    const b = n * 6;
-    const lx = bounds[b] - px, hx = bounds[b + 3] - px, ly = bounds[b + 1] - py, hy = bounds[b + 4] - py;
-    const lz = bounds[b + 2] - pz, hz = bounds[b + 5] - pz;
-    return Math.max(lx * lx, hx * hx) + Math.max(ly * ly, hy * hy) + Math.max(lz * lz, hz * hz);
-  };
-  const writeRadius = (node: number): void => {
-    const o = node * NODE_STRIDE;
-    const px = nodes[o], py = nodes[o + 1], pz = nodes[o + 2];
-    let radius2 = 0;
-    let top = 0;
-    radiusStack[top++] = node;
-    while (top > 0) {
-      const n = radiusStack[--top];
-      if (farthestInBox(n, px, py, pz) <= radius2) continue;
-      if (right[n] === 0) {
-        for (let c = rangeStart[n] * 9, last = rangeEnd[n] * 9; c < last; c += 3) {
-          const ex = corners[c] - px, ey = corners[c + 1] - py, ez = corners[c + 2] - pz;
-          const d2 = ex * ex + ey * ey + ez * ez;
-          if (d2 > radius2) radius2 = d2;
-        }
-      } else if (farthestInBox(n + 1, px, py, pz) >= farthestInBox(right[n], px, py, pz)) {
-        // the farther child first: its corners raise the bar that may skip the other
-        radiusStack[top++] = right[n];
-        radiusStack[top++] = n + 1;
-      } else {
-        radiusStack[top++] = n + 1;
-        radiusStack[top++] = right[n];
-      }
-    }
-    nodes[o + 3] = Math.sqrt(radius2);
-  };
-
-  for (let node = nodeCount - 1; node >= 0; node--) {
-    const b = node * 6;
-    if (right[node] === 0) {
-      first[node] = rangeStart[node];
-      count[node] = rangeEnd[node] - rangeStart[node];
-      writeLeafMoments(node, rangeStart[node], rangeEnd[node]);
-      let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
-      for (let c = rangeStart[node] * 9, last = rangeEnd[node] * 9; c < last; c += 3) {
-        const x = corners[c], y = corners[c + 1], z = corners[c + 2];
-        if (x < lx) lx = x;
-        if (x > hx) hx = x;
-        if (y < ly) ly = y;
-        if (y > hy) hy = y;
-        if (z < lz) lz = z;
-        if (z > hz) hz = z;
-      }
-      bounds[b] = lx; bounds[b + 1] = ly; bounds[b + 2] = lz; bounds[b + 3] = hx; bounds[b + 4] = hy; bounds[b + 5] = hz;
-    } else {
-      mergeChildMoments(node, node + 1, right[node]);
-      const l = (node + 1) * 6, r = right[node] * 6;
-      for (let a = 0; a < 3; a++) {
-        bounds[b + a] = Math.min(bounds[l + a], bounds[r + a]);
-        bounds[b + 3 + a] = Math.max(bounds[l + 3 + a], bounds[r + 3 + a]);
-      }
-    }
-    writeRadius(node);
-  }
-
-  return { corners, nodes, right, first, count, depth, bounds };
 }
 
 /** Row and column of each slot of a symmetric 3×3 matrix stored as xx yy zz xy xz yz. */

@@ -54,7 +54,6 @@ const ARM_JOINT_ABOVE_ARMPIT = 0.6;
 export function findLandmarks2D(view: FrontView): Landmarks2D {
   const { res, mask } = view;
   const notes: string[] = [];
-  const at = (i: number, j: number) => maskAt(mask, res, i, j);
 
   let jBot = -1, jTop = -1;
   for (let j = 0; j < res && jBot < 0; j++) for (let i = 0; i < res; i++) if (mask[j * res + i]) { jBot = j; break; }
@@ -66,16 +65,15 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   // Midline: the centre of the top of the head.
   const xc = rowsCentroid(mask, res, jTop - Math.max(1, Math.round(0.04 * H)), jTop);
   const cm = Math.round(xc);
-  const centerFilled = (j: number) => at(cm - 1, j) || at(cm, j) || at(cm + 1, j);
 
   // Crotch: the top of the gap between the legs.
   let crotch = -1;
   let gapSeen = 0;
   for (let j = jBot; j < jBot + 0.65 * H; j++) {
-    if (!centerFilled(j)) { gapSeen++; continue; }
+    if (!centreFilled(mask, res, cm, j)) { gapSeen++; continue; }
     if (gapSeen >= Math.max(2, 0.03 * H)) {
       let solid = true;
-      for (let k = 1; k <= 3; k++) if (!centerFilled(j + k)) solid = false;
+      for (let k = 1; k <= 3; k++) if (!centreFilled(mask, res, cm, j + k)) solid = false;
       if (solid) { crotch = j; break; }
     }
   }
@@ -92,11 +90,10 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   for (let p = 0; p < mask.length; p++) upper[p] = mask[p] && !legMask[p] ? 1 : 0;
 
   // Neck and shoulders: the width of the run through the midline, from the top down.
-  const runWidth = (j: number) => midlineRunWidth(mask, res, cm, j);
   let headMax = 0, neckMin = Infinity, neckRow = -1, shoulderRow = -1;
   const searchTo = jTop - 0.6 * (jTop - crotch);
   for (let j = jTop; j > searchTo; j--) {
-    const w = runWidth(j);
+    const w = midlineRunWidth(mask, res, cm, j);
     if (w === 0) continue;
     if (neckRow < 0 && w > 1.45 * headMax && jTop - j > 0.06 * H) { neckRow = j + 1; shoulderRow = j; break; }
     if (neckRow < 0 && w >= headMax) { headMax = w; neckMin = Infinity; continue; }
@@ -137,85 +134,24 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
   let waistHalf = Infinity;
   for (let j = Math.round(crotch + 0.2 * (shoulderRow - crotch)); j <= crotch + 0.7 * (shoulderRow - crotch); j++) {
-    const w = runWidth(j);
+    const w = midlineRunWidth(mask, res, cm, j);
     if (w > 0) waistHalf = Math.min(waistHalf, w / 2);
   }
   if (!Number.isFinite(waistHalf)) waistHalf = headHalf * 1.5;
 
   const neck: Pixel = [xc, shoulderRow];
   const headTop: Pixel = [xc, jTop];
-  const head: Pixel = [xc, baseOfSkullRow(runWidth, shoulderRow, neckRow, neckMin) ?? shoulderRow + 0.3 * (jTop - shoulderRow)];
+  const head: Pixel = [xc, baseOfSkullRow(mask, res, cm, shoulderRow, neckRow, neckMin) ?? shoulderRow + 0.3 * (jTop - shoulderRow)];
   // The trunk joints divide the torso from the crotch to the base of the neck in the template's proportions: measured on
   // the torso's span, not the body's height, as heads and legs vary most between styles (big-headed cartoons).
-  const trunkAt = (f: number): Pixel => [xc, crotch + f * (shoulderRow - crotch)];
 
-  const sideLandmarks = (side: 1 | -1, tip: number): SideLandmarks => {
-    // Arms that hang down: followed from the armpit, the shoulder joint placed under the top of the shoulder.
-    // An "armpit" under a hand tip that is higher up (a T-pose over a coat whose skirt stands apart) is no armpit.
-    const tracked = tip < 0 ? null : trackHangingArm(mask, res, side, cm, shoulderRow, jBot, H);
-    const hanging = tracked && Math.floor(tip / res) <= tracked.armpitRow ? tracked : null;
-    // A tip straight below the shoulder with no armpit above it: an arm hanging down glued to the body (a blocky
-    // character's box arm); the centre line from the neck would run through the torso, so follow the body's side.
-    const glued = tip < 0 || (!hanging && hangsBelowShoulder(mask, res, side, cm, shoulderRow, tip, H));
-    let path: Pixel[], k0: number;
-    if (glued) {
-      notes.push(`${side > 0 ? 'left' : 'right'} arm not separable from the body: laid along its side${tip < 0 ? ' from proportions' : ' down to its tip'}`);
-      path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H, tip < 0 ? undefined : tip);
-      k0 = 0;
-    } else if (hanging) {
-      notes.push(`${side > 0 ? 'left' : 'right'} arm hangs down: followed from the armpit (row ${hanging.armpitRow})`);
-      const jointRow = Math.round(hanging.armpitRow + ARM_JOINT_ABOVE_ARMPIT * (shoulderRow - hanging.armpitRow));
-      const edge = outerEdge(mask, res, jointRow, cm, side);
-      path = [[edge - side * hanging.width / 2, jointRow], ...hanging.centreLine];
-      k0 = 0;
-    } else {
-      path = tracePath(centreLine.prev, tip).map((p) => [p % res, Math.floor(p / res)] as Pixel);
-      // The shoulder joint: where the arm's centre line leaves the torso's width.
-      k0 = path.findIndex(([i]) => (i - xc) * side >= waistHalf * 1.0);
-      if (k0 < 0) k0 = Math.floor(path.length * 0.25);
-    }
-    const along = arcLengths(path);
-    const armLen = along[along.length - 1] - along[k0];
-    const at = (f: number) => pointAlong(path, along, along[k0] + f * armLen);
-    // The wrist: on an arm held out, where a palm that is wider in depth than the forearm begins; else (a hanging arm
-    // shows its palm to the front) the thinnest place in the silhouette near where the hand begins.
-    let wristF = hanging || glued ? null : wristByDepth(view, (f) => at(f));
-    if (wristF === null && glued) wristF = WRIST_ALONG_ARM;
-    if (wristF === null) {
-      let thinnest = Infinity;
-      wristF = WRIST_ALONG_ARM;
-      for (let f = WRIST_ALONG_ARM - 0.1; f <= WRIST_ALONG_ARM + 0.08; f += 0.01) {
-        const [i, j] = at(f);
-        const d = depth[Math.round(j) * res + Math.round(i)];
-        if (d < thinnest - 0.25) { thinnest = d; wristF = f; }
-      }
-    }
-    const arm = path[k0];
-    const shoulder: Pixel = [xc + 0.3 * (arm[0] - xc), arm[1] + 0.3 * (neck[1] - arm[1])];
-
-    // Legs: centroids of this side's leg pixels at heights along the leg.
-    const legX = (j: number) => sideRowCentroid(legMask, res, Math.round(j), xc, side) ?? sideRowCentroid(mask, res, Math.round(j), xc, side) ?? xc + side * waistHalf * 0.5;
-    const hipRow = crotch + HIP_ABOVE_CROTCH * H;
-    const ankleRow = jBot + ANKLE_ABOVE_SOLE * H;
-    const kneeRow = ankleRow + KNEE_ALONG_LEG * (hipRow - ankleRow);
-    return {
-      shoulder,
-      arm,
-      foreArm: at(ELBOW_ALONG_ARM),
-      hand: at(wristF),
-      handTip: path[path.length - 1],
-      upLeg: [legX(crotch - 0.03 * H), hipRow],
-      leg: [legX(kneeRow), kneeRow],
-      foot: [legX(ankleRow), ankleRow],
-    };
-  };
-
+  const scene: SideScene = { view, depth, legMask, centreLinePrev: centreLine.prev, notes, cm, xc, jBot, H, crotch, shoulderRow, waistHalf, neck };
   return {
-    hips: trunkAt(TRUNK_FRACTIONS[0]), spine: trunkAt(TRUNK_FRACTIONS[1]), spine1: trunkAt(TRUNK_FRACTIONS[2]),
-    spine2: trunkAt(TRUNK_FRACTIONS[3]),
+    hips: [xc, crotch + TRUNK_FRACTIONS[0] * (shoulderRow - crotch)], spine: [xc, crotch + TRUNK_FRACTIONS[1] * (shoulderRow - crotch)], spine1: [xc, crotch + TRUNK_FRACTIONS[2] * (shoulderRow - crotch)],
+    spine2: [xc, crotch + TRUNK_FRACTIONS[3] * (shoulderRow - crotch)],
     neck, head, headTop,
-    left: sideLandmarks(1, tips.left),
-    right: sideLandmarks(-1, tips.right),
+    left: sideLandmarks(scene, 1, tips.left),
+    right: sideLandmarks(scene, -1, tips.right),
     soleRow: jBot, crotchRow: crotch, shoulderRow, notes,
   };
 }
@@ -227,6 +163,11 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
 /** mask at pixel (i, j), 0 outside the view */
 function maskAt(mask: Uint8Array, res: number, i: number, j: number): number {
   return i >= 0 && j >= 0 && i < res && j < res ? mask[j * res + i] : 0;
+}
+
+/** whether row j is covered at the midline column cm or beside it */
+function centreFilled(mask: Uint8Array, res: number, cm: number, j: number): number {
+  return maskAt(mask, res, cm - 1, j) || maskAt(mask, res, cm, j) || maskAt(mask, res, cm + 1, j);
 }
 
 /** the width of row j's run through column cm (0 when cm is empty there) */
@@ -285,6 +226,91 @@ function legReach(legMask: Uint8Array, res: number, xc: number, j: number, side:
   return reach;
 }
 
+/** What sideLandmarks reads of findLandmarks2D's work. */
+interface SideScene {
+  view: FrontView;
+  /** distance to the silhouette's edge, per pixel */
+  depth: Float32Array;
+  /** the legs' pixels: Uint8Array res*res */
+  legMask: Uint8Array;
+  /** the centre line's shortest-path tree from the base of the neck (shortestPathsFrom's prev) */
+  centreLinePrev: Int32Array;
+  /** findLandmarks2D's notes, added to */
+  notes: string[];
+  cm: number;
+  xc: number;
+  jBot: number;
+  H: number;
+  crotch: number;
+  shoulderRow: number;
+  waistHalf: number;
+  neck: Pixel;
+}
+
+/** One side's arm and leg joints (side 1: +x, the character's left), from its hand tip (-1: none found). */
+function sideLandmarks(scene: SideScene, side: 1 | -1, tip: number): SideLandmarks {
+  const { view, depth, legMask, centreLinePrev, notes, cm, xc, jBot, H, crotch, shoulderRow, waistHalf, neck } = scene;
+  const { res, mask } = view;
+  // Arms that hang down: followed from the armpit, the shoulder joint placed under the top of the shoulder.
+  // An "armpit" under a hand tip that is higher up (a T-pose over a coat whose skirt stands apart) is no armpit.
+  const tracked = tip < 0 ? null : trackHangingArm(mask, res, side, cm, shoulderRow, jBot, H);
+  const hanging = tracked && Math.floor(tip / res) <= tracked.armpitRow ? tracked : null;
+  // A tip straight below the shoulder with no armpit above it: an arm hanging down glued to the body (a blocky
+  // character's box arm); the centre line from the neck would run through the torso, so follow the body's side.
+  const glued = tip < 0 || (!hanging && hangsBelowShoulder(mask, res, side, cm, shoulderRow, tip, H));
+  let path: Pixel[], k0: number;
+  if (glued) {
+    notes.push(`${side > 0 ? 'left' : 'right'} arm not separable from the body: laid along its side${tip < 0 ? ' from proportions' : ' down to its tip'}`);
+    path = gluedArmPath(mask, res, side, cm, shoulderRow, crotch, H, tip < 0 ? undefined : tip);
+    k0 = 0;
+  } else if (hanging) {
+    notes.push(`${side > 0 ? 'left' : 'right'} arm hangs down: followed from the armpit (row ${hanging.armpitRow})`);
+    const jointRow = Math.round(hanging.armpitRow + ARM_JOINT_ABOVE_ARMPIT * (shoulderRow - hanging.armpitRow));
+    const edge = outerEdge(mask, res, jointRow, cm, side);
+    path = [[edge - side * hanging.width / 2, jointRow], ...hanging.centreLine];
+    k0 = 0;
+  } else {
+    path = tracePath(centreLinePrev, tip).map((p) => [p % res, Math.floor(p / res)] as Pixel);
+    // The shoulder joint: where the arm's centre line leaves the torso's width.
+    k0 = path.findIndex(([i]) => (i - xc) * side >= waistHalf * 1.0);
+    if (k0 < 0) k0 = Math.floor(path.length * 0.25);
+  }
+  const along = arcLengths(path);
+  const armLen = along[along.length - 1] - along[k0];
+  const at = (f: number) => pointAlong(path, along, along[k0] + f * armLen);
+  // The wrist: on an arm held out, where a palm that is wider in depth than the forearm begins; else (a hanging arm
+  // shows its palm to the front) the thinnest place in the silhouette near where the hand begins.
+  let wristF = hanging || glued ? null : wristByDepth(view, (f) => at(f));
+  if (wristF === null && glued) wristF = WRIST_ALONG_ARM;
+  if (wristF === null) {
+    let thinnest = Infinity;
+    wristF = WRIST_ALONG_ARM;
+    for (let f = WRIST_ALONG_ARM - 0.1; f <= WRIST_ALONG_ARM + 0.08; f += 0.01) {
+      const [i, j] = at(f);
+      const d = depth[Math.round(j) * res + Math.round(i)];
+      if (d < thinnest - 0.25) { thinnest = d; wristF = f; }
+    }
+  }
+  const arm = path[k0];
+  const shoulder: Pixel = [xc + 0.3 * (arm[0] - xc), arm[1] + 0.3 * (neck[1] - arm[1])];
+
+  // Legs: centroids of this side's leg pixels at heights along the leg.
+  const legX = (j: number) => sideRowCentroid(legMask, res, Math.round(j), xc, side) ?? sideRowCentroid(mask, res, Math.round(j), xc, side) ?? xc + side * waistHalf * 0.5;
+  const hipRow = crotch + HIP_ABOVE_CROTCH * H;
+  const ankleRow = jBot + ANKLE_ABOVE_SOLE * H;
+  const kneeRow = ankleRow + KNEE_ALONG_LEG * (hipRow - ankleRow);
+  return {
+    shoulder,
+    arm,
+    foreArm: at(ELBOW_ALONG_ARM),
+    hand: at(wristF),
+    handTip: path[path.length - 1],
+    upLeg: [legX(crotch - 0.03 * H), hipRow],
+    leg: [legX(kneeRow), kneeRow],
+    foot: [legX(ankleRow), ankleRow],
+  };
+}
+
 /**
  * The head joint's row: the base of the skull, where the neck's narrowest stretch (widths within 15% of the narrowest)
  * begins, seen from the base of the neck upwards. Null when the width profile shows no neck (the head sits straight on
@@ -292,9 +318,9 @@ function legReach(legMask: Uint8Array, res: number, xc: number, j: number, side:
  * runWidth: width of the midline run of a row (pixels), neckBaseRow: base of the neck, narrowestRow and narrowestWidth:
  * the neck's narrowest row and its width (Infinity when none) → row | null
  */
-function baseOfSkullRow(runWidth: (j: number) => number, neckBaseRow: number, narrowestRow: number, narrowestWidth: number): number | null {
+function baseOfSkullRow(mask: Uint8Array, res: number, cm: number, neckBaseRow: number, narrowestRow: number, narrowestWidth: number): number | null {
   if (!Number.isFinite(narrowestWidth)) return null;
-  for (let j = neckBaseRow + 1; j <= narrowestRow; j++) if (runWidth(j) <= 1.15 * narrowestWidth) return j;
+  for (let j = neckBaseRow + 1; j <= narrowestRow; j++) if (midlineRunWidth(mask, res, cm, j) <= 1.15 * narrowestWidth) return j;
   return null;
 }
 
