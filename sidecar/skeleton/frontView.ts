@@ -24,7 +24,7 @@ export interface FrontView {
  */
 export function renderFrontView(positions: Float32Array, triangles: Uint32Array, res: number): FrontView {
   const n = res * res;
-  const view: FrontView = { res, mask: new Uint8Array(n), zFront: new Float32Array(n).fill(-Infinity), zBack: new Float32Array(n).fill(Infinity) };
+  const mask = new Uint8Array(n), zFront = new Float32Array(n).fill(-Infinity), zBack = new Float32Array(n).fill(Infinity);
   const span = new Float64Array(2);
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
@@ -43,17 +43,20 @@ export function renderFrontView(positions: Float32Array, triangles: Uint32Array,
           const w1 = ((x2 - i) * (y0 - j) - (x0 - i) * (y2 - j)) / area;
           const w2 = 1 - w0 - w1;
           if (w0 < -1e-9 || w1 < -1e-9 || w2 < -1e-9) continue;
-          putPixel(view, i, j, w0 * z0 + w1 * z1 + w2 * z2);
+          const z = w0 * z0 + w1 * z1 + w2 * z2, p = j * res + i;
+          mask[p] = 1;
+          if (z > zFront[p]) zFront[p] = z;
+          if (z < zBack[p]) zBack[p] = z;
         }
       }
     }
     // Triangles smaller than a pixel (dense meshes) may cover no pixel centre: their corners still count.
     // (three calls, not a loop over [x, y, z] arrays: four arrays a triangle cost a tenth of the render at 100k)
-    putCorner(view, x0, y0, z0);
-    putCorner(view, x1, y1, z1);
-    putCorner(view, x2, y2, z2);
+    putCorner(mask, zFront, zBack, res, x0, y0, z0);
+    putCorner(mask, zFront, zBack, res, x1, y1, z1);
+    putCorner(mask, zFront, zBack, res, x2, y2, z2);
   }
-  return view;
+  return { res, mask, zFront, zBack };
 }
 
 // The render's steps are module functions, not closures made per render: a closure made per call is a new function
@@ -65,16 +68,14 @@ function toPixel(x: number, res: number): number {
   return (x + 0.5) * res - 0.5;
 }
 
-function putPixel(view: FrontView, i: number, j: number, z: number): void {
-  const p = j * view.res + i;
-  view.mask[p] = 1;
-  if (z > view.zFront[p]) view.zFront[p] = z;
-  if (z < view.zBack[p]) view.zBack[p] = z;
-}
-
-function putCorner(view: FrontView, x: number, y: number, z: number): void {
+/** a corner at (x, y) pixel units and depth z into the silhouette and the depth buffers, when inside the view */
+function putCorner(mask: Uint8Array, zFront: Float32Array, zBack: Float32Array, res: number, x: number, y: number, z: number): void {
   const i = Math.round(x), j = Math.round(y);
-  if (i >= 0 && j >= 0 && i < view.res && j < view.res) putPixel(view, i, j, z);
+  if (i < 0 || j < 0 || i >= res || j >= res) return;
+  const p = j * res + i;
+  mask[p] = 1;
+  if (z > zFront[p]) zFront[p] = z;
+  if (z < zBack[p]) zBack[p] = z;
 }
 
 /**

@@ -15,17 +15,11 @@ export function voxelWeightsToVertices(positions: Float32Array, g: VoxelGrid, vw
   const indices = new Uint16Array(nv * k);
   const weights = new Float32Array(nv * k);
   const row = new Float64Array(nBones);
-  const touched: number[] = [];
+  // the bones of the row, in the order first touched (a typed list: a JS array emptied per vertex was reallocated)
+  const touched = new Int32Array(nBones);
   let nearest: ReturnType<typeof nearestWeightedVoxel> | undefined;
-  const addVoxel = (v: number, f: number) => {
-    for (let s = 0; s < k; s++) {
-      const b = vw.bones[v * k + s];
-      if (b === NO_BONE) break;
-      if (row[b] === 0) touched.push(b);
-      row[b] += f * vw.values[v * k + s];
-    }
-  };
   for (let p = 0; p < nv; p++) {
+    let touchedCount = 0;
     const u = (positions[3 * p] - g.origin[0]) / g.size - 0.5;
     const w = (positions[3 * p + 1] - g.origin[1]) / g.size - 0.5;
     const t = (positions[3 * p + 2] - g.origin[2]) / g.size - 0.5;
@@ -39,33 +33,46 @@ export function voxelWeightsToVertices(positions: Float32Array, g: VoxelGrid, vw
       if (!vw.weighted[v]) continue;
       const f = ((c & 1) ? fu : 1 - fu) * (((c >> 1) & 1) ? fw : 1 - fw) * (((c >> 2) & 1) ? ft : 1 - ft);
       if (f <= 0) continue;
-      addVoxel(v, f);
+      touchedCount = addVoxelRow(vw, k, v, f, row, touched, touchedCount);
       total += f;
     }
     if (total <= 0) {
       nearest ??= nearestWeightedVoxel(vw.weighted, g);
       const i = clamp(Math.round(u), nx), j = clamp(Math.round(w), ny), kk = clamp(Math.round(t), nz);
       const src = nearest.origin[(kk * ny + j) * nx + i];
-      if (src >= 0) addVoxel(src, 1);
+      if (src >= 0) touchedCount = addVoxelRow(vw, k, src, 1, row, touched, touchedCount);
     }
     // the k heaviest of the few bones touched (writeTopK's choice and ties: the lower bone index first), renormalised;
     // an insertion sort: a handful of bones, sorted once per vertex
-    for (let i = 1; i < touched.length; i++) {
+    for (let i = 1; i < touchedCount; i++) {
       const b = touched[i];
       let j = i - 1;
       while (j >= 0 && (row[touched[j]] < row[b] || (row[touched[j]] === row[b] && touched[j] > b))) { touched[j + 1] = touched[j]; j--; }
       touched[j + 1] = b;
     }
     let sum = 0, kept = 0;
-    for (; kept < k && kept < touched.length && row[touched[kept]] > 0; kept++) sum += row[touched[kept]];
+    for (; kept < k && kept < touchedCount && row[touched[kept]] > 0; kept++) sum += row[touched[kept]];
     for (let s = 0; s < kept; s++) {
       indices[p * k + s] = touched[s];
       weights[p * k + s] = row[touched[s]] / sum;
     }
-    for (const b of touched) row[b] = 0;
-    touched.length = 0;
+    for (let i = 0; i < touchedCount; i++) row[touched[i]] = 0;
   }
   return { indices, weights };
+}
+
+/**
+ * row += f · voxel v's weights, each bone first met appended to touched[count..]; → the new count. (A module
+ * function, not a closure made per call, which V8 compiled again on every call.)
+ */
+function addVoxelRow(vw: VoxelWeights, k: number, v: number, f: number, row: Float64Array, touched: Int32Array, count: number): number {
+  for (let s = 0; s < k; s++) {
+    const b = vw.bones[v * k + s];
+    if (b === NO_BONE) break;
+    if (row[b] === 0) touched[count++] = b;
+    row[b] += f * vw.values[v * k + s];
+  }
+  return count;
 }
 
 function clamp(i: number, n: number): number {
