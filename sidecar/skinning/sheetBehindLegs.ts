@@ -10,7 +10,7 @@
  * rule; a hand hanging beside a thigh is beside the legs, not behind them.
  */
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
-import { legPointAtHeight, markedLayers, moveSlotWeight, type LegChain } from './skirtOnThighs.js';
+import { legPointAtHeight, markedLayers, moveSlotWeight, voxelCell, type LegChain } from './skirtOnThighs.js';
 import type { SkinBone } from './voxelBoneWeights.js';
 
 /**
@@ -27,17 +27,78 @@ export const MIN_SHEET_SPAN = 0.25;
  * spacing, at least 3 voxels).
  */
 export function behindLegsVoxels(solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], legs: LegChain[]): Uint8Array {
-  const [nx, ny, nz] = g.dims;
   const marked = new Uint8Array(solid.length);
   if (legs.length !== 2) return marked;
-  const index = (i: number, j: number, k: number) => (k * ny + j) * nx + i;
-  const cell = (x: number, a: 0 | 2) => Math.floor((x - g.origin[a]) / g.size);
-  // one layer's labels (cell k * nx + i): -1 unlabelled; the leg pieces are flooded first, then only the pieces that
-  // start behind the legs, so the layers of a body without a sheet cost two small floods
-  const piece = new Int32Array(nx * nz);
-  const stack = new Int32Array(nx * nz);
-  /** 8-connected flood of layer j from cell (i0, k0) as piece `id` → its cell count, sum of i, and frontmost k */
-  const flood = (j: number, i0: number, k0: number, id: number) => {
+  const layer = new LayerPieces(solid, g.dims);
+  const { nx, nz, piece } = layer;
+  for (let j = 0; j < layer.ny; j++) {
+    const y = g.origin[1] + (j + 0.5) * g.size;
+    const l = legPointAtHeight(bones, legs[0], y), r = legPointAtHeight(bones, legs[1], y);
+    if (l === null || r === null) continue;
+    piece.fill(-1);
+    const legsFound = layer.floodLeg(g, j, l) + layer.floodLeg(g, j, r);
+    // a leg whose bone point misses its own solid by more than 2 voxels: this layer cannot be read
+    if (legsFound === 0) continue;
+    const spread = Math.max(Math.abs(l[0] - r[0]) / 2, 3 * g.size);
+    const xLo = Math.min(l[0], r[0]) - spread, xHi = Math.max(l[0], r[0]) + spread;
+    const zBack = Math.min(l[1], r[1]);
+    // a piece wholly behind zBack has all its cells' far sides behind it: it starts (and ends) below this k
+    const kEnd = Math.min(nz, Math.floor((zBack - g.origin[2]) / g.size));
+    let next = 1;
+    for (let k0 = 0; k0 < kEnd; k0++) {
+      for (let i0 = 0; i0 < nx; i0++) {
+        if (piece[k0 * nx + i0] >= 0 || solid[layer.index(i0, j, k0)] === 0) continue;
+        const id = next++;
+        layer.flood(j, i0, k0, id);
+        const x = g.origin[0] + (layer.sumI / layer.count + 0.5) * g.size, z = g.origin[2] + (layer.front + 1) * g.size;
+        if (z >= zBack || x < xLo || x > xHi) continue;
+        layer.markPiece(id, j, marked);
+      }
+    }
+  }
+  const legHeight = Math.max(legLength(bones, legs[0]), legLength(bones, legs[1]));
+  keepTallComponents(marked, g, Math.max(MIN_SHEET_SPAN * legHeight, g.size));
+  return marked;
+}
+
+// behindLegsVoxels' flood is a class, not a closure made per call: V8 compiles a closure's code again for each new
+// closure (each apply of a pose recompiled behindLegsVoxels and its flood, --trace-opt).
+
+/**
+ * One height layer's pieces at a time, of the solid (Uint8Array #voxels, dims [nx, ny, nz]): piece holds the layer's
+ * labels (Int32Array #(nx*nz), cell k * nx + i; -1 unlabelled, the caller clears it per layer), and flood's last
+ * piece its cell count, sum of i and frontmost k. The leg pieces are flooded first, then only the pieces that start
+ * behind the legs, so the layers of a body without a sheet cost two small floods.
+ */
+class LayerPieces {
+  readonly nx: number;
+  readonly ny: number;
+  readonly nz: number;
+  readonly piece: Int32Array;
+  /** the last flood's cell count, sum of i, and frontmost k */
+  count = 0;
+  sumI = 0;
+  front = -1;
+  private readonly solid: Uint8Array;
+  private readonly stack: Int32Array;
+
+  constructor(solid: Uint8Array, dims: [number, number, number]) {
+    this.nx = dims[0];
+    this.ny = dims[1];
+    this.nz = dims[2];
+    this.solid = solid;
+    this.piece = new Int32Array(this.nx * this.nz);
+    this.stack = new Int32Array(this.nx * this.nz);
+  }
+
+  /** Linear index of voxel (i, j, k). */
+  index(i: number, j: number, k: number): number {
+    return (k * this.ny + j) * this.nx + i;
+  }
+
+  /** 8-connected flood of layer j from cell (i0, k0) as piece `id` → count, sumI and front set. */
+  flood(j: number, i0: number, k0: number, id: number): void {
+    const { nx, nz, piece, stack, solid } = this;
     let top = 0, count = 0, sumI = 0, front = -1;
     piece[k0 * nx + i0] = id;
     stack[top++] = k0 * nx + i0;
@@ -49,49 +110,38 @@ export function behindLegsVoxels(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
       for (let dk = -1; dk <= 1; dk++) {
         for (let di = -1; di <= 1; di++) {
           const a = i + di, b = k + dk;
-          if (a < 0 || b < 0 || a >= nx || b >= nz || piece[b * nx + a] >= 0 || solid[index(a, j, b)] === 0) continue;
+          if (a < 0 || b < 0 || a >= nx || b >= nz || piece[b * nx + a] >= 0 || solid[this.index(a, j, b)] === 0) continue;
           piece[b * nx + a] = id;
           stack[top++] = b * nx + a;
         }
       }
     }
-    return { count, sumI, front };
-  };
-  for (let j = 0; j < ny; j++) {
-    const y = g.origin[1] + (j + 0.5) * g.size;
-    const points = legs.map((leg) => legPointAtHeight(bones, leg, y));
-    if (points.some((p) => p === null)) continue;
-    const [l, r] = points as [number, number][];
-    piece.fill(-1);
-    let legsFound = 0;
-    for (const [x, z] of [l, r]) {
-      const c = nearestSolidCell(solid, g, j, cell(x, 0), cell(z, 2), 2);
-      if (c < 0) continue;
-      legsFound++;
-      if (piece[c] < 0) flood(j, c % nx, Math.floor(c / nx), 0);
-    }
-    // a leg whose bone point misses its own solid by more than 2 voxels: this layer cannot be read
-    if (legsFound === 0) continue;
-    const spread = Math.max(Math.abs(l[0] - r[0]) / 2, 3 * g.size);
-    const xLo = Math.min(l[0], r[0]) - spread, xHi = Math.max(l[0], r[0]) + spread;
-    const zBack = Math.min(l[1], r[1]);
-    // a piece wholly behind zBack has all its cells' far sides behind it: it starts (and ends) below this k
-    const kEnd = Math.min(nz, Math.floor((zBack - g.origin[2]) / g.size));
-    let next = 1;
-    for (let k0 = 0; k0 < kEnd; k0++) {
-      for (let i0 = 0; i0 < nx; i0++) {
-        if (piece[k0 * nx + i0] >= 0 || solid[index(i0, j, k0)] === 0) continue;
-        const id = next++;
-        const { count, sumI, front } = flood(j, i0, k0, id);
-        const x = g.origin[0] + (sumI / count + 0.5) * g.size, z = g.origin[2] + (front + 1) * g.size;
-        if (z >= zBack || x < xLo || x > xHi) continue;
-        for (let c = 0; c < nx * nz; c++) if (piece[c] === id) marked[index(c % nx, j, Math.floor(c / nx))] = 1;
-      }
-    }
+    this.count = count;
+    this.sumI = sumI;
+    this.front = front;
   }
-  const legHeight = Math.max(...legs.map((leg) => bones[leg.thigh].head[1] - bones[leg.belowKnee[0]].tail[1]));
-  keepTallComponents(marked, g, Math.max(MIN_SHEET_SPAN * legHeight, g.size));
-  return marked;
+
+  /**
+   * A leg's piece in layer j, from its bone point p ([x, z], grid g): flooded as piece 0 unless already (both legs in
+   * one piece) → 1, or 0 when no solid cell lies within 2 of the point.
+   */
+  floodLeg(g: VoxelGrid, j: number, p: [number, number]): number {
+    const c = nearestSolidCell(this.solid, g, j, voxelCell(g, p[0], 0), voxelCell(g, p[1], 2), 2);
+    if (c < 0) return 0;
+    if (this.piece[c] < 0) this.flood(j, c % this.nx, Math.floor(c / this.nx), 0);
+    return 1;
+  }
+
+  /** Marks (in `marked`, Uint8Array #voxels) every cell of layer j labelled `id`. */
+  markPiece(id: number, j: number, marked: Uint8Array): void {
+    const { nx, nz, piece } = this;
+    for (let c = 0; c < nx * nz; c++) if (piece[c] === id) marked[this.index(c % nx, j, Math.floor(c / nx))] = 1;
+  }
+}
+
+/** A leg's height: its thigh's head above its shin's tail (canonical y). */
+function legLength(bones: SkinBone[], leg: LegChain): number {
+  return bones[leg.thigh].head[1] - bones[leg.belowKnee[0]].tail[1];
 }
 
 /** In place: clears the 26-connected components of `marked` whose height (y extent, in voxels' size) is under minSpan. */

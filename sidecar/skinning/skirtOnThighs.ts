@@ -36,10 +36,9 @@ export const SKIRT_MIDDLE_DEPTH = 0.95;
  * Mixamo joint → the left and right legs' chains, or [] when the skeleton lacks a thigh or shin on either side.
  */
 export function legChains(bones: Pick<SkinBone, 'parent'>[], nameOf: (bone: number) => string | null): LegChain[] {
-  const find = (name: string) => bones.findIndex((_, b) => nameOf(b) === name);
   const chains: LegChain[] = [];
   for (const side of ['Left', 'Right']) {
-    const thigh = find(`${side}UpLeg`), shin = find(`${side}Leg`);
+    const thigh = boneNamed(bones.length, nameOf, `${side}UpLeg`), shin = boneNamed(bones.length, nameOf, `${side}Leg`);
     if (thigh < 0 || shin < 0 || bones[shin].parent !== thigh) return [];
     const belowKnee = [shin];
     for (let b = 0; b < bones.length; b++) {
@@ -52,6 +51,12 @@ export function legChains(bones: Pick<SkinBone, 'parent'>[], nameOf: (bone: numb
   return chains;
 }
 
+/** The first of `count` bones whose nameOf is `name`, or -1. */
+function boneNamed(count: number, nameOf: (bone: number) => string | null, name: string): number {
+  for (let b = 0; b < count; b++) if (nameOf(b) === name) return b;
+  return -1;
+}
+
 /**
  * skirtVoxels: the solid voxels (Uint8Array #voxels, grid g, canonical: x left, y up, z forward), the bones, the two
  * legs → Uint8Array #voxels, 1 for the voxels of a skirt's cross-section: in each height layer that a skirt spans (see
@@ -59,50 +64,97 @@ export function legChains(bones: Pick<SkinBone, 'parent'>[], nameOf: (bone: numb
  * hanging beside the skirt is apart from it in the layer, and is not marked.
  */
 export function skirtVoxels(solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], legs: LegChain[]): Uint8Array {
-  const [nx, ny, nz] = g.dims;
   const marked = new Uint8Array(solid.length);
   if (legs.length !== 2) return marked;
-  const index = (i: number, j: number, k: number) => (k * ny + j) * nx + i;
-  const at = (i: number, j: number, k: number) => i >= 0 && i < nx && k >= 0 && k < nz && solid[index(i, j, k)] === 1;
-  /** solid voxels in a row along z through (i, j, k), k included; 0 when (i, j, k) is empty */
-  const depth = (i: number, j: number, k: number) => {
-    if (!at(i, j, k)) return 0;
-    let d = 1;
-    for (let q = k + 1; at(i, j, q); q++) d++;
-    for (let q = k - 1; at(i, j, q); q--) d++;
-    return d;
-  };
-  const cell = (x: number, a: 0 | 2) => Math.floor((x - g.origin[a]) / g.size);
-  const stack: number[] = [];
-  for (let j = 0; j < ny; j++) {
+  const layers = new SkirtCrossSections(solid, g.dims, marked);
+  for (let j = 0; j < layers.ny; j++) {
     const y = g.origin[1] + (j + 0.5) * g.size;
-    const points = legs.map((leg) => legPointAtHeight(bones, leg, y));
-    if (points.some((p) => p === null)) continue;
-    const [l, r] = points as [number, number][];
-    const li = cell(l[0], 0), lk = cell(l[1], 2), ri = cell(r[0], 0), rk = cell(r[1], 2);
+    const l = legPointAtHeight(bones, legs[0], y), r = legPointAtHeight(bones, legs[1], y);
+    if (l === null || r === null) continue;
+    const li = voxelCell(g, l[0], 0), lk = voxelCell(g, l[1], 2), ri = voxelCell(g, r[0], 0), rk = voxelCell(g, r[1], 2);
     const steps = Math.max(Math.abs(li - ri), Math.abs(lk - rk), 1) * 2;
     let joined = true;
     for (let s = 0; s <= steps && joined; s++) {
       const t = s / steps;
-      joined = at(Math.round(li + (ri - li) * t), j, Math.round(lk + (rk - lk) * t));
+      joined = layers.at(Math.round(li + (ri - li) * t), j, Math.round(lk + (rk - lk) * t));
     }
     if (!joined) continue;
     const mi = Math.round((li + ri) / 2), mk = Math.round((lk + rk) / 2);
-    if (depth(mi, j, mk) < SKIRT_MIDDLE_DEPTH * Math.max(depth(li, j, lk), depth(ri, j, rk))) continue;
-    // the layer's solid that the middle reaches, 4-connected within the layer
-    marked[index(mi, j, mk)] = 1;
-    stack.push(mi, mk);
-    while (stack.length > 0) {
-      const k = stack.pop()!, i = stack.pop()!;
-      for (const [a, c] of [[i + 1, k], [i - 1, k], [i, k + 1], [i, k - 1]]) {
-        if (at(a, j, c) && marked[index(a, j, c)] === 0) {
-          marked[index(a, j, c)] = 1;
-          stack.push(a, c);
-        }
-      }
-    }
+    if (layers.depth(mi, j, mk) < SKIRT_MIDDLE_DEPTH * Math.max(layers.depth(li, j, lk), layers.depth(ri, j, rk))) continue;
+    layers.markFrom(mi, j, mk);
   }
   return marked;
+}
+
+// skirtVoxels' steps are a class and module functions, not closures made per call: V8 compiles a closure's code again
+// for each new closure (each apply of a pose recompiled skirtVoxels and its closures, --trace-opt).
+
+/** The voxel (i, or k for a = 2) along axis a of grid g that holds coordinate x; may lie outside the grid. */
+export function voxelCell(g: VoxelGrid, x: number, a: 0 | 2): number {
+  return Math.floor((x - g.origin[a]) / g.size);
+}
+
+/**
+ * The solid (Uint8Array #voxels, dims [nx, ny, nz]) read layer by layer, and skirtVoxels' marks (Uint8Array #voxels,
+ * filled in place by markFrom). i and k may lie outside the grid (then empty); j must lie inside.
+ */
+class SkirtCrossSections {
+  readonly nx: number;
+  readonly ny: number;
+  readonly nz: number;
+  private readonly solid: Uint8Array;
+  private readonly marked: Uint8Array;
+  /** markFrom's pending cells, (i, k) pairs; empty between calls */
+  private readonly stack: number[] = [];
+
+  constructor(solid: Uint8Array, dims: [number, number, number], marked: Uint8Array) {
+    this.nx = dims[0];
+    this.ny = dims[1];
+    this.nz = dims[2];
+    this.solid = solid;
+    this.marked = marked;
+  }
+
+  /** Linear index of voxel (i, j, k). */
+  index(i: number, j: number, k: number): number {
+    return (k * this.ny + j) * this.nx + i;
+  }
+
+  /** Whether voxel (i, j, k) is inside the grid and solid. */
+  at(i: number, j: number, k: number): boolean {
+    return i >= 0 && i < this.nx && k >= 0 && k < this.nz && this.solid[this.index(i, j, k)] === 1;
+  }
+
+  /** Solid voxels in a row along z through (i, j, k), k included; 0 when (i, j, k) is empty. */
+  depth(i: number, j: number, k: number): number {
+    if (!this.at(i, j, k)) return 0;
+    let d = 1;
+    for (let q = k + 1; this.at(i, j, q); q++) d++;
+    for (let q = k - 1; this.at(i, j, q); q--) d++;
+    return d;
+  }
+
+  /** Marks (i0, j, k0), and the layer's solid it reaches, 4-connected within layer j. */
+  markFrom(i0: number, j: number, k0: number): void {
+    const stack = this.stack;
+    this.marked[this.index(i0, j, k0)] = 1;
+    stack.push(i0, k0);
+    while (stack.length > 0) {
+      const k = stack.pop()!, i = stack.pop()!;
+      this.reach(i + 1, j, k);
+      this.reach(i - 1, j, k);
+      this.reach(i, j, k + 1);
+      this.reach(i, j, k - 1);
+    }
+  }
+
+  /** markFrom's step to a neighbour (a, j, c): marked and stacked when solid and not yet marked. */
+  private reach(a: number, j: number, c: number): void {
+    if (this.at(a, j, c) && this.marked[this.index(a, j, c)] === 0) {
+      this.marked[this.index(a, j, c)] = 1;
+      this.stack.push(a, c);
+    }
+  }
 }
 
 /**
@@ -189,7 +241,7 @@ export function keepSkirtOnThighs(
       continue;
     }
     // nothing of its own left: the nearer thigh
-    const [a, b] = legs.map((leg) => Math.sqrt(pointSegmentDistanceSquared(positions, v, bones[leg.thigh].head, bones[leg.thigh].tail)));
+    const a = distanceToBone(positions, v, bones[legs[0].thigh]), b = distanceToBone(positions, v, bones[legs[1].thigh]);
     bindWholly(v, legs[a <= b ? 0 : 1].thigh, k, indices, weights);
   }
   return changed;
@@ -215,7 +267,9 @@ export function ownReachOffSkirt(
   positions: Float32Array, bones: SkinBone[], onSkirt: Uint8Array, k: number, indices: Uint16Array, weights: Float32Array,
   wanted: Uint8Array = new Uint8Array(bones.length).fill(1),
 ): Float64Array {
-  const distances: number[][] = bones.map(() => []);
+  // (loops, not bones.map and Float64Array.from with closures made per call: V8 recompiled this every apply)
+  const distances: number[][] = [];
+  for (let b = 0; b < bones.length; b++) distances.push([]);
   const nv = positions.length / 3;
   for (let v = 0; v < nv; v++) {
     if (onSkirt[v] === 1) continue;
@@ -231,11 +285,21 @@ export function ownReachOffSkirt(
     if (t <= 0 || t >= 1) continue;
     distances[indices[v * k + best]].push(Math.hypot(px - t * dx, py - t * dy, pz - t * dz));
   }
-  return Float64Array.from(distances, (d) => {
-    if (d.length < REACH_MIN_VERTICES) return Number.NaN;
-    d.sort((a, b) => a - b);
-    return REACH_MARGIN * d[Math.floor(REACH_QUANTILE * (d.length - 1))];
-  });
+  const reach = new Float64Array(bones.length);
+  for (let b = 0; b < bones.length; b++) reach[b] = reachOf(distances[b]);
+  return reach;
+}
+
+/** One bone's distances (number[], sorted in place) → REACH_MARGIN × their REACH_QUANTILE, NaN under REACH_MIN_VERTICES. */
+function reachOf(d: number[]): number {
+  if (d.length < REACH_MIN_VERTICES) return Number.NaN;
+  d.sort(ascending);
+  return REACH_MARGIN * d[Math.floor(REACH_QUANTILE * (d.length - 1))];
+}
+
+/** Array.prototype.sort's comparator for numbers in ascending order. */
+function ascending(a: number, b: number): number {
+  return a - b;
 }
 
 /**
@@ -284,4 +348,9 @@ function onSkirtSurface(positions: Float32Array, v: number, g: VoxelGrid, solid:
 
 function segmentLength(bone: SkinBone): number {
   return Math.hypot(bone.tail[0] - bone.head[0], bone.tail[1] - bone.head[1], bone.tail[2] - bone.head[2]);
+}
+
+/** The distance from vertex v (positions: Float32Array #V*3) to a bone's segment, head to tail. */
+function distanceToBone(positions: Float32Array, v: number, bone: SkinBone): number {
+  return Math.sqrt(pointSegmentDistanceSquared(positions, v, bone.head, bone.tail));
 }
