@@ -20,7 +20,7 @@ import { loadModel, runModel } from '../sidecar/learned/onnxSession.js';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
 import { prepareMesh, rigCharacterAsync, rigPreparedAsync, skinCharacter, skinCharacterAsync } from '../sidecar/pipeline.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
-import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, carryStencilToVoxels } from '../sidecar/skinning/carryPointWeights.js';
+import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, carryStencilToVoxels, NearSampleSearch, Neighbours, sampleHash, searchSamples } from '../sidecar/skinning/carryPointWeights.js';
 import { drawPointRigClouds, predictPointRig, predictPointRigWhile } from '../sidecar/skinning/learnedSkinning.js';
 import { voxelWeightsToVertices } from '../sidecar/skinning/voxelWeightsToVertices.js';
 import { farthestPointOrder } from '../sidecar/skinning/farthestPointOrder.js';
@@ -252,6 +252,37 @@ describe('carrying point weights to vertices', () => {
     // a stencil serves the points it was made for, with as many neighbours, and no others
     expect(() => applyCarryStencil(stencil, { ...samples, points: samples.points.slice() }, options)).toThrow(/other sample points/);
     expect(() => applyCarryStencil(stencil, samples, { ...options, neighbours: 3 })).toThrow(/another number of neighbours/);
+  });
+
+  it("finds each voxel's nearest points as the ring walk does, the same points in the same order, from its kept lists", () => {
+    // a cloud in three pieces, with duplicated points (exact ties), queried along a path (consecutive queries in one
+    // cell, where the last query's bound applies), at random, and outside the hash; several list sizes and ring limits
+    const random = new SeededRandom(11);
+    const n = 1500;
+    const points = new Float32Array(3 * n);
+    for (let s = 0; s < n; s++) for (let a = 0; a < 3; a++) points[3 * s + a] = random.next() * (a === 2 ? 0.3 : 1);
+    for (let s = 0; s < 100; s++) points.copyWithin(3 * (n - 1 - s), 3 * s, 3 * s + 3);
+    const pieceOfSample = Int32Array.from({ length: n }, (_, s) => (points[3 * s] < 0.05 ? 2 : s % 7 === 0 ? 1 : 0));
+    const hash = sampleHash(points, Math.sqrt(1 / n));
+    const queries: number[][] = [];
+    for (let q = 0; q < 300; q++) queries.push([0.2 + 0.002 * q, 0.5 + 0.001 * q, 0.1]);
+    for (let q = 0; q < 300; q++) queries.push([random.next() * 1.4 - 0.2, random.next() * 1.4 - 0.2, random.next() * 0.6 - 0.15]);
+    let compared = 0, bounded = 0;
+    for (const [capacity, maxRings, pieces] of [[16, 3, true], [24, 3, true], [8, 0, true], [16, 1, false], [1, Infinity, true]] as const) {
+      const search = new NearSampleSearch(hash, points, pieces ? pieceOfSample : null);
+      for (const [x, y, z] of queries) {
+        const piece = pieces ? pieceOfSample[Math.floor(random.next() * n)] : 0;
+        const fast = new Neighbours(capacity), walked = new Neighbours(capacity);
+        search.nearest(x, y, z, fast, piece, maxRings);
+        searchSamples(hash, points, x, y, z, walked, pieces ? pieceOfSample : null, piece, maxRings);
+        expect(Array.from(fast.index.subarray(0, fast.count))).toEqual(Array.from(walked.index.subarray(0, walked.count)));
+        expect(Array.from(fast.d2.subarray(0, fast.count))).toEqual(Array.from(walked.d2.subarray(0, walked.count)));
+        compared++;
+        if (walked.count === capacity) bounded++;
+      }
+    }
+    expect(compared).toBe(3000);
+    expect(bounded).toBeGreaterThan(2000);
   });
 
   it('keeps two legs that nearly touch apart, and a piece without points follows one point rigidly', () => {

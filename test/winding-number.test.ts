@@ -195,6 +195,31 @@ describe('fast winding numbers (tree)', () => {
     }
   });
 
+  it("give every node the radius of its farthest corner, as a sweep of all its triangles' corners finds it", () => {
+    // the radius is found by branch and bound over the children's boxes: it must equal the brute-force maximum exactly
+    const random = new SeededRandom(3);
+    const scattered: number[] = [];
+    for (let i = 0; i < 3 * 700; i++) scattered.push(random.next() * 4 - 2, random.next() * 0.5, random.next() - 0.5);
+    for (const soup of [torus(1, 0.35, 64, 24), { positions: Float32Array.from(scattered), triangles: Uint32Array.from(scattered.slice(0, 3 * 700), (_, i) => i) }]) {
+      const tree = buildWindingNumberTree(soup.positions, soup.triangles);
+      const nodes = tree.right.length;
+      expect(nodes).toBeGreaterThan(100);
+      // each node's triangles: its subtree's leaves, which are contiguous in tree order
+      const lastTriangle = new Int32Array(nodes);
+      for (let node = nodes - 1; node >= 0; node--) lastTriangle[node] = tree.count[node] > 0 ? tree.first[node] + tree.count[node] : lastTriangle[tree.right[node]];
+      const firstTriangle = (node: number): number => (tree.count[node] > 0 ? tree.first[node] : firstTriangle(node + 1));
+      for (let node = 0; node < nodes; node++) {
+        const o = node * 37;
+        let farthest = 0;
+        for (let c = firstTriangle(node) * 9; c < lastTriangle[node] * 9; c += 3) {
+          const ex = tree.corners[c] - tree.nodes[o], ey = tree.corners[c + 1] - tree.nodes[o + 1], ez = tree.corners[c + 2] - tree.nodes[o + 2];
+          farthest = Math.max(farthest, ex * ex + ey * ey + ez * ez);
+        }
+        expect(tree.nodes[o + 3]).toBe(Math.sqrt(farthest));
+      }
+    }
+  });
+
   it('are 0 everywhere for an empty soup, and refuse an index out of range', () => {
     const empty = buildWindingNumberTree(new Float32Array(0), new Uint32Array(0));
     expect(Array.from(windingNumbers(empty, new Float32Array([0, 0, 0, 1, 2, 3])))).toEqual([0, 0]);
