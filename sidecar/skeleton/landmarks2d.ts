@@ -280,7 +280,7 @@ function sideLandmarks(scene: SideScene, side: 1 | -1, tip: number): SideLandmar
   const at = (f: number) => pointAlong(path, along, along[k0] + f * armLen);
   // The wrist: on an arm held out, where a palm that is wider in depth than the forearm begins; else (a hanging arm
   // shows its palm to the front) the thinnest place in the silhouette near where the hand begins.
-  let wristF = hanging || glued ? null : wristByDepth(view, (f) => at(f));
+  let wristF = hanging || glued ? null : wristByDepth(view, path, along, k0, armLen);
   if (wristF === null && glued) wristF = WRIST_ALONG_ARM;
   if (wristF === null) {
     let thinnest = Infinity;
@@ -309,6 +309,13 @@ function sideLandmarks(scene: SideScene, side: 1 | -1, tip: number): SideLandmar
     leg: [legX(kneeRow), kneeRow],
     foot: [legX(ankleRow), ankleRow],
   };
+}
+
+/** The view's depth (front − back) at fraction f of the arm from path[k0] (0 off the silhouette). */
+function armThickness(view: FrontView, path: Pixel[], along: number[], k0: number, armLen: number, f: number): number {
+  const [i, j] = pointAlong(path, along, along[k0] + f * armLen);
+  const p = Math.round(j) * view.res + Math.round(i);
+  return view.mask[p] ? view.zFront[p] - view.zBack[p] : 0;
 }
 
 /**
@@ -467,19 +474,15 @@ function hangsBelowShoulder(mask: Uint8Array, res: number, side: 1 | -1, cm: num
  * The wrist of an arm held out with the palm down: the palm is wider than the wrist along the viewing direction, so the
  * front view's depth extent (zFront - zBack) along the arm peaks in the hand and dips at the wrist. Returns the dip's
  * place along the arm, or null when the hand is not clearly thicker than the wrist (palm seen edge-on, mitts).
- * view: FrontView, along: arm centre line by fraction f (0 shoulder joint, 1 hand tip) → f of the wrist | null
+ * view: FrontView, path: the arm's centre line (pixels), along: its arc lengths (arcLengths), k0: the shoulder joint's index
+ * on it, armLen: arc length from there to the hand tip → f of the wrist (0 shoulder joint, 1 hand tip) | null
  */
-function wristByDepth(view: FrontView, along: (f: number) => Pixel): number | null {
+function wristByDepth(view: FrontView, path: Pixel[], along: number[], k0: number, armLen: number): number | null {
   const PALM_OVER_WRIST = 1.3;
-  const thickness = (f: number) => {
-    const [i, j] = along(f);
-    const p = Math.round(j) * view.res + Math.round(i);
-    return view.mask[p] ? view.zFront[p] - view.zBack[p] : 0;
-  };
   let palmF = NaN, palm = -Infinity;
-  for (let f = 0.6; f <= 1.0001; f += 0.01) { const t = thickness(f); if (t > palm) { palm = t; palmF = f; } }
+  for (let f = 0.6; f <= 1.0001; f += 0.01) { const t = armThickness(view, path, along, k0, armLen, f); if (t > palm) { palm = t; palmF = f; } }
   let wristF = NaN, wrist = Infinity;
-  for (let f = palmF; f >= 0.4999; f -= 0.01) { const t = thickness(f); if (t < wrist) { wrist = t; wristF = f; } }
+  for (let f = palmF; f >= 0.4999; f -= 0.01) { const t = armThickness(view, path, along, k0, armLen, f); if (t < wrist) { wrist = t; wristF = f; } }
   if (!(palm >= PALM_OVER_WRIST * wrist) || !(wrist > 0)) return null;
   return wristF;
 }
