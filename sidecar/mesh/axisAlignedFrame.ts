@@ -125,7 +125,7 @@ export function bulkSides(sheetlessAlong: Uint8Array[], g: VoxelGrid, ext: numbe
     if (k > hi[2]) hi[2] = k;
   }
   if (!(hi[0] >= lo[0])) return ext;
-  return [0, 1, 2].map((a) => (hi[a] - lo[a] + 1) * g.size);
+  return [(hi[0] - lo[0] + 1) * g.size, (hi[1] - lo[1] + 1) * g.size, (hi[2] - lo[2] + 1) * g.size];
 }
 
 /**
@@ -255,25 +255,43 @@ export function bodyEnds(solid: Uint8Array, dims: number[], axis: number, thinEn
  */
 function upEndScore(solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, lateralAxis: number, depthAxis: number, height: number): number {
   const n = g.dims;
-  const at = (c: number[]) => solid[(c[2] * n[1] + c[1]) * n[0] + c[0]];
   const bandUp = Math.max(1, Math.round(n[upAxis] * 0.08));
   const strip = Math.max(1, Math.round(height / g.size * 0.03));
   const midLat = Math.floor(n[lateralAxis] / 2);
-  const columnFill = (fromTop: boolean) => {
-    let filled = 0, total = 0;
-    const c = [0, 0, 0];
-    for (let s = 0; s < bandUp; s++) {
-      c[upAxis] = fromTop ? ends[1] - s : ends[0] + s;
-      for (let l = midLat - strip; l <= midLat + strip; l++) {
-        c[lateralAxis] = l;
-        let any = 0;
-        for (let d = 0; d < n[depthAxis] && !any; d++) { c[depthAxis] = d; any = at(c); }
-        filled += any; total++;
-      }
+  const top = middleColumnFill(solid, n, ends, true, bandUp, midLat, strip, upAxis, lateralAxis, depthAxis);
+  return top - middleColumnFill(solid, n, ends, false, bandUp, midLat, strip, upAxis, lateralAxis, depthAxis);
+}
+
+// The cues' steps are module functions, not closures made per reading: a closure made per call is a new function each
+// time, and the optimised code that inlined the last one (its loop compiled on the stack) is thrown away and compiled
+// again on every reading (V8 --trace-opt: each apply of a pose recompiled them, "wrong call target").
+
+/** The solid's voxel at grid cell c (#3: x, y, z) of a grid of dims n (#3): 0 or 1. */
+function solidAt(solid: Uint8Array, n: number[], c: number[]): number {
+  return solid[(c[2] * n[1] + c[1]) * n[0] + c[0]];
+}
+
+/**
+ * upEndScore's fill of the middle column at one end: over the `bandUp` slices across up inward from the top end
+ * (ends[1]) or the bottom one (ends[0]), the share of the lateral cells midLat ± strip with any solid along depth.
+ * solid #voxels, n: grid dims #3, ends [lo, hi] along up → [0, 1]
+ */
+function middleColumnFill(
+  solid: Uint8Array, n: number[], ends: [number, number], fromTop: boolean, bandUp: number, midLat: number, strip: number,
+  upAxis: number, lateralAxis: number, depthAxis: number,
+): number {
+  let filled = 0, total = 0;
+  const c = [0, 0, 0];
+  for (let s = 0; s < bandUp; s++) {
+    c[upAxis] = fromTop ? ends[1] - s : ends[0] + s;
+    for (let l = midLat - strip; l <= midLat + strip; l++) {
+      c[lateralAxis] = l;
+      let any = 0;
+      for (let d = 0; d < n[depthAxis] && !any; d++) { c[depthAxis] = d; any = solidAt(solid, n, c); }
+      filled += any; total++;
     }
-    return filled / Math.max(1, total);
-  };
-  return columnFill(true) - columnFill(false);
+  }
+  return filled / Math.max(1, total);
 }
 
 /**
@@ -284,21 +302,29 @@ function feetForwardScore(
   solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, upSign: number, lateralAxis: number, depthAxis: number, height: number,
 ): number {
   const n = g.dims;
-  const at = (c: number[]) => solid[(c[2] * n[1] + c[1]) * n[0] + c[0]];
-  const heightVox = ends[1] - ends[0] + 1;
-  const bandCentroid = (f0: number, f1: number) => {
-    let sum = 0, cnt = 0;
-    const c = [0, 0, 0];
-    for (let s = Math.floor(f0 * heightVox); s <= Math.ceil(f1 * heightVox); s++) {
-      c[upAxis] = upSign > 0 ? ends[0] + s : ends[1] - s;
-      for (let l = 0; l < n[lateralAxis]; l++) {
-        c[lateralAxis] = l;
-        for (let d = 0; d < n[depthAxis]; d++) { c[depthAxis] = d; if (at(c)) { sum += d; cnt++; } }
-      }
-    }
-    return cnt ? sum / cnt : NaN;
-  };
-  const feet = bandCentroid(0, 0.04);
-  const shins = bandCentroid(0.1, 0.25);
+  const feet = bandDepthCentroid(solid, n, ends, 0, 0.04, upAxis, upSign, lateralAxis, depthAxis);
+  const shins = bandDepthCentroid(solid, n, ends, 0.1, 0.25, upAxis, upSign, lateralAxis, depthAxis);
   return (feet - shins) * g.size / Math.max(height, 1e-12);
+}
+
+/**
+ * feetForwardScore's mean depth (voxels) of the solid in the band [f0, f1] of the body's height (ends [lo, hi] along
+ * up), counted from the bottom (the end away from upSign). solid #voxels, n: grid dims #3 → depth index, NaN when the
+ * band is empty.
+ */
+function bandDepthCentroid(
+  solid: Uint8Array, n: number[], ends: [number, number], f0: number, f1: number,
+  upAxis: number, upSign: number, lateralAxis: number, depthAxis: number,
+): number {
+  const heightVox = ends[1] - ends[0] + 1;
+  let sum = 0, cnt = 0;
+  const c = [0, 0, 0];
+  for (let s = Math.floor(f0 * heightVox); s <= Math.ceil(f1 * heightVox); s++) {
+    c[upAxis] = upSign > 0 ? ends[0] + s : ends[1] - s;
+    for (let l = 0; l < n[lateralAxis]; l++) {
+      c[lateralAxis] = l;
+      for (let d = 0; d < n[depthAxis]; d++) { c[depthAxis] = d; if (solidAt(solid, n, c)) { sum += d; cnt++; } }
+    }
+  }
+  return cnt ? sum / cnt : NaN;
 }

@@ -60,27 +60,44 @@ export function findCanonicalFrame(positions: Float32Array, triangles: Uint32Arr
   const gridReading = readAxisAlignedFrame(body);
   if (turnedReading.evidence.lateralSymmetry < gridReading.evidence.lateralSymmetry) return frameAlongGrid(body, gridReading, null);
   const cf = frameAlongGrid(turnedBody, turnedReading, turn);
-  const back = (v: Vec3) => withoutNegativeZero(turnVector(v, turn.axis, turn.degrees));
+  const back = (v: Vec3) => asDoubles(withoutNegativeZero(turnVector(v, turn.axis, turn.degrees)));
+  // written out in frameAlongGrid's order, not spread from it: one hidden class for every frame toCanonical reads
   return {
-    ...cf,
     frame: { up: back(cf.frame.up), forward: back(cf.frame.forward), left: back(cf.frame.left) },
-    center: turnVector(cf.center, turn.axis, turn.degrees),
+    center: asDoubles(turnVector(cf.center, turn.axis, turn.degrees)),
+    scale: cf.scale,
+    evidence: cf.evidence,
   };
 }
 
 /** The canonical frame of a body read along its grid's axes (in the grid's space). */
 function frameAlongGrid(body: SolidBody, reading: AxisAlignedReading, turn: HeadingTurn | null): CanonicalFrame {
   const { min, max } = body;
-  const up = withoutNegativeZero(scale(AXES[reading.upAxis], reading.upSign));
-  const forward = withoutNegativeZero(scale(AXES[reading.depthAxis], reading.forwardSign));
-  const left = withoutNegativeZero(cross(up, forward));
+  const up = asDoubles(withoutNegativeZero(scale(AXES[reading.upAxis], reading.upSign)));
+  const forward = asDoubles(withoutNegativeZero(scale(AXES[reading.depthAxis], reading.forwardSign)));
+  const left = asDoubles(withoutNegativeZero(cross(up, forward)));
   const ext = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
   return {
     frame: { up, forward, left },
-    center: [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2],
+    center: asDoubles([(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2]),
     scale: 1 / Math.max(ext[0], ext[1], ext[2], 1e-12),
     evidence: { ...reading.evidence, turn },
   };
+}
+
+/**
+ * The same three numbers in an array V8 always stores as doubles. A frame's axes are 0 and ±1, which V8 keeps as small
+ * integers or as doubles depending on how they were computed (and on the tier that ran), so toCanonical saw the frame's
+ * arrays with different hidden classes from one apply of a pose to the next, and its optimised code was thrown away
+ * ("wrong map"). a: Vec3 → a new Vec3, equal to a (-0 included).
+ */
+function asDoubles(a: Vec3): Vec3 {
+  // a literal of non-integer constants is an array of doubles from the start; writing small integers keeps it so
+  const out: Vec3 = [0.5, 0.5, 0.5];
+  out[0] = a[0];
+  out[1] = a[1];
+  out[2] = a[2];
+  return out;
 }
 
 /** positions in input space #V*3 → canonical positions #V*3 (x left, y up, z forward, longest side 1). */

@@ -12,31 +12,20 @@ export function meshShells(positions: Float32Array, triangles: Uint32Array): { s
   const nv = positions.length / 3;
   const parent = new Int32Array(nv);
   for (let v = 0; v < nv; v++) parent[v] = v;
-  const find = (v: number): number => {
-    while (parent[v] !== v) {
-      parent[v] = parent[parent[v]];
-      v = parent[v];
-    }
-    return v;
-  };
-  const union = (a: number, b: number) => {
-    const ra = find(a), rb = find(b);
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  };
   // Weld by exact position: seam duplicates are bit-identical copies.
   const first = firstVertexAtSamePosition(positions);
-  for (let v = 0; v < nv; v++) if (first[v] !== v) union(first[v], v);
+  for (let v = 0; v < nv; v++) if (first[v] !== v) union(parent, first[v], v);
   const used = new Uint8Array(nv);
   for (let t = 0; t < triangles.length; t += 3) {
-    union(triangles[t], triangles[t + 1]);
-    union(triangles[t], triangles[t + 2]);
+    union(parent, triangles[t], triangles[t + 1]);
+    union(parent, triangles[t], triangles[t + 2]);
     used[triangles[t]] = used[triangles[t + 1]] = used[triangles[t + 2]] = 1;
   }
   const shellOf = new Int32Array(nv).fill(-1);
   const label = new Map<number, number>();
   for (let v = 0; v < nv; v++) {
     if (!used[v]) continue;
-    const r = find(v);
+    const r = find(parent, v);
     let s = label.get(r);
     if (s === undefined) {
       s = label.size;
@@ -45,6 +34,25 @@ export function meshShells(positions: Float32Array, triangles: Uint32Array): { s
     shellOf[v] = s;
   }
   return { shellOf, count: label.size };
+}
+
+// The union-find's steps are module functions over `parent`, not closures made per call: a closure made per call is a
+// new function each time, and the optimised meshShells that inlined the last ones was thrown away ("weak objects") and
+// compiled again on every apply of a pose (V8 --trace-opt).
+
+/** The root of v's set in the forest parent (Int32Array #V, halved on the way: modified in place). */
+function find(parent: Int32Array, v: number): number {
+  while (parent[v] !== v) {
+    parent[v] = parent[parent[v]];
+    v = parent[v];
+  }
+  return v;
+}
+
+/** Joins the sets of a and b in parent (Int32Array #V, modified in place): the lower root becomes the root. */
+function union(parent: Int32Array, a: number, b: number): void {
+  const ra = find(parent, a), rb = find(parent, b);
+  if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
 }
 
 /**

@@ -37,7 +37,7 @@ export function shellBoneSets(
 ): number[][] {
   const { shellOf, count } = shells;
   const vertexCount = new Int32Array(count);
-  for (const s of shellOf) if (s >= 0) vertexCount[s]++;
+  for (let v = 0; v < shellOf.length; v++) if (shellOf[v] >= 0) vertexCount[shellOf[v]]++;
   const triangleCount = new Int32Array(count);
   for (let t = 0; t < triangles.length; t += 3) triangleCount[shellOf[triangles[t]]]++;
   const triangleStart = new Int32Array(count + 1);
@@ -50,7 +50,8 @@ export function shellBoneSets(
     byShell[o + 1] = triangles[t + 1];
     byShell[o + 2] = triangles[t + 2];
   }
-  const sets: number[][] = Array.from({ length: count }, () => []);
+  const sets: number[][] = [];
+  for (let s = 0; s < count; s++) sets.push([]);
   if (count === 1) return sets;
   // Each shell's own grid, then the shells that fit in the budget, largest first.
   const grids: (VoxelGrid | null)[] = [];
@@ -61,13 +62,13 @@ export function shellBoneSets(
     const longest = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
     grids.push(gridOverBox(min, max, Math.max(2, Math.ceil(longest / voxelSize)), 2));
   }
-  const voxelsOf = (s: number) => { const d = grids[s]!.dims; return d[0] * d[1] * d[2]; };
-  const order = grids.map((_, s) => s).filter((s) => grids[s]).sort((a, b) => voxelsOf(b) - voxelsOf(a) || a - b);
+  const order = largestGridsFirst(grids);
   let budget = SHELL_VOXEL_BUDGET;
-  for (const s of order) {
-    if (voxelsOf(s) > budget) continue;
-    budget -= voxelsOf(s);
+  for (let o = 0; o < order.length; o++) {
+    const s = order[o];
     const g = grids[s]!;
+    if (gridVoxels(g) > budget) continue;
+    budget -= gridVoxels(g);
     const tris = byShell.subarray(triangleStart[s] * 3, triangleStart[s + 1] * 3);
     const surface = rasterizeTriangles(positions, tris, g);
     const solid = fillInterior(surface, g);
@@ -79,24 +80,53 @@ export function shellBoneSets(
     }
     if (interiorVoxels < MIN_INTERIOR_SHARE * (surfaceVoxels + interiorVoxels)) continue;
     if (closed) closed[s] = 1;
-    const [nx, ny, nz] = g.dims;
-    const inside = (x: number, y: number, z: number) => {
-      const i = Math.floor((x - g.origin[0]) / g.size), j = Math.floor((y - g.origin[1]) / g.size), k = Math.floor((z - g.origin[2]) / g.size);
-      return i >= 0 && j >= 0 && k >= 0 && i < nx && j < ny && k < nz && solid[(k * ny + j) * nx + i] === 1;
-    };
-    const own: number[] = [];
-    bones.forEach((b, n) => {
-      if (!b.deform) return;
-      let hits = 0;
-      for (let q = 0; q < BONE_SAMPLES; q++) {
-        const f = (q + 0.5) / BONE_SAMPLES;
-        if (inside(b.head[0] + f * (b.tail[0] - b.head[0]), b.head[1] + f * (b.tail[1] - b.head[1]), b.head[2] + f * (b.tail[2] - b.head[2]))) hits++;
-      }
-      if (hits >= INSIDE_FRACTION * BONE_SAMPLES) own.push(n);
-    });
-    sets[s] = own;
+    sets[s] = bonesInsideSolid(bones, g, solid);
   }
   return sets;
+}
+
+// shellBoneSets' steps are module functions and plain loops, not closures made per call: a closure made per call is a
+// new function each time, and the optimised code that inlined the last one is thrown away and compiled again (V8
+// --trace-opt: each apply of a pose recompiled shellBoneSets, on the stack too, for "wrong call target", and for
+// "wrong map" where the array Array.prototype.map had made came back with another hidden class).
+
+/** Voxels of a grid: dims[0] * dims[1] * dims[2]. */
+function gridVoxels(g: VoxelGrid): number {
+  const d = g.dims;
+  return d[0] * d[1] * d[2];
+}
+
+/** The shells that have a grid (grids #shells, null: none), most voxels first, ties by shell index → number[]. */
+function largestGridsFirst(grids: (VoxelGrid | null)[]): number[] {
+  const order: number[] = [];
+  for (let s = 0; s < grids.length; s++) if (grids[s]) order.push(s);
+  return order.sort((a, b) => gridVoxels(grids[b]!) - gridVoxels(grids[a]!) || a - b);
+}
+
+/**
+ * The deforming bones (indices into bones, ascending) with at least INSIDE_FRACTION of their BONE_SAMPLES samples in
+ * the solid: g its grid, solid Uint8Array #voxels (1 = surface or inside) → number[].
+ */
+function bonesInsideSolid(bones: SkinBone[], g: VoxelGrid, solid: Uint8Array): number[] {
+  const own: number[] = [];
+  for (let n = 0; n < bones.length; n++) {
+    const b = bones[n];
+    if (!b.deform) continue;
+    let hits = 0;
+    for (let q = 0; q < BONE_SAMPLES; q++) {
+      const f = (q + 0.5) / BONE_SAMPLES;
+      if (insideSolid(g, solid, b.head[0] + f * (b.tail[0] - b.head[0]), b.head[1] + f * (b.tail[1] - b.head[1]), b.head[2] + f * (b.tail[2] - b.head[2]))) hits++;
+    }
+    if (hits >= INSIDE_FRACTION * BONE_SAMPLES) own.push(n);
+  }
+  return own;
+}
+
+/** Whether the point (x, y, z) lies in a solid voxel of grid g (solid Uint8Array #voxels); false outside the grid. */
+function insideSolid(g: VoxelGrid, solid: Uint8Array, x: number, y: number, z: number): boolean {
+  const [nx, ny, nz] = g.dims;
+  const i = Math.floor((x - g.origin[0]) / g.size), j = Math.floor((y - g.origin[1]) / g.size), k = Math.floor((z - g.origin[2]) / g.size);
+  return i >= 0 && j >= 0 && k >= 0 && i < nx && j < ny && k < nz && solid[(k * ny + j) * nx + i] === 1;
 }
 
 /** Contacts this far below a boneless piece's highest contact still count as where it hangs from (canonical units, height ~1). */
@@ -197,7 +227,8 @@ export function hangingBoneSets(
 export function restrictToShellBones(
   positions: Float32Array, shellOf: Int32Array, sets: number[][], bones: SkinBone[], k: number, indices: Uint16Array, weights: Float32Array,
 ): void {
-  const allowed = sets.map((s) => new Set(s));
+  const allowed: Set<number>[] = [];
+  for (let s = 0; s < sets.length; s++) allowed.push(new Set(sets[s]));
   const nv = positions.length / 3;
   for (let v = 0; v < nv; v++) {
     const s = shellOf[v];
@@ -285,18 +316,38 @@ export function rigidShells(
       }
       for (let q = 0; q < k; q++) if (weights[v * k + q] > 0) mass[indices[v * k + q]] += weights[v * k + q];
     }
-    const jointInside = bones.some((b) => b.deform && [0, 1, 2].every((a) => {
-      const margin = JOINT_INSIDE_MARGIN * (hi[a] - lo[a]);
-      return b.head[a] > lo[a] + margin && b.head[a] < hi[a] - margin;
-    }));
-    if (jointInside) continue;
+    if (jointInsideBox(bones, lo, hi)) continue;
     // the bone the piece lies along (nearest on average), when the weights already give it a fair share: a hat whose
     // weights lean on the neck below it still goes to the head it sits on
     distance.fill(0);
-    for (const v of members) bones.forEach((b, j) => { if (b.deform) distance[j] += Math.sqrt(pointSegmentDistanceSquared(positions, v, b.head, b.tail)); });
+    for (const v of members) {
+      for (let j = 0; j < J; j++) {
+        const b = bones[j];
+        if (b.deform) distance[j] += Math.sqrt(pointSegmentDistanceSquared(positions, v, b.head, b.tail));
+      }
+    }
     let owner = -1;
-    bones.forEach((b, j) => { if (b.deform && (owner < 0 || distance[j] < distance[owner])) owner = j; });
+    for (let j = 0; j < J; j++) if (bones[j].deform && (owner < 0 || distance[j] < distance[owner])) owner = j;
     if (owner < 0 || mass[owner] < RIGID_MIN_SHARE * n) continue;
     for (const v of members) bindWholly(v, owner, k, indices, weights);
   }
+}
+
+/**
+ * rigidShells' joint test, a module function rather than closures made per piece (see shellBoneSets' steps): whether
+ * a deforming bone's head lies inside the box [lo, hi] (#3 each) shrunk by JOINT_INSIDE_MARGIN of its side on each
+ * axis. bones: SkinBone[] → boolean
+ */
+function jointInsideBox(bones: SkinBone[], lo: number[], hi: number[]): boolean {
+  for (let j = 0; j < bones.length; j++) {
+    const b = bones[j];
+    if (!b.deform) continue;
+    let inside = true;
+    for (let a = 0; a < 3 && inside; a++) {
+      const margin = JOINT_INSIDE_MARGIN * (hi[a] - lo[a]);
+      inside = b.head[a] > lo[a] + margin && b.head[a] < hi[a] - margin;
+    }
+    if (inside) return true;
+  }
+  return false;
 }
