@@ -34,11 +34,7 @@ export function rasterizeTriangles(positions: Float32Array, triangles: Uint32Arr
   const occ = out ?? new Uint8Array(nx * ny * nz);
   const inv = 1 / g.size;
   const ox = g.origin[0], oy = g.origin[1], oz = g.origin[2];
-  const mark = (x: number, y: number, z: number) => {
-    const i = Math.floor((x - ox) * inv), j = Math.floor((y - oy) * inv), k = Math.floor((z - oz) * inv);
-    if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) return;
-    occ[(k * ny + j) * nx + i] = 1;
-  };
+  // (the sample's voxel is marked inline: a closure made per call was compiled again by V8 on every call)
   const corners = new Float64Array(9);
   for (let t = 0; t < triangles.length; t += 3) {
     const rows = triangleRows(positions, triangles, t, inv, corners);
@@ -50,7 +46,10 @@ export function rasterizeTriangles(positions: Float32Array, triangles: Uint32Arr
       const steps = rowSteps(px, py, pz, qx, qy, qz, inv);
       for (let s = 0; s <= steps; s++) {
         const e = s / steps;
-        mark(px + e * (qx - px), py + e * (qy - py), pz + e * (qz - pz));
+        const x = px + e * (qx - px), y = py + e * (qy - py), z = pz + e * (qz - pz);
+        const i = Math.floor((x - ox) * inv), j = Math.floor((y - oy) * inv), k = Math.floor((z - oz) * inv);
+        if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) continue;
+        occ[(k * ny + j) * nx + i] = 1;
       }
     }
   }
@@ -119,22 +118,32 @@ export function fillInterior(surface: Uint8Array, g: VoxelGrid): Uint8Array {
   const outside = new Uint8Array(surface.length);
   const queue = new Int32Array(surface.length);
   let head = 0, tail = 0;
-  const push = (v: number) => { if (!surface[v] && !outside[v]) { outside[v] = 1; queue[tail++] = v; } };
   for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) {
-    if (i === 0 || j === 0 || k === 0 || i === nx - 1 || j === ny - 1 || k === nz - 1) push((k * ny + j) * nx + i);
+    if (i === 0 || j === 0 || k === 0 || i === nx - 1 || j === ny - 1 || k === nz - 1) tail = pushOutside((k * ny + j) * nx + i, surface, outside, queue, tail);
   }
   const sy = nx, sz = nx * ny;
   while (head < tail) {
     const v = queue[head++];
     const i = v % nx, j = ((v - i) / nx) % ny, k = Math.floor(v / sz);
-    if (i > 0) push(v - 1);
-    if (i < nx - 1) push(v + 1);
-    if (j > 0) push(v - sy);
-    if (j < ny - 1) push(v + sy);
-    if (k > 0) push(v - sz);
-    if (k < nz - 1) push(v + sz);
+    if (i > 0) tail = pushOutside(v - 1, surface, outside, queue, tail);
+    if (i < nx - 1) tail = pushOutside(v + 1, surface, outside, queue, tail);
+    if (j > 0) tail = pushOutside(v - sy, surface, outside, queue, tail);
+    if (j < ny - 1) tail = pushOutside(v + sy, surface, outside, queue, tail);
+    if (k > 0) tail = pushOutside(v - sz, surface, outside, queue, tail);
+    if (k < nz - 1) tail = pushOutside(v + sz, surface, outside, queue, tail);
   }
   const solid = new Uint8Array(surface.length);
   for (let v = 0; v < solid.length; v++) solid[v] = outside[v] ? 0 : 1;
   return solid;
+}
+
+/**
+ * Voxel v into the flood from outside when it is empty and not reached yet: marks it and queues it at `tail`; → the
+ * new tail. (A module function: a closure made per call, which V8 compiled again on every call.)
+ */
+function pushOutside(v: number, surface: Uint8Array, outside: Uint8Array, queue: Int32Array, tail: number): number {
+  if (surface[v] || outside[v]) return tail;
+  outside[v] = 1;
+  queue[tail] = v;
+  return tail + 1;
 }

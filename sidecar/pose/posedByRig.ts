@@ -36,5 +36,7 @@ export function posedByRig(
   if (variant === 'skinningCorrective' && share === 1) return better;
   const linear = linearBlendSkinning(rest, indices, values, influences, transforms);
   const base = variant === 'corrective' ? rest : linear;
-  return better.map((x, i) => base[i] + share * (x - linear[i]));
+  const blended = new Float32Array(better.length);
+  for (let i = 0; i < better.length; i++) blended[i] = base[i] + share * (better[i] - linear[i]);
+  return blended;
 }
