@@ -24,6 +24,7 @@
 import { SeededRandom } from '../data/seededRandom.js';
 import { AutoRigError } from '../errors.js';
 import { buildWindingNumberTree, closestDistances, windingNumbers } from '../geometry/windingNumber.js';
+import { hypot3 } from '../geometry/hypot3.js';
 
 /** Winding numbers above this are inside (see the file comment on open sheets). */
 export const INSIDE_WINDING_NUMBER = 0.5;
@@ -145,7 +146,7 @@ function surfacePoints(positions: Float32Array, triangles: Uint32Array, count: n
 function triangleArea(positions: Float32Array, a: number, b: number, c: number): number {
   const ux = positions[b * 3] - positions[a * 3], uy = positions[b * 3 + 1] - positions[a * 3 + 1], uz = positions[b * 3 + 2] - positions[a * 3 + 2];
   const vx = positions[c * 3] - positions[a * 3], vy = positions[c * 3 + 1] - positions[a * 3 + 1], vz = positions[c * 3 + 2] - positions[a * 3 + 2];
-  return 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+  return 0.5 * hypot3(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
 }
 
 /** Bounding box of the vertices the triangles use: { min: #3, max: #3 }. */

@@ -4,6 +4,7 @@
  * that the two cannot drift apart.
  */
 import { SeededRandom } from '../data/seededRandom.js';
+import { hypot3 } from '../geometry/hypot3.js';
 
 export interface SurfaceSamples {
   /** the points: Float32Array #P*3 */
@@ -64,13 +65,13 @@ export function sampleSurface(positions: Float32Array, triangles: Uint32Array, c
 /** Area of triangle (a, b, c) of positions #V*3. */
 export function triangleArea(p: Float32Array, a: number, b: number, c: number): number {
   const n = triangleNormalRaw(p, a, b, c);
-  return 0.5 * Math.hypot(n[0], n[1], n[2]);
+  return 0.5 * hypot3(n[0], n[1], n[2]);
 }
 
 /** Unit normal of triangle (a, b, c) (right-handed), zero when it has no area. */
 export function triangleNormal(p: Float32Array, a: number, b: number, c: number): [number, number, number] {
   const n = triangleNormalRaw(p, a, b, c);
-  const len = Math.hypot(n[0], n[1], n[2]) || 1;
+  const len = hypot3(n[0], n[1], n[2]) || 1;
   return [n[0] / len, n[1] / len, n[2] / len];
 }
 
