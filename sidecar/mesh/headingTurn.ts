@@ -61,8 +61,8 @@ function solidSamples(body: SolidBody): Float64Array {
   const [nx, ny] = grid.dims;
   let total = 0;
   for (let v = 0; v < solid.length; v++) total += solid[v];
-  const every = Math.max(1, Math.ceil(total / SWEEP_SAMPLES));
-  const out = new Float64Array(3 * Math.ceil(total / every));
+  const every = Math.max(1, ceilDivide(total, SWEEP_SAMPLES));
+  const out = new Float64Array(3 * ceilDivide(total, every));
   let seen = 0, n = 0;
   for (let v = 0; v < solid.length; v++) {
     if (!solid[v]) continue;
@@ -73,6 +73,16 @@ function solidSamples(body: SolidBody): Float64Array {
     out[n++] = k + 0.5;
   }
   return out.subarray(0, n);
+}
+
+/**
+ * ⌈a / b⌉ for integers a ≥ 0, b ≥ 1, as Math.ceil(a / b) gives it, by a division that is always exact: V8 compiled
+ * `Math.ceil(total / every)` as an integer division while its calls had divided evenly, and threw that code away
+ * ('lost precision', --trace-deopt) at the first that did not.
+ */
+function ceilDivide(a: number, b: number): number {
+  const r = a % b;
+  return (a - r) / b + (r > 0 ? 1 : 0);
 }
 
 /**

@@ -82,16 +82,22 @@ export function checkHumanoidShape(canonical: Float32Array, triangles: Uint32Arr
  * view: FrontView, share: in [0, 0.5) → canonical depth (0 for an empty view)
  */
 export function robustDepth(view: FrontView, share: number): number {
-  const front: number[] = [], back: number[] = [];
+  // the covered pixels' depths go straight into typed arrays sized by a first count: JS arrays pushed per pixel, then
+  // copied to sort, allocated ~0.7 MB per apply (sampling heap profile)
+  let covered = 0;
+  for (let p = 0; p < view.mask.length; p++) if (view.mask[p]) covered++;
+  if (covered === 0) return 0;
+  const front = new Float64Array(covered), back = new Float64Array(covered);
+  let c = 0;
   for (let p = 0; p < view.mask.length; p++) {
     if (!view.mask[p]) continue;
-    front.push(view.zFront[p]);
-    back.push(view.zBack[p]);
+    front[c] = view.zFront[p];
+    back[c] = view.zBack[p];
+    c++;
   }
-  if (!front.length) return 0;
-  const k = Math.floor(share * front.length);
-  const farthestFront = Float64Array.from(front).sort().reverse()[k];
-  const farthestBack = Float64Array.from(back).sort()[k];
+  const k = Math.floor(share * covered);
+  const farthestFront = front.sort().reverse()[k];
+  const farthestBack = back.sort()[k];
   return Math.max(0, farthestFront - farthestBack);
 }
 

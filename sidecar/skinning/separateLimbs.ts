@@ -55,9 +55,16 @@ export function templateLimbs(joints: Float32Array): LimbChain[] {
  * of its bones is left out; each bone from head to tail).
  */
 export function skeletonLimbs(bones: readonly { head: Vec3; tail: Vec3 }[], templateName: (b: number) => string | null): LimbChain[] {
+  // each bone's name is asked once (not once per limb bone searched for)
+  const names: (string | null)[] = [];
+  for (let b = 0; b < bones.length; b++) names.push(templateName(b));
   const out: LimbChain[] = [];
-  for (const { kind, bones: names } of LIMB_BONES) {
-    const mine = names.map((n) => bones.findIndex((_, b) => templateName(b) === n)).filter((b) => b >= 0);
+  for (const { kind, bones: wanted } of LIMB_BONES) {
+    const mine: number[] = [];
+    for (const n of wanted) {
+      const b = names.indexOf(n);
+      if (b >= 0) mine.push(b);
+    }
     if (mine.length === 0) continue;
     out.push({ kind, bones: mine, segments: mine.map((b) => ({ head: bones[b].head, tail: bones[b].tail })) });
   }
@@ -76,31 +83,22 @@ function conflicting(limbs: LimbChain[], a: number, b: number): boolean {
  * modified in place; k: influences; limbs: templateLimbs or skeletonLimbs → the number of vertices changed.
  */
 export function separateLimbs(positions: Float32Array, weights: TopK, k: number, limbs: LimbChain[]): number {
-  // limb of each bone index, −1 for the torso's bones (indices past the limbs' are the torso's too)
-  const limbOfBone = new Int8Array(Math.max(-1, ...limbs.flatMap((limb) => limb.bones)) + 1).fill(-1);
-  limbs.forEach((limb, l) => limb.bones.forEach((b) => { limbOfBone[b] = l; }));
-  const limbOf = (bone: number): number => (bone < limbOfBone.length ? limbOfBone[bone] : -1);
+  const limbOfBone = limbOfBoneTable(limbs);
   const count = positions.length / 3;
   let changed = 0;
   for (let v = 0; v < count; v++) {
     let present = 0;
     for (let q = 0; q < k; q++) {
-      const l = weights.weights[v * k + q] > 0 ? limbOf(weights.indices[v * k + q]) : -1;
+      const l = weights.weights[v * k + q] > 0 ? limbOf(limbOfBone, weights.indices[v * k + q]) : -1;
       if (l >= 0) present |= 1 << l;
     }
     if (!hasConflict(limbs, present)) continue;
-    let nearest = -1, nearestD = Infinity;
-    limbs.forEach((limb, l) => {
-      if ((present & (1 << l)) === 0) return;
-      let d = Infinity;
-      for (const { head, tail } of limb.segments) d = Math.min(d, pointSegmentDistanceSquared(positions, v, head, tail));
-      if (d < nearestD) [nearest, nearestD] = [l, d];
-    });
+    const nearest = nearestLimb(positions, v, limbs, present);
     let kept = 0;
     for (let q = 0; q < k; q++) {
       const s = v * k + q;
       if (weights.weights[s] <= 0) continue;
-      const l = limbOf(weights.indices[s]);
+      const l = limbOf(limbOfBone, weights.indices[s]);
       if (l >= 0 && conflicting(limbs, l, nearest)) weights.weights[s] = 0;
       else kept += weights.weights[s];
     }
@@ -109,6 +107,43 @@ export function separateLimbs(positions: Float32Array, weights: TopK, k: number,
     changed++;
   }
   return changed;
+}
+
+// limbOf and nearestLimb are module functions, not closures made per call (limbOf per call, a limbs.forEach callback
+// per vertex in conflict): with them the vertex loop allocated ~100 bytes per vertex, 4.8 MB per apply on the 50k
+// mesh (sampling heap profile), none without.
+
+/**
+ * The limb of each bone index (Int8Array #(largest limb bone + 1)): its index in limbs, −1 for the torso's bones
+ * (indices past the limbs' are the torso's too, limbOf).
+ */
+function limbOfBoneTable(limbs: LimbChain[]): Int8Array {
+  let largest = -1;
+  for (const limb of limbs) for (const b of limb.bones) largest = Math.max(largest, b);
+  const limbOfBone = new Int8Array(largest + 1).fill(-1);
+  for (let l = 0; l < limbs.length; l++) for (const b of limbs[l].bones) limbOfBone[b] = l;
+  return limbOfBone;
+}
+
+/** The limb of bone index `bone` (limbOfBoneTable's table), −1 for a torso bone. */
+function limbOf(limbOfBone: Int8Array, bone: number): number {
+  return bone < limbOfBone.length ? limbOfBone[bone] : -1;
+}
+
+/**
+ * Of the limbs present at vertex v (bits over limbs), the one whose bones pass nearest to it (squared distance to its
+ * nearest segment; the first limb on a tie) → its index in limbs. positions: Float32Array #V*3.
+ */
+function nearestLimb(positions: Float32Array, v: number, limbs: LimbChain[], present: number): number {
+  let nearest = -1, nearestD = Infinity;
+  for (let l = 0; l < limbs.length; l++) {
+    if ((present & (1 << l)) === 0) continue;
+    const segments = limbs[l].segments;
+    let d = Infinity;
+    for (let i = 0; i < segments.length; i++) d = Math.min(d, pointSegmentDistanceSquared(positions, v, segments[i].head, segments[i].tail));
+    if (d < nearestD) { nearest = l; nearestD = d; }
+  }
+  return nearest;
 }
 
 /** Whether a set of limbs (bits over limbs) holds two that may not share a vertex. */
