@@ -37,6 +37,15 @@ export function rasterizeTriangles(positions: Float32Array, triangles: Uint32Arr
   // (the sample's voxel is marked inline: a closure made per call was compiled again by V8 on every call)
   const corners = new Float64Array(9);
   for (let t = 0; t < triangles.length; t += 3) {
+    // A triangle inside one voxel, a millionth of a voxel clear of its faces, marks that voxel alone: every sample
+    // below is a convex combination of its corners, off by rounding (~1e-13 voxel) at most. A third of a 50k
+    // character's triangles at 80 voxels, half at 48, skip the sampling.
+    const single = voxelHoldingTriangle(positions, triangles, t, ox, oy, oz, inv);
+    if (single >= 0) {
+      const i = single % 2048, j = Math.floor(single / 2048) % 2048, k = Math.floor(single / (2048 * 2048));
+      if (i < nx && j < ny && k < nz) occ[(k * ny + j) * nx + i] = 1;
+      continue;
+    }
     const rows = triangleRows(positions, triangles, t, inv, corners);
     // corners: A, B (the longest edge) and the apex C; row q runs from A + f(C - A) to B + f(C - B), f = q / rows.
     for (let q = 0; q <= rows; q++) {
@@ -78,6 +87,32 @@ export function rasterizeSampleCount(positions: Float32Array, triangles: Uint32A
  * The corners of triangle t reordered as A, B (its longest edge) and the apex C into `corners` (#9), and the number of
  * rows (≥ 1) that keeps rows at most half a voxel apart: twice the apex's height over AB, in voxels.
  */
+/**
+ * The voxel (i, j, k) that holds triangle t's three corners at least SINGLE_VOXEL_MARGIN inside its faces, packed as
+ * i + 2048 (j + 2048 k); -1 when the corners are in different voxels, too near a face, or outside [0, 2048) (the grid
+ * is checked by the caller). Coordinates as rasterizeTriangles reads them: (x − origin) · inv.
+ */
+function voxelHoldingTriangle(positions: Float32Array, triangles: Uint32Array, t: number, ox: number, oy: number, oz: number, inv: number): number {
+  const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
+  const i = cellHoldingAll((positions[a] - ox) * inv, (positions[b] - ox) * inv, (positions[c] - ox) * inv);
+  if (i < 0) return -1;
+  const j = cellHoldingAll((positions[a + 1] - oy) * inv, (positions[b + 1] - oy) * inv, (positions[c + 1] - oy) * inv);
+  if (j < 0) return -1;
+  const k = cellHoldingAll((positions[a + 2] - oz) * inv, (positions[b + 2] - oz) * inv, (positions[c + 2] - oz) * inv);
+  if (k < 0) return -1;
+  return i + 2048 * (j + 2048 * k);
+}
+
+/** A millionth of a voxel: far above the rounding of a sample's coordinate, far below a voxel. */
+const SINGLE_VOXEL_MARGIN = 1e-6;
+
+/** The unit cell [n, n + 1) holding u, v, w with the margin to spare, n in [0, 2048); -1 when there is none. */
+function cellHoldingAll(u: number, v: number, w: number): number {
+  const lo = Math.min(u, v, w), hi = Math.max(u, v, w);
+  const n = Math.floor(lo - SINGLE_VOXEL_MARGIN);
+  return n >= 0 && n < 2048 && Math.floor(hi + SINGLE_VOXEL_MARGIN) === n ? n : -1;
+}
+
 function triangleRows(positions: Float32Array, triangles: Uint32Array, t: number, inv: number, corners: Float64Array): number {
   const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
   const ab = dist2(positions, a, b), bc = dist2(positions, b, c), ca = dist2(positions, c, a);
