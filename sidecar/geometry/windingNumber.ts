@@ -161,17 +161,8 @@ class WindingTreeBuilder {
         first[node] = rangeStart[node];
         count[node] = rangeEnd[node] - rangeStart[node];
         this.writeLeafMoments(node, rangeStart[node], rangeEnd[node]);
-        let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
-        for (let c = rangeStart[node] * 9, last = rangeEnd[node] * 9; c < last; c += 3) {
-          const x = corners[c], y = corners[c + 1], z = corners[c + 2];
-          if (x < lx) lx = x;
-          if (x > hx) hx = x;
-          if (y < ly) ly = y;
-          if (y > hy) hy = y;
-          if (z < lz) lz = z;
-          if (z > hz) hz = z;
-        }
-        bounds[b] = lx; bounds[b + 1] = ly; bounds[b + 2] = lz; bounds[b + 3] = hx; bounds[b + 4] = hy; bounds[b + 5] = hz;
+        // its triangles' corners: points 3·rangeStart .. 3·rangeEnd of `corners`
+        writeBox(corners, 3 * rangeStart[node], 3 * rangeEnd[node], bounds, b);
       } else {
         this.mergeChildMoments(node, node + 1, right[node]);
         const l = (node + 1) * 6, r = right[node] * 6;
@@ -332,19 +323,8 @@ class WindingTreeBuilder {
 
   /** The axis along which the centroids of order[start, end) spread most (this.axis), its extent in this.extent. */
   private longestAxis(start: number, end: number): void {
-    const { cen, extent } = this;
-    let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
-    for (let i = start; i < end; i++) {
-      const c = i * 3;
-      const x = cen[c], y = cen[c + 1], z = cen[c + 2];
-      if (x < lx) lx = x;
-      if (x > hx) hx = x;
-      if (y < ly) ly = y;
-      if (y > hy) hy = y;
-      if (z < lz) lz = z;
-      if (z > hz) hz = z;
-    }
-    extent[0] = lx; extent[1] = ly; extent[2] = lz; extent[3] = hx; extent[4] = hy; extent[5] = hz;
+    const extent = this.extent;
+    writeBox(this.cen, start, end, extent, 0);
     let axis = 0;
     for (let k = 1; k < 3; k++) if (extent[3 + k] - extent[k] > extent[3 + axis] - extent[axis]) axis = k;
     this.axis = axis;
@@ -391,6 +371,24 @@ class WindingTreeBuilder {
     // all centroids on one side (they coincide along every axis): halve by count
     return i === start || i === end ? (start + end) >> 1 : i;
   }
+}
+
+/**
+ * The box of points [from, to) of xyz (Float64Array #N*3) into out[at .. at + 6): min xyz, then max xyz (±Infinity
+ * for no points).
+ */
+function writeBox(xyz: Float64Array, from: number, to: number, out: Float64Array, at: number): void {
+  let lx = Infinity, ly = Infinity, lz = Infinity, hx = -Infinity, hy = -Infinity, hz = -Infinity;
+  for (let c = 3 * from, last = 3 * to; c < last; c += 3) {
+    const x = xyz[c], y = xyz[c + 1], z = xyz[c + 2];
+    if (x < lx) lx = x;
+    if (x > hx) hx = x;
+    if (y < ly) ly = y;
+    if (y > hy) hy = y;
+    if (z < lz) lz = z;
+    if (z > hz) hz = z;
+  }
+  out[at] = lx; out[at + 1] = ly; out[at + 2] = lz; out[at + 3] = hx; out[at + 4] = hy; out[at + 5] = hz;
 }
 
 /** Row and column of each slot of a symmetric 3×3 matrix stored as xx yy zz xy xz yz. */
