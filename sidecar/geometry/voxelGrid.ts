@@ -40,10 +40,9 @@ export function rasterizeTriangles(positions: Float32Array, triangles: Uint32Arr
     // A triangle inside one voxel, a millionth of a voxel clear of its faces, marks that voxel alone: every sample
     // below is a convex combination of its corners, off by rounding (~1e-13 voxel) at most. A third of a 50k
     // character's triangles at 80 voxels, half at 48, skip the sampling.
-    const single = voxelHoldingTriangle(positions, triangles, t, ox, oy, oz, inv);
+    const single = voxelHoldingTriangle(positions, triangles, t, g, inv);
     if (single >= 0) {
-      const i = single % 2048, j = Math.floor(single / 2048) % 2048, k = Math.floor(single / (2048 * 2048));
-      if (i < nx && j < ny && k < nz) occ[(k * ny + j) * nx + i] = 1;
+      occ[single] = 1;
       continue;
     }
     const rows = triangleRows(positions, triangles, t, inv, corners);
@@ -88,29 +87,30 @@ export function rasterizeSampleCount(positions: Float32Array, triangles: Uint32A
  * rows (≥ 1) that keeps rows at most half a voxel apart: twice the apex's height over AB, in voxels.
  */
 /**
- * The voxel (i, j, k) that holds triangle t's three corners at least SINGLE_VOXEL_MARGIN inside its faces, packed as
- * i + 2048 (j + 2048 k); -1 when the corners are in different voxels, too near a face, or outside [0, 2048) (the grid
- * is checked by the caller). Coordinates as rasterizeTriangles reads them: (x − origin) · inv.
+ * The index in grid g of the voxel that holds triangle t's three corners at least SINGLE_VOXEL_MARGIN inside its
+ * faces; -1 when the corners are in different voxels, too near a face, or outside the grid (the sampling then decides).
+ * Coordinates as rasterizeTriangles reads them: (x − origin) · inv.
  */
-function voxelHoldingTriangle(positions: Float32Array, triangles: Uint32Array, t: number, ox: number, oy: number, oz: number, inv: number): number {
+function voxelHoldingTriangle(positions: Float32Array, triangles: Uint32Array, t: number, g: VoxelGrid, inv: number): number {
+  const [nx, ny, nz] = g.dims;
   const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
-  const i = cellHoldingAll((positions[a] - ox) * inv, (positions[b] - ox) * inv, (positions[c] - ox) * inv);
+  const i = cellHoldingAll((positions[a] - g.origin[0]) * inv, (positions[b] - g.origin[0]) * inv, (positions[c] - g.origin[0]) * inv, nx);
   if (i < 0) return -1;
-  const j = cellHoldingAll((positions[a + 1] - oy) * inv, (positions[b + 1] - oy) * inv, (positions[c + 1] - oy) * inv);
+  const j = cellHoldingAll((positions[a + 1] - g.origin[1]) * inv, (positions[b + 1] - g.origin[1]) * inv, (positions[c + 1] - g.origin[1]) * inv, ny);
   if (j < 0) return -1;
-  const k = cellHoldingAll((positions[a + 2] - oz) * inv, (positions[b + 2] - oz) * inv, (positions[c + 2] - oz) * inv);
+  const k = cellHoldingAll((positions[a + 2] - g.origin[2]) * inv, (positions[b + 2] - g.origin[2]) * inv, (positions[c + 2] - g.origin[2]) * inv, nz);
   if (k < 0) return -1;
-  return i + 2048 * (j + 2048 * k);
+  return (k * ny + j) * nx + i;
 }
 
 /** A millionth of a voxel: far above the rounding of a sample's coordinate, far below a voxel. */
 const SINGLE_VOXEL_MARGIN = 1e-6;
 
-/** The unit cell [n, n + 1) holding u, v, w with the margin to spare, n in [0, 2048); -1 when there is none. */
-function cellHoldingAll(u: number, v: number, w: number): number {
+/** The unit cell [c, c + 1) holding u, v, w with the margin to spare, c in [0, n); -1 when there is none. */
+function cellHoldingAll(u: number, v: number, w: number, n: number): number {
   const lo = Math.min(u, v, w), hi = Math.max(u, v, w);
-  const n = Math.floor(lo - SINGLE_VOXEL_MARGIN);
-  return n >= 0 && n < 2048 && Math.floor(hi + SINGLE_VOXEL_MARGIN) === n ? n : -1;
+  const c = Math.floor(lo - SINGLE_VOXEL_MARGIN);
+  return c >= 0 && c < n && Math.floor(hi + SINGLE_VOXEL_MARGIN) === c ? c : -1;
 }
 
 function triangleRows(positions: Float32Array, triangles: Uint32Array, t: number, inv: number, corners: Float64Array): number {

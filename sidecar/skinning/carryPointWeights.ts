@@ -601,13 +601,13 @@ export class NearSampleSearch {
   }
 
   nearest(x: number, y: number, z: number, near: Neighbours, piece: number, maxRings: number): void {
+    if (maxRings < 0) return;
     const hash = this.hash;
     const [nx, ny, nz] = hash.dims;
     const ci = hashCell(x, hash.origin[0], hash.cell, nx), cj = hashCell(y, hash.origin[1], hash.cell, ny), ck = hashCell(z, hash.origin[2], hash.cell, nz);
     const lastRing = Math.max(ci, nx - 1 - ci, cj, ny - 1 - cj, ck, nz - 1 - ck);
     const cell = (ck * ny + cj) * nx + ci;
     const list = this.nearRingsOf(cell, ci, cj, ck);
-    if (maxRings < 0) return;
     const whole = maxRings >= 1 && lastRing >= 1 && near.count === 0;
     let bound = Infinity;
     if (whole && cell === this.lastCell && piece === this.lastPiece && near.capacity === this.lastCapacity && this.lastFarthest < Infinity) {
@@ -645,20 +645,15 @@ export class NearSampleSearch {
   private nearRingsOf(cell: number, ci: number, cj: number, ck: number): NearRings {
     const known = this.lists.get(cell);
     if (known) return known;
-    const { order } = this.hash;
     const runs = this.runs;
-    let total = 0;
     runs.walk(ci, cj, ck, 0);
-    const ring0 = runs.samples();
-    total += ring0;
-    const firstRuns = runs.count;
-    const firstBounds = runs.bounds.slice(0, 2 * firstRuns);
+    const first = runs.samples();
     runs.walk(ci, cj, ck, 1);
-    total += runs.samples();
+    const second = runs.samples();
+    const total = first.length + second.length;
     const samples = new Int32Array(total);
-    let n = 0;
-    for (let r = 0; r < firstRuns; r++) for (let o = firstBounds[2 * r]; o < firstBounds[2 * r + 1]; o++) samples[n++] = order[o];
-    for (let r = 0; r < runs.count; r++) for (let o = runs.bounds[2 * r]; o < runs.bounds[2 * r + 1]; o++) samples[n++] = order[o];
+    samples.set(first);
+    samples.set(second, first.length);
     const xyz = new Float64Array(3 * total);
     const pieces = new Int32Array(total);
     const { points, pieceOfSample } = this;
@@ -669,7 +664,7 @@ export class NearSampleSearch {
       xyz[3 * m + 2] = points[3 * s + 2];
       pieces[m] = pieceOfSample === null ? 0 : pieceOfSample[s];
     }
-    const list = { samples, xyz, pieces, ring0 };
+    const list = { samples, xyz, pieces, ring0: first.length };
     this.lists.set(cell, list);
     return list;
   }
@@ -708,11 +703,15 @@ class RingRuns {
     }
   }
 
-  /** samples in the runs walked */
-  samples(): number {
+  /** the samples of the runs walked, in walk order: Int32Array */
+  samples(): Int32Array {
     let total = 0;
     for (let r = 0; r < this.count; r++) total += this.bounds[2 * r + 1] - this.bounds[2 * r];
-    return total;
+    const out = new Int32Array(total);
+    const order = this.hash.order;
+    let n = 0;
+    for (let r = 0; r < this.count; r++) for (let o = this.bounds[2 * r]; o < this.bounds[2 * r + 1]; o++) out[n++] = order[o];
+    return out;
   }
 
   private add(i0: number, i1: number, j: number, k: number): void {
