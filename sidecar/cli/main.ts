@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
+import { EXIT_CANNOT_RIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
 import { packageRoot } from '../packageRoot.js';
 import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
 import { mergeParts } from '../mesh/mergeParts.js';
@@ -52,10 +53,7 @@ interface Command {
   run(args: string[], io: CliIo): Promise<number>;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_CANNOT_RIG = 2;
-export const EXIT_USAGE = 64;
+export { EXIT_CANNOT_RIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE };
 
 /**
  * The subcommands. A command's own code (the pipeline, the server, the evals, the data maker) is imported when it runs,

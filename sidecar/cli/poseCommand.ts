@@ -11,9 +11,13 @@
  * the first pose each costs the decoder and the skinning only. They go to one file per pose ({pose} in the output's
  * name) or, with --shape-keys, to one .glb of the unposed mesh with a morph target per pose, which Blender's glTF
  * importer makes shape keys of, named after the poses (the add-on's Apply Latent Pose makes the same key in place).
+ * Several files in one run (a pipeline posing a folder of characters) share the process: the models load once, and
+ * the code the apply runs is compiled on the first file, so each later file's apply costs what a running sidecar's
+ * does (a fresh process's first apply runs while V8 is still compiling it). Each file's outputs are written before the
+ * next file is read; a file that cannot be posed is reported with its error code and the others go on.
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname, extname } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { vertexNormals } from '../io/normals.js';
@@ -27,13 +31,18 @@ import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES, type PoseName } from '../pos
 import { missingTemplateJoints } from '../pose/templateRig.js';
 import type { PartWeights } from '../types.js';
 import { writeMeshGlb } from './meshGlb.js';
+import { EXIT_CANNOT_RIG, EXIT_OK } from './exitCodes.js';
 import { progressReporter, type TextSink } from './progress.js';
 
 /** The command line of `autorig pose`, checked. `list`: print the installed poses instead of posing a file. */
 export interface PoseArguments {
   list: boolean;
-  input: string;
-  /** the output file; with several poses and no shapeKeys, a name holding POSE_PLACEHOLDER (one file per pose) */
+  /** the character files, in the order they are posed (at least one unless list), each once */
+  inputs: string[];
+  /**
+   * the output file; with several poses and no shapeKeys, a name holding POSE_PLACEHOLDER (one file per pose); with
+   * several inputs, a name holding NAME_PLACEHOLDER (one file per input)
+   */
   output: string;
   /** the poses asked for, in order, each once (`--pose A,B` or `--pose all`: every pose of the vocabulary) */
   poses: PoseName[];
@@ -45,12 +54,14 @@ export interface PoseArguments {
 
 /** In an output name, stands for the pose's name: one file per pose. */
 export const POSE_PLACEHOLDER = '{pose}';
+/** In an output name, stands for the input file's name without its folder and extension: one file per input. */
+export const NAME_PLACEHOLDER = '{name}';
 
 /** A command line the pose command cannot run: the caller reports it with the usage (exit 64). */
 export class PoseUsageError extends Error {}
 
 export const POSE_USAGE =
-  'autorig pose <in.glb|in.gltf|in.obj> --pose NAME[,NAME...]|all [--strength S] [--strategy mean|nearest]\n'
+  'autorig pose <in.glb|in.gltf|in.obj>... --pose NAME[,NAME...]|all [--strength S] [--strategy mean|nearest]\n'
   + '             -o <out.obj|out.glb> | -o <out_{pose}.obj|out_{pose}.glb> | --shape-keys -o <out.glb>\n'
   + '       autorig pose --list\n'
   + '  Predicts the character in a semantic pose (any mesh, rigged or not, any topology) with the latent pose models\n'
@@ -60,6 +71,10 @@ export const POSE_USAGE =
   + '  Several poses (a comma list, or all) are posed in one run, the mesh rigged and encoded once: one file per pose\n'
   + '  when the output name holds {pose}, or with --shape-keys one .glb of the unposed mesh with a shape key (glTF\n'
   + '  morph target, named after its pose, value 0) per pose, which Blender\'s glTF importer reads as shape keys.\n'
+  + '  Several input files are posed in one run, one after the other (the models loaded once, each later file as\n'
+  + '  quick as through a running sidecar): the output name holds {name}, the input\'s file name without its\n'
+  + '  extension (e.g. -o posed/{name}_{pose}.glb). A file that cannot be posed is reported and the others go on;\n'
+  + '  the exit code is then 2.\n'
   + '  --list: the installed poses; "experimental" marks those where the rig-based baseline measured better.\n'
   + `  Poses: ${POSE_NAMES.join(', ')}`;
 
@@ -70,7 +85,7 @@ export const POSE_USAGE =
  */
 export function parsePoseArguments(args: string[]): PoseArguments {
   const positional: string[] = [];
-  const parsed: PoseArguments = { list: false, input: '', output: '', poses: [], strength: 1, strategy: 'mean', shapeKeys: false };
+  const parsed: PoseArguments = { list: false, inputs: [], output: '', poses: [], strength: 1, strategy: 'mean', shapeKeys: false };
   let poseList = '';
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -103,10 +118,8 @@ export function parsePoseArguments(args: string[]): PoseArguments {
     if (positional.length > 0 || parsed.output || poseList || parsed.shapeKeys) throw new PoseUsageError('--list takes no file, pose, output or --shape-keys');
     return parsed;
   }
-  if (positional.length !== 1) {
-    throw new PoseUsageError(positional.length === 0 ? 'no input file given' : `one input file expected, got ${positional.length}`);
-  }
-  parsed.input = positional[0];
+  if (positional.length === 0) throw new PoseUsageError('no input file given');
+  parsed.inputs = positional;
   if (!poseList) throw new PoseUsageError('no pose given (--pose NAME; autorig pose --list shows the installed poses)');
   parsed.poses = parsePoseList(poseList);
   if (!parsed.output) throw new PoseUsageError('no output file given (-o out.obj or out.glb)');
@@ -120,7 +133,33 @@ export function parsePoseArguments(args: string[]): PoseArguments {
     throw new PoseUsageError(`${parsed.poses.length} poses asked for: name the output with ${POSE_PLACEHOLDER} (one file per pose, e.g. `
       + `-o out_${POSE_PLACEHOLDER}${kind}), or give --shape-keys and a .glb (one file, a shape key per pose)`);
   }
+  if (parsed.inputs.length > 1 && !parsed.output.includes(NAME_PLACEHOLDER)) {
+    throw new PoseUsageError(`${parsed.inputs.length} input files given: name the output with ${NAME_PLACEHOLDER} (one file per input, e.g. `
+      + `-o posed/${NAME_PLACEHOLDER}${parsed.shapeKeys || parsed.poses.length === 1 ? '' : `_${POSE_PLACEHOLDER}`}${kind})`);
+  }
+  checkDistinctOutputs(parsed);
   return parsed;
+}
+
+/**
+ * checkDistinctOutputs: throws PoseUsageError when two inputs would write the same file (the same input given twice,
+ * or two inputs of one name in different folders or with different extensions), before anything is posed.
+ */
+function checkDistinctOutputs(parsed: PoseArguments): void {
+  const writer = new Map<string, string>();
+  const posesPerFile = parsed.shapeKeys ? [parsed.poses[0]] : parsed.poses;
+  for (const input of parsed.inputs) {
+    for (const pose of posesPerFile) {
+      const output = resolve(poseOutputPath(parsed.output, pose, input));
+      const other = writer.get(output);
+      if (other !== undefined) {
+        throw new PoseUsageError(other === input
+          ? `${input} is given twice`
+          : `${other} and ${input} would both write ${poseOutputPath(parsed.output, pose, input)}: the output name's ${NAME_PLACEHOLDER} is the file name without its folder and extension`);
+      }
+      writer.set(output, input);
+    }
+  }
 }
 
 /**
@@ -139,9 +178,13 @@ export function parsePoseList(text: string): PoseName[] {
   return poses;
 }
 
-/** The output file of one pose: the output name with POSE_PLACEHOLDER replaced by the pose's name. */
-export function poseOutputPath(output: string, pose: string): string {
-  return output.split(POSE_PLACEHOLDER).join(pose);
+/**
+ * poseOutputPath: the output file of one pose of one input: the output name with POSE_PLACEHOLDER replaced by the
+ * pose's name and NAME_PLACEHOLDER by the input's file name without its folder and (last) extension.
+ */
+export function poseOutputPath(output: string, pose: string, input = ''): string {
+  const name = basename(input, extname(input));
+  return output.split(POSE_PLACEHOLDER).join(pose).split(NAME_PLACEHOLDER).join(name);
 }
 
 /**
@@ -215,71 +258,116 @@ export async function writePosedFile(path: string, parts: CharacterPart[], heade
 }
 
 /**
- * runPoseCommand: `autorig pose` (arguments already parsed). Writes the posed file (one per pose, or one .glb of shape
- * keys) and one summary line per pose, or the list of installed poses. Several poses share one reading, one rig and one
- * encoding of the mesh (applyLatentPose's reuse). Resolves with the exit code (0); model and mesh errors are thrown as
- * AutoRigError, before any file is written.
+ * runPoseCommand: `autorig pose` (arguments already parsed). Per input file, in order: writes the posed file (one per
+ * pose, or one .glb of shape keys) and one summary line per pose; or prints the list of installed poses. Several poses
+ * of a file share one reading, one rig and one encoding of its mesh (applyLatentPose's reuse); several files share the
+ * models (one model thread) and nothing else. Resolves with the exit code: 0, or EXIT_CANNOT_RIG when some of several
+ * files could not be posed (each reported on stderr with its error code, the others posed). With one input, model and
+ * mesh errors are thrown as AutoRigError, before any file is written.
  */
 export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSink; stderr: TextSink }, generator: string): Promise<number> {
   // The apply path loads the mesh and model code: imported only when the command runs.
+  const { listLatentPoses } = await import('../pose/listLatentPoses.js');
   if (parsed.list) {
-    const { listLatentPoses } = await import('../pose/listLatentPoses.js');
     const poses = listLatentPoses();
     const width = Math.max(...poses.map((p) => p.name.length), 4);
     for (const p of poses) io.stdout.write(`${p.name.padEnd(width)}  ${p.experimental ? 'experimental' : 'measured   '}  ${p.note}\n`);
     return 0;
   }
-  const { applyLatentPose } = await import('../pose/applyLatentPose.js');
   const { startModelThread } = await import('./modelThread.js');
-  // the models load on their own thread while the file is read: the latent pair whatever the file holds, the
-  // auto-rig's once it proves to have no rig of its own
-  const starting = startModelThread(modelsRunByPose(true));
-  let character: Character;
-  const results: LatentPoseResult[] = [];
+  // as the add-on's message and the pose menu say it: a pose the rig-based baseline measured better (or not measured)
+  const experimental = new Set(listLatentPoses().filter((p) => p.experimental).map((p) => p.name));
+  // the models load on their own thread while the first file is read: the latent pair whatever the file holds, the
+  // auto-rig's once a file proves to have no rig of its own, or at once when it is an .obj (which has no skin)
+  const objFirst = extname(parsed.inputs[0]).toLowerCase() === '.obj';
+  const starting = startModelThread(modelsRunByPose(!objFirst));
+  const failed: string[] = [];
   try {
-    character = await readPoseInput(parsed.input);
-    const models = await starting;
-    const { rig, why } = ownRig(character);
-    if (!rig) models.warm(modelsRunByPose(false));
-    io.stderr.write(rig
-      ? `autorig: posing through the file's own rig (${rig.skeleton.joints.length} joints)\n`
-      : `autorig: auto-rigging first (${why})\n`);
-    let reuse: LatentPoseReuse | undefined;
-    for (const pose of parsed.poses) {
-      // the first pose rigs and encodes the mesh and reports its steps; the later ones reuse that and are quick
-      const progress = results.length === 0 ? progressReporter(io.stderr) : null;
+    let autoRigWarmed = objFirst;
+    const warmAutoRig = async () => {
+      if (!autoRigWarmed) (await starting).warm(modelsRunByPose(false));
+      autoRigWarmed = true;
+    };
+    for (const input of parsed.inputs) {
       try {
-        const options = { pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}), ...(reuse ? { reuse } : {}) };
-        const result = await applyLatentPose(character.parts, options, progress?.onProgress);
-        reuse = result.reusable ?? reuse;
-        results.push(result);
-      } finally {
-        progress?.finish();
+        await poseFile(input, parsed, { io, generator, experimental, models: starting, warmAutoRig });
+      } catch (err) {
+        if (parsed.inputs.length === 1 || !(err instanceof AutoRigError)) throw err;
+        const message = err.message.startsWith(input) ? err.message : `${input}: ${err.message}`;
+        io.stderr.write(`autorig: error ${err.code}: ${message}\n`);
+        failed.push(input);
       }
     }
   } finally {
     await (await starting).close();
   }
-  // as the add-on's message and the pose menu say it: a pose the rig-based baseline measured better (or not measured)
-  const { listLatentPoses } = await import('../pose/listLatentPoses.js');
-  const experimental = new Set(listLatentPoses().filter((p) => p.experimental).map((p) => p.name));
-  const mark = (result: LatentPoseResult) => (experimental.has(result.pose) ? ' [experimental]' : '');
+  if (failed.length === 0) return EXIT_OK;
+  io.stderr.write(`autorig: ${failed.length} of ${parsed.inputs.length} files could not be posed: ${failed.join(', ')}\n`);
+  return EXIT_CANNOT_RIG;
+}
+
+/** What poseFile shares with the other files of a run. */
+interface PoseRun {
+  io: { stdout: TextSink; stderr: TextSink };
+  generator: string;
+  /** the poses marked experimental (listLatentPoses) */
+  experimental: ReadonlySet<string>;
+  models: Promise<{ close(): Promise<void> }>;
+  /** start loading the auto-rig's models (once per run) */
+  warmAutoRig: () => Promise<void>;
+}
+
+/**
+ * poseFile: one input of `autorig pose`: reads it, poses it in every pose asked for (rigged and encoded once), writes
+ * its outputs (names from poseOutputPath) and says one line per pose. Throws AutoRigError (the file's or the models'
+ * error) before writing anything of this file.
+ */
+async function poseFile(input: string, parsed: PoseArguments, run: PoseRun): Promise<void> {
+  const { applyLatentPose } = await import('../pose/applyLatentPose.js');
+  const { io, generator } = run;
+  const character = await readPoseInput(input);
+  await run.models;
+  const { rig, why } = ownRig(character);
+  if (!rig) await run.warmAutoRig();
+  io.stderr.write(rig
+    ? `autorig: ${prefix(parsed, input)}posing through the file's own rig (${rig.skeleton.joints.length} joints)\n`
+    : `autorig: ${prefix(parsed, input)}auto-rigging first (${why})\n`);
+  const results: LatentPoseResult[] = [];
+  let reuse: LatentPoseReuse | undefined;
+  for (const pose of parsed.poses) {
+    // the first pose rigs and encodes the mesh and reports its steps; the later ones reuse that and are quick
+    const progress = results.length === 0 ? progressReporter(io.stderr) : null;
+    try {
+      const options = { pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}), ...(reuse ? { reuse } : {}) };
+      const result = await applyLatentPose(character.parts, options, progress?.onProgress);
+      reuse = result.reusable ?? reuse;
+      results.push(result);
+    } finally {
+      progress?.finish();
+    }
+  }
+  const mark = (result: LatentPoseResult) => (run.experimental.has(result.pose) ? ' [experimental]' : '');
   const vertices = character.parts.reduce((n, p) => n + p.positions.length / 3, 0);
   const count = `${character.parts.length} part${character.parts.length === 1 ? '' : 's'}, ${vertices} vertices`;
   const through = results[0].rig === 'given' ? 'its own rig' : 'the auto-rig';
-  const say = (result: LatentPoseResult, output: string) => io.stdout.write(`autorig: posed ${parsed.input} as ${result.pose} through ${through} `
+  const say = (result: LatentPoseResult, output: string) => io.stdout.write(`autorig: posed ${input} as ${result.pose} through ${through} `
     + `(strength ${result.strength}, ${result.strategy}${result.identity ? `, identity ${result.identity}` : ''}): ${count} in ${result.seconds.toFixed(2)} s on ${result.provider}${output ? ` → ${output}` : ''}${mark(result)}\n`);
   if (parsed.shapeKeys) {
+    const output = poseOutputPath(parsed.output, '', input);
     const keys = results.map((result) => ({ name: result.pose, positions: result.objects.map((o) => o.positions) }));
-    await writeMeshGlb(parsed.output, restParts(character.parts), `${generator}: ${parsed.input} with a shape key per pose (strength ${parsed.strength}, ${parsed.strategy})`, keys);
+    await writeMeshGlb(output, restParts(character.parts), `${generator}: ${input} with a shape key per pose (strength ${parsed.strength}, ${parsed.strategy})`, keys);
     for (const result of results) say(result, '');
-    io.stdout.write(`autorig: ${results.length} shape key${results.length === 1 ? '' : 's'} → ${parsed.output}\n`);
-    return 0;
+    io.stdout.write(`autorig: ${results.length} shape key${results.length === 1 ? '' : 's'} → ${output}\n`);
+    return;
   }
   for (const result of results) {
-    const output = poseOutputPath(parsed.output, result.pose);
-    await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${parsed.input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);
+    const output = poseOutputPath(parsed.output, result.pose, input);
+    await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);
     say(result, output);
   }
-  return 0;
+}
+
+/** With several inputs, a stderr line names its file ("in.obj: "); with one, it needs not. */
+function prefix(parsed: PoseArguments, input: string): string {
+  return parsed.inputs.length > 1 ? `${input}: ` : '';
 }
