@@ -102,6 +102,39 @@ describe('autorig pose on several files', { timeout: 180_000 }, () => {
     expect(largestGap(rest.map((x) => x * 1.3), bigKnee) / moved).toBeCloseTo(1.3, 2);
   });
 
+  it('takes a folder as its character files (.glb, .gltf, .obj, by name; not hidden ones, other files or subfolders)', async () => {
+    const folder = join(scratch, 'folder in');
+    mkdirSync(join(folder, 'sub'), { recursive: true });
+    copyFileSync(DEMO_OBJ, join(folder, 'b demo.obj'));
+    copyFileSync(DEV_GLB, join(folder, 'a ely.GLB'));
+    copyFileSync(DEMO_OBJ, join(folder, '.hidden.obj'));
+    copyFileSync(DEMO_OBJ, join(folder, 'sub', 'deeper.obj'));
+    writeFileSync(join(folder, 'notes.txt'), 'not a character');
+    const io = captureCli();
+    const pattern = join(scratch, 'folder out', '{name}.obj');
+    expect(await runCli(['pose', folder, '--pose', 'kneeBentLf', '-o', pattern], io), io.err()).toBe(EXIT_OK);
+    const said = io.out().trim().split('\n');
+    expect(said.map((line) => /posed (.*) as kneeBentLf/.exec(line)?.[1])).toEqual([join(folder, 'a ely.GLB'), join(folder, 'b demo.obj')]);
+    expect(objVertices(readFileSync(join(scratch, 'folder out', 'b demo.obj'), 'utf8')).length).toBe(objVertices(readFileSync(DEMO_OBJ, 'utf8')).length);
+    expect(existsSync(join(scratch, 'folder out', 'deeper.obj'))).toBe(false);
+    expect(existsSync(join(scratch, 'folder out', '.hidden.obj'))).toBe(false);
+    // a folder of one name twice (a.obj beside a.glb), and one without characters: refused with the usage
+    const twins = join(scratch, 'twins');
+    mkdirSync(twins);
+    copyFileSync(DEMO_OBJ, join(twins, 'same.obj'));
+    copyFileSync(DEV_GLB, join(twins, 'same.glb'));
+    const collide = captureCli();
+    expect(await runCli(['pose', twins, '--pose', 'kneeBentLf', '-o', join(scratch, 'never', '{name}.obj')], collide)).toBe(EXIT_USAGE);
+    expect(collide.err()).toMatch(/same\.glb and .*same\.obj would both write/);
+    const empty = join(scratch, 'empty');
+    mkdirSync(empty);
+    writeFileSync(join(empty, 'readme.md'), '');
+    const nothing = captureCli();
+    expect(await runCli(['pose', empty, '--pose', 'kneeBentLf', '-o', '{name}.obj'], nothing)).toBe(EXIT_USAGE);
+    expect(nothing.err()).toMatch(/is a folder without \.glb, \.gltf, \.obj files/);
+    expect(existsSync(join(scratch, 'never'))).toBe(false);
+  });
+
   it('reports a file that cannot be posed with its code, writes the others, and exits 2', async () => {
     const folder = join(scratch, 'mixed');
     mkdirSync(folder, { recursive: true });

@@ -23,7 +23,7 @@ import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
 import { CORRECTIVES_EVAL_USAGE } from '../eval/correctives/correctivesEvalArguments.js';
 import { CORRECTIVE_SHARE_USAGE } from '../eval/poses/correctiveShareArguments.js';
 import type { DatasetKind, DatasetOptions } from '../data/makeDataset.js';
-import { parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
+import { expandPoseInputs, parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
 import { CORRECTIVES_USAGE, CorrectivesUsageError, parseCorrectivesArguments, runCorrectivesCommand } from './correctivesCommand.js';
 import { writePreviewPng } from './preview.js';
 import { progressReporter, type TextSink } from './progress.js';
@@ -382,7 +382,7 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
 async function poseCommand(args: string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parsePoseArguments(args);
+    parsed = await expandPoseInputs(parsePoseArguments(args));
   } catch (err) {
     if (err instanceof PoseUsageError) throw new UsageError(err.message, commands.pose.usage);
     throw err;

@@ -16,8 +16,8 @@
  * does (a fresh process's first apply runs while V8 is still compiling it). Each file's outputs are written before the
  * next file is read; a file that cannot be posed is reported with its error code and the others go on.
  */
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import { vertexNormals } from '../io/normals.js';
@@ -61,7 +61,7 @@ export const NAME_PLACEHOLDER = '{name}';
 export class PoseUsageError extends Error {}
 
 export const POSE_USAGE =
-  'autorig pose <in.glb|in.gltf|in.obj>... --pose NAME[,NAME...]|all [--strength S] [--strategy mean|nearest]\n'
+  'autorig pose <in.glb|in.gltf|in.obj|folder>... --pose NAME[,NAME...]|all [--strength S] [--strategy mean|nearest]\n'
   + '             -o <out.obj|out.glb> | -o <out_{pose}.obj|out_{pose}.glb> | --shape-keys -o <out.glb>\n'
   + '       autorig pose --list\n'
   + '  Predicts the character in a semantic pose (any mesh, rigged or not, any topology) with the latent pose models\n'
@@ -73,8 +73,8 @@ export const POSE_USAGE =
   + '  morph target, named after its pose, value 0) per pose, which Blender\'s glTF importer reads as shape keys.\n'
   + '  Several input files are posed in one run, one after the other (the models loaded once, each later file as\n'
   + '  quick as through a running sidecar): the output name holds {name}, the input\'s file name without its\n'
-  + '  extension (e.g. -o posed/{name}_{pose}.glb). A file that cannot be posed is reported and the others go on;\n'
-  + '  the exit code is then 2.\n'
+  + '  extension (e.g. -o posed/{name}_{pose}.glb); a folder stands for its .glb, .gltf and .obj files, by name.\n'
+  + '  A file that cannot be posed is reported and the others go on; the exit code is then 2.\n'
   + '  --list: the installed poses; "experimental" marks those where the rig-based baseline measured better.\n'
   + `  Poses: ${POSE_NAMES.join(', ')}`;
 
@@ -133,19 +133,54 @@ export function parsePoseArguments(args: string[]): PoseArguments {
     throw new PoseUsageError(`${parsed.poses.length} poses asked for: name the output with ${POSE_PLACEHOLDER} (one file per pose, e.g. `
       + `-o out_${POSE_PLACEHOLDER}${kind}), or give --shape-keys and a .glb (one file, a shape key per pose)`);
   }
-  if (parsed.inputs.length > 1 && !parsed.output.includes(NAME_PLACEHOLDER)) {
-    throw new PoseUsageError(`${parsed.inputs.length} input files given: name the output with ${NAME_PLACEHOLDER} (one file per input, e.g. `
-      + `-o posed/${NAME_PLACEHOLDER}${parsed.shapeKeys || parsed.poses.length === 1 ? '' : `_${POSE_PLACEHOLDER}`}${kind})`);
-  }
-  checkDistinctOutputs(parsed);
+  checkOutputNames(parsed);
   return parsed;
 }
 
+/** The files a folder given as input stands for: those with these extensions, directly in it (not in its subfolders). */
+export const POSE_INPUT_EXTENSIONS: readonly string[] = ['.glb', '.gltf', '.obj'];
+
 /**
- * checkDistinctOutputs: throws PoseUsageError when two inputs would write the same file (the same input given twice,
- * or two inputs of one name in different folders or with different extensions), before anything is posed.
+ * expandPoseInputs: parsed arguments → the same with each input that is a folder replaced by its character files
+ * (POSE_INPUT_EXTENSIONS, hidden files left out, sorted by name), the output names checked again over the files.
+ * An input that does not exist is kept (reading it reports BAD_REQUEST). Throws PoseUsageError for a folder with no
+ * character file, and as parsePoseArguments for the output's name.
  */
-function checkDistinctOutputs(parsed: PoseArguments): void {
+export async function expandPoseInputs(parsed: PoseArguments): Promise<PoseArguments> {
+  const inputs: string[] = [];
+  for (const input of parsed.inputs) {
+    let folder = false;
+    try {
+      folder = (await stat(input)).isDirectory();
+    } catch {
+      // not there (or unreadable): posing it says so, with the file's error code
+    }
+    if (!folder) {
+      inputs.push(input);
+      continue;
+    }
+    const names = (await readdir(input))
+      .filter((name) => !name.startsWith('.') && POSE_INPUT_EXTENSIONS.includes(extname(name).toLowerCase()))
+      .sort();
+    if (names.length === 0) throw new PoseUsageError(`${input} is a folder without ${POSE_INPUT_EXTENSIONS.join(', ')} files`);
+    inputs.push(...names.map((name) => join(input, name)));
+  }
+  const expanded = { ...parsed, inputs };
+  if (!parsed.list) checkOutputNames(expanded);
+  return expanded;
+}
+
+/**
+ * checkOutputNames: throws PoseUsageError when several inputs are given and the output's name lacks NAME_PLACEHOLDER,
+ * or when two inputs would write the same file (the same input given twice, or two inputs of one name in different
+ * folders or with different extensions), before anything is posed.
+ */
+function checkOutputNames(parsed: PoseArguments): void {
+  if (parsed.inputs.length > 1 && !parsed.output.includes(NAME_PLACEHOLDER)) {
+    const kind = extname(parsed.output).toLowerCase();
+    throw new PoseUsageError(`${parsed.inputs.length} input files given: name the output with ${NAME_PLACEHOLDER} (one file per input, e.g. `
+      + `-o posed/${NAME_PLACEHOLDER}${parsed.shapeKeys || parsed.poses.length === 1 ? '' : `_${POSE_PLACEHOLDER}`}${kind})`);
+  }
   const writer = new Map<string, string>();
   const posesPerFile = parsed.shapeKeys ? [parsed.poses[0]] : parsed.poses;
   for (const input of parsed.inputs) {
