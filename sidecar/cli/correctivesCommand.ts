@@ -129,7 +129,7 @@ export async function runCorrectivesCommand(parsed: CorrectivesArguments, io: { 
     });
   }
   const parts: CharacterPart[] = character.parts.map((part) => (part.normals ? part : { ...part, normals: vertexNormals(part.positions, part.triangles) }));
-  await writeSkinnedGlb(parsed.output, { parts, skeleton, weights, morphTargets, generator });
+  await writeSkinnedGlb(parsed.output, { parts, skeleton, weights, morphTargets, generator, ...(character.looks ? { looks: character.looks } : {}) });
   const targets = morphTargets.reduce((n, list) => n + list.length, 0);
   io.stdout.write(
     `${parsed.input}: ${rigged ? 'auto-rigged, then ' : ''}baked ${result.keys.length} corrective keys (${result.method}) as ${targets} morph targets`

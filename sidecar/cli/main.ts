@@ -436,7 +436,7 @@ async function writeOutputs(
   const parts: CharacterPart[] = character.parts.map((part) =>
     part.normals ? part : { ...part, normals: vertexNormals(part.positions, part.triangles) },
   );
-  await writeSkinnedGlb(output, { parts, skeleton, weights, generator: `AutoRig ${packageVersion()}` });
+  await writeSkinnedGlb(output, { parts, skeleton, weights, generator: `AutoRig ${packageVersion()}`, ...(character.looks ? { looks: character.looks } : {}) });
   if (preview && frame) await writePreviewPng(preview, { parts: character.parts, skeleton, weights, frame });
 }
 

@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CharacterPart } from '../io/character.js';
 import { align4, writeGlb } from '../io/glbContainer.js';
+import { lookJson, type CharacterLooks, type LookJson } from '../io/gltfLooks.js';
 
 const FLOAT = 5126;
 const UNSIGNED_INT = 5125;
@@ -26,15 +27,16 @@ export interface ShapeKey {
  * target of every part (glTF morph targets hold displacements: the key's positions minus the part's, in float32),
  * named in the mesh's extras.targetNames, where Blender's glTF importer and three.js read the names, at weight 0; a
  * target whose moved vertices are fewer than three quarters of the part's is stored sparse (16 bytes per moved vertex
- * against 12 per vertex).
+ * against 12 per vertex). `looks` (the input's materials and textures, Character.looks): written with each part's
+ * own material, the images embedded.
  */
-export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', keys: readonly ShapeKey[] = []): Uint8Array {
+export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', keys: readonly ShapeKey[] = [], looks?: CharacterLooks): Uint8Array {
   const chunks: Uint8Array[] = [];
   let length = 0;
   const bufferViews: Record<string, unknown>[] = [];
   const accessors: Record<string, unknown>[] = [];
   /** Appends `data` as a buffer view of its own (`target` when given: a sparse accessor's views have none); returns its index. */
-  const addView = (data: Float32Array | Uint32Array, target?: number): number => {
+  const addView = (data: Float32Array | Uint32Array | Uint8Array, target?: number): number => {
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     bufferViews.push({ buffer: 0, byteOffset: length, byteLength: bytes.byteLength, ...(target === undefined ? {} : { target }) });
     chunks.push(bytes);
@@ -68,12 +70,15 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
   for (const key of keys) {
     if (key.positions.length !== parts.length) throw new Error(`encodeMeshGlb: shape key '${key.name}' has ${key.positions.length} parts, the mesh ${parts.length}`);
   }
+  // the input's look, its images in the BIN chunk; a part keeps its material (one without gets glTF's default)
+  const look: LookJson | undefined = looks ? lookJson(looks, (bytes) => addView(bytes)) : undefined;
   const meshes = parts.map((part, k) => {
     const attributes: Record<string, number> = { POSITION: add(part.positions, 3, ARRAY_BUFFER, true) };
     if (part.normals) attributes.NORMAL = add(part.normals, 3, ARRAY_BUFFER);
     if (part.uvs) attributes.TEXCOORD_0 = add(part.uvs, 2, ARRAY_BUFFER);
     const indices = add(part.triangles, 1, ELEMENT_ARRAY_BUFFER);
     const primitive: Record<string, unknown> = { attributes, indices, mode: 4 };
+    if (look && part.material !== undefined && part.material >= 0 && part.material < look.materials.length) primitive.material = part.material;
     const mesh: Record<string, unknown> = { name: part.name, primitives: [primitive] };
     if (keys.length > 0) {
       primitive.targets = keys.map((key) => {
@@ -108,6 +113,7 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
     scenes: [{ nodes: parts.map((_, k) => k) }],
     nodes: parts.map((part, k) => ({ name: part.name, mesh: k })),
     meshes,
+    ...(look ?? {}),
     accessors,
     bufferViews,
     buffers: [{ byteLength: length }],
@@ -149,7 +155,7 @@ function withZero(bounds: { min: number[]; max: number[] }): { min: number[]; ma
 }
 
 /** writeMeshGlb: encodeMeshGlb to `path` (its folder is created when missing). */
-export async function writeMeshGlb(path: string, parts: CharacterPart[], generator?: string, keys?: readonly ShapeKey[]): Promise<void> {
+export async function writeMeshGlb(path: string, parts: CharacterPart[], generator?: string, keys?: readonly ShapeKey[], looks?: CharacterLooks): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, encodeMeshGlb(parts, generator, keys));
+  await writeFile(path, encodeMeshGlb(parts, generator, keys, looks));
 }

@@ -20,6 +20,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
+import type { CharacterLooks } from '../io/gltfLooks.js';
 import { vertexNormals } from '../io/normals.js';
 import { checkObjSize, formatObjBytes, parseObj } from '../io/obj.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
@@ -278,14 +279,18 @@ function partsAt(parts: CharacterPart[], positionsOf: (k: number) => Float32Arra
     const positions = positionsOf(k);
     const out: CharacterPart = { name: part.name, positions, triangles: part.triangles, normals: vertexNormals(positions, part.triangles) };
     if (part.uvs) out.uvs = part.uvs;
+    if (part.material !== undefined) out.material = part.material;
     return out;
   });
 }
 
-/** writePosedFile: the posed parts to `path`, .obj (one `o` per part) or .glb (one mesh node per part). */
-export async function writePosedFile(path: string, parts: CharacterPart[], header: string): Promise<void> {
+/**
+ * writePosedFile: the posed parts to `path`, .obj (one `o` per part) or .glb (one mesh node per part, with the input's
+ * materials and textures when `looks` has them).
+ */
+export async function writePosedFile(path: string, parts: CharacterPart[], header: string, looks?: CharacterLooks): Promise<void> {
   if (extname(path).toLowerCase() === '.glb') {
-    await writeMeshGlb(path, parts, header);
+    await writeMeshGlb(path, parts, header, [], looks);
     return;
   }
   await mkdir(dirname(path), { recursive: true });
@@ -390,14 +395,14 @@ async function poseFile(input: string, parsed: PoseArguments, run: PoseRun): Pro
   if (parsed.shapeKeys) {
     const output = poseOutputPath(parsed.output, '', input);
     const keys = results.map((result) => ({ name: result.pose, positions: result.objects.map((o) => o.positions) }));
-    await writeMeshGlb(output, restParts(character.parts), `${generator}: ${input} with a shape key per pose (strength ${parsed.strength}, ${parsed.strategy})`, keys);
+    await writeMeshGlb(output, restParts(character.parts), `${generator}: ${input} with a shape key per pose (strength ${parsed.strength}, ${parsed.strategy})`, keys, character.looks);
     for (const result of results) say(result, '');
     io.stdout.write(`autorig: ${results.length} shape key${results.length === 1 ? '' : 's'} → ${output}\n`);
     return;
   }
   for (const result of results) {
     const output = poseOutputPath(parsed.output, result.pose, input);
-    await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`);
+    await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`, character.looks);
     say(result, output);
   }
 }

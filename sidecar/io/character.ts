@@ -7,6 +7,7 @@ import { extname } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { MESH_LIMITS } from '../mesh/mergeParts.js';
 import type { MeshPart, Vec3 } from '../types.js';
+import type { CharacterLooks } from './gltfLooks.js';
 
 /** A mesh part plus the surface attributes a writer carries over unchanged (same vertex count and order). */
 export interface CharacterPart extends MeshPart {
@@ -14,6 +15,8 @@ export interface CharacterPart extends MeshPart {
   normals?: Float32Array;
   /** uvs: Float32Array, #V*2 (glTF convention: v down from the top of the image); absent when the file had none */
   uvs?: Float32Array;
+  /** index into Character.looks.materials of the part's material; absent when it had none (or the file no looks) */
+  material?: number;
 }
 
 /** A joint of the file's own skeleton, in the bind pose. */
@@ -43,6 +46,8 @@ export interface CharacterRig {
 export interface Character {
   parts: CharacterPart[];
   rig?: CharacterRig;
+  /** a glTF file's materials and textures, which .glb writers carry over (gltfLooks.ts); absent for .obj or none */
+  looks?: CharacterLooks;
 }
 
 /** Influences per vertex that readers and writers use (glTF JOINTS_0/WEIGHTS_0). */

@@ -10,6 +10,7 @@ import { AutoRigError } from '../errors.js';
 import type { PartWeights, Skeleton, Vec3 } from '../types.js';
 import { INFLUENCES, type CharacterPart } from './character.js';
 import { align4, writeGlb } from './glbContainer.js';
+import { lookJson, type CharacterLooks, type LookJson } from './gltfLooks.js';
 
 export interface SkinnedGlbInput {
   /** the mesh parts with their optional normals/uvs; each becomes a skinned mesh node named after the part */
@@ -21,6 +22,8 @@ export interface SkinnedGlbInput {
   generator?: string;
   /** per part (same order), optional: its morph targets (corrective shape keys), in the order they are written */
   morphTargets?: MorphTarget[][];
+  /** the input file's materials and textures (Character.looks): written with each part's own material */
+  looks?: CharacterLooks;
 }
 
 /**
@@ -63,6 +66,16 @@ class BinaryBuilder {
     const componentType = data instanceof Float32Array ? FLOAT : data instanceof Uint16Array ? UNSIGNED_SHORT : UNSIGNED_INT;
     this.accessors.push({ bufferView: this.bufferViews.length - 1, componentType, count: data.length / width, type, ...extra });
     return this.accessors.length - 1;
+  }
+
+  /** Append raw bytes (an image) as a buffer view of their own, without an accessor; returns the view's index. */
+  addBytes(bytes: Uint8Array): number {
+    this.bufferViews.push({ buffer: 0, byteOffset: this.length, byteLength: bytes.byteLength });
+    this.chunks.push(bytes);
+    const padded = align4(bytes.byteLength);
+    if (padded > bytes.byteLength) this.chunks.push(new Uint8Array(padded - bytes.byteLength));
+    this.length += padded;
+    return this.bufferViews.length - 1;
   }
 
   bytes(): Uint8Array {
@@ -113,6 +126,7 @@ export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
   const inverseBindAccessor = bin.add(inverseBind, 'MAT4');
   const meshes: Record<string, unknown>[] = [];
   const meshNodes: number[] = [];
+  const look = partMaterials(input.looks, parts, (bytes) => bin.addBytes(bytes));
   if (input.morphTargets && input.morphTargets.length !== parts.length) {
     throw new AutoRigError('BAD_REQUEST', `morph targets for ${input.morphTargets.length} parts, but there are ${parts.length} parts`);
   }
@@ -121,7 +135,7 @@ export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
     const vertexCount = part.positions.length / 3;
     const indices = vertexCount <= 0xffff ? Uint16Array.from(part.triangles) : Uint32Array.from(part.triangles);
     const indexAccessor = bin.add(indices, 'SCALAR', ELEMENT_ARRAY_BUFFER);
-    const primitive: Record<string, unknown> = { attributes, indices: indexAccessor, material: 0, mode: 4 };
+    const primitive: Record<string, unknown> = { attributes, indices: indexAccessor, material: look.materialOf[p], mode: 4 };
     const mesh: Record<string, unknown> = { name: part.name, primitives: [primitive] };
     const targets = input.morphTargets?.[p] ?? [];
     if (targets.length > 0) {
@@ -143,7 +157,7 @@ export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
     nodes,
     meshes,
     skins: [skin],
-    materials: [{ name: 'autorig', pbrMetallicRoughness: { baseColorFactor: [0.8, 0.8, 0.8, 1], metallicFactor: 0, roughnessFactor: 0.8 } }],
+    ...look.json,
     accessors: bin.accessors,
     bufferViews: bin.bufferViews,
     buffers: [{ byteLength: 0 }],
@@ -151,6 +165,22 @@ export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
   const bytes = bin.bytes();
   json.buffers[0].byteLength = bytes.byteLength;
   return writeGlb(json, bytes);
+}
+
+/** The material a part without one of the input's gets: a plain grey. */
+const PLAIN_MATERIAL = { name: 'autorig', pbrMetallicRoughness: { baseColorFactor: [0.8, 0.8, 0.8, 1], metallicFactor: 0, roughnessFactor: 0.8 } };
+
+/**
+ * The materials of a skinned .glb: the input's look (its images appended through addBytes) with PLAIN_MATERIAL after
+ * them for the parts that have none of its materials, or PLAIN_MATERIAL alone. → the JSON arrays and each part's
+ * material index.
+ */
+function partMaterials(looks: CharacterLooks | undefined, parts: CharacterPart[], addBytes: (bytes: Uint8Array) => number): { json: LookJson; materialOf: number[] } {
+  const json: LookJson = looks ? lookJson(looks, addBytes) : { materials: [] };
+  const own = (part: CharacterPart) => part.material !== undefined && Number.isInteger(part.material) && part.material >= 0 && part.material < json.materials.length;
+  const plain = json.materials.length;
+  if (parts.some((part) => !own(part))) json.materials.push(PLAIN_MATERIAL);
+  return { json, materialOf: parts.map((part) => (own(part) ? part.material! : plain)) };
 }
 
 /** writeSkinnedGlb: encode and write to `path`, creating its folder. */

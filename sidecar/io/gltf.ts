@@ -25,6 +25,7 @@ import {
   type RigJoint,
 } from './character.js';
 import { align4, isGlb, readGlb, writeGlb } from './glbContainer.js';
+import { captureLooks, isLookExtension } from './gltfLooks.js';
 
 /** loadCharacter (any supported file: .glb, .gltf, .obj) lives in character.ts; re-exported for glTF callers. */
 export { loadCharacter } from './character.js';
@@ -51,8 +52,8 @@ export async function loadGltf(path: string): Promise<Character> {
 
 /**
  * parseGltf: the bytes of a .glb or a .gltf (JSON text) → parts in the bind pose + the file's rig when it has a skin.
- * Textures and materials are dropped before three sees the file: rigging needs none of them, and decoding images
- * would need a browser. A file whose meshes hold more vertices or triangles than the limits allow is refused (TOO_LARGE)
+ * Textures and materials are kept aside (Character.looks, gltfLooks.ts: the .glb writers carry them over) and dropped
+ * before three sees the file: rigging needs none of them, and decoding images would need a browser. A file whose meshes hold more vertices or triangles than the limits allow is refused (TOO_LARGE)
  * from its JSON alone, before any buffer is copied or decoded.
  */
 export async function parseGltf(bytes: Uint8Array, options: GltfReadOptions = {}): Promise<Character> {
@@ -61,13 +62,19 @@ export async function parseGltf(bytes: Uint8Array, options: GltfReadOptions = {}
   const { json, bin } = isGlb(bytes) ? readGlb(bytes, source) : { json: parseGltfJson(bytes, source), bin: undefined };
   checkGltfSize(json, options.limits ?? MESH_LIMITS, source);
   const merged = await mergeBuffers(json, bin, resourceDir, source);
+  const looks = await captureLooks(json, merged, resourceDir);
   stripMaterials(json);
   refuseUnsupportedCompression(json, source);
   const gltf = await runGltfLoader(writeGlb(json, merged), json, source);
   const scene: Object3D | undefined = gltf.scene ?? gltf.scenes?.[0];
   if (!scene) throw new AutoRigError('EMPTY_MESH', `${source}: the file has no scene`);
   scene.updateMatrixWorld(true);
-  return extractCharacter(scene, json, gltf.parser.associations);
+  const character = extractCharacter(scene, json, gltf.parser.associations);
+  if (!looks) {
+    for (const part of character.parts) delete part.material;
+    return character;
+  }
+  return { ...character, looks };
 }
 
 function parseGltfJson(bytes: Uint8Array, source: string): Record<string, any> {
@@ -164,9 +171,8 @@ function stripMaterials(json: Record<string, any>): void {
   delete json.images;
   delete json.textures;
   delete json.samplers;
-  const visual = (name: string) => name.startsWith('KHR_materials_') || name.startsWith('KHR_texture_') || name === 'EXT_texture_webp';
   for (const key of ['extensionsUsed', 'extensionsRequired']) {
-    if (Array.isArray(json[key])) json[key] = json[key].filter((name: string) => !visual(name));
+    if (Array.isArray(json[key])) json[key] = json[key].filter((name: string) => !isLookExtension(name));
   }
 }
 
@@ -204,7 +210,7 @@ async function runGltfLoader(glb: Uint8Array, json: Record<string, any>, source:
 }
 
 /** The glTF indices three's loader associates with an object (node, mesh, primitive). */
-type Association = { nodes?: number; meshes?: number; primitives?: number };
+type Association = { nodes?: number; meshes?: number; primitives?: number; materials?: number };
 
 /** Walk the loaded scene: joints from the skins, one part per triangle primitive, skins per part. */
 function extractCharacter(scene: Object3D, json: Record<string, any>, associations: Map<Object3D, Association>): Character {
@@ -225,7 +231,11 @@ function extractCharacter(scene: Object3D, json: Record<string, any>, associatio
       : holder
         ? jointTable.bindWorld[holder.index].clone().multiply(holder.bone.matrixWorld.clone().invert()).multiply(mesh.matrixWorld)
         : mesh.matrixWorld.clone();
-    parts.push(partGeometry(mesh.geometry, names[i], toBind));
+    const part = partGeometry(mesh.geometry, names[i], toBind);
+    // the materials three made keep their file index (stripMaterials keeps the list's order)
+    const material = Array.isArray(mesh.material) ? undefined : associations.get(mesh.material as unknown as Object3D)?.materials;
+    if (material !== undefined) part.material = material;
+    parts.push(part);
     skins.push(skinned ? skinOfMesh(mesh as SkinnedMesh, jointTable) : holder ? rigidSkin(mesh.geometry, holder.index) : null);
   });
   const rig: CharacterRig | undefined = jointTable.joints.length > 0 ? { joints: jointTable.joints, skins } : undefined;
