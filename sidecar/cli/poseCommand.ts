@@ -1,12 +1,14 @@
 /**
  * `autorig pose`: Apply Latent Pose from the command line. A character file in (.glb, .gltf or .obj, rigged or not,
  * any topology), the same vertices in the chosen pose out (.obj or .glb), in the input's count and order:
- * - .obj input: every `v` of the file, in file order, as one object (faces of all its objects and groups kept);
+ * - .obj input: every `v` of the file, in file order, as one object (faces of all its objects and groups kept); an
+ *   .obj output of it is the input file itself with the posed positions (io/objRepose: materials, uv seams, objects,
+ *   groups and comments as they were, normals of the posed surface, mtllib paths rebased to the output's folder);
  * - .glb/.gltf input: one object per triangle primitive, each with the primitive's own vertices in order, in the
  *   file's bind-pose world space (any rig in the input is not written: the output is the posed mesh only).
  * A .glb/.gltf whose skin has every Mixamo template joint and weights every part is posed through that rig (an Auto
  * Rig output, a Mixamo character); any other input is auto-rigged first. The command says which.
- * Normals are recomputed on the posed mesh; texture coordinates are kept.
+ * Normals are recomputed on the posed mesh; texture coordinates are kept, and a .glb/.gltf's materials and textures.
  * Several poses in one run (a pipeline posing a character in the whole vocabulary) rig and encode the mesh once: after
  * the first pose each costs the decoder and the skinning only. They go to one file per pose ({pose} in the output's
  * name) or, with --shape-keys, to one .glb of the unposed mesh with a morph target per pose, which Blender's glTF
@@ -23,6 +25,7 @@ import { loadCharacter, type Character, type CharacterPart } from '../io/charact
 import type { CharacterLooks } from '../io/gltfLooks.js';
 import { vertexNormals } from '../io/normals.js';
 import { checkObjSize, formatObjBytes, parseObj } from '../io/obj.js';
+import { reposedObjText } from '../io/objRepose.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
 import { MESH_LIMITS } from '../mesh/mergeParts.js';
 import { modelsRunByPose } from '../methods.js';
@@ -228,7 +231,7 @@ export function poseOutputPath(output: string, pose: string, input = ''): string
  * every `v` in file order (loadCharacter would split it by object and drop vertices no face uses), any other file as
  * loadCharacter reads it. Throws what loadCharacter throws (BAD_REQUEST, TOO_LARGE, EMPTY_MESH, BAD_INDEX, BAD_NUMBER).
  */
-export async function readPoseInput(path: string): Promise<Character> {
+export async function readPoseInput(path: string): Promise<PoseInput> {
   if (extname(path).toLowerCase() !== '.obj') return loadCharacter(path);
   let bytes: Uint8Array;
   try {
@@ -237,12 +240,16 @@ export async function readPoseInput(path: string): Promise<Character> {
     throw new AutoRigError('BAD_REQUEST', `${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   const counted = checkObjSize(bytes, MESH_LIMITS, path);
-  const character = parseObj(new TextDecoder('utf-8').decode(bytes), { source: path, groupBy: 'none', counted });
+  const objText = new TextDecoder('utf-8').decode(bytes);
+  const character = parseObj(objText, { source: path, groupBy: 'none', counted });
   if (character.parts.length === 0 || character.parts.every((part) => part.triangles.length === 0)) {
     throw new AutoRigError('EMPTY_MESH', `${path}: the file holds no faces`);
   }
-  return character;
+  return { ...character, objText };
 }
+
+/** A character read for posing; an .obj's own text too (objText), whose posed copy keeps all but the positions. */
+export type PoseInput = Character & { objText?: string };
 
 /**
  * ownRig: a character read from a file → its rig as Apply Latent Pose's rig option (skeleton, one PartWeights per part)
@@ -402,7 +409,14 @@ async function poseFile(input: string, parsed: PoseArguments, run: PoseRun): Pro
   }
   for (const result of results) {
     const output = poseOutputPath(parsed.output, result.pose, input);
-    await writePosedFile(output, posedParts(character.parts, result), `${generator}: ${input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`, character.looks);
+    const header = `${generator}: ${input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`;
+    if (character.objText !== undefined && extname(output).toLowerCase() === '.obj') {
+      // .obj to .obj: the input file with the posed positions, its materials, uv seams and groups kept
+      await mkdir(dirname(resolve(output)), { recursive: true });
+      await writeFile(output, reposedObjText(character.objText, result.objects[0].positions, { header, fromFolder: dirname(resolve(input)), toFolder: dirname(resolve(output)) }));
+    } else {
+      await writePosedFile(output, posedParts(character.parts, result), header, character.looks);
+    }
     say(result, output);
   }
 }
