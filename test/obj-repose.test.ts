@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_OK, runCli } from '../sidecar/cli/main.js';
 import { loadCharacter } from '../sidecar/io/character.js';
 import { parseObj } from '../sidecar/io/obj.js';
-import { reposedObjText } from '../sidecar/io/objRepose.js';
+import { reposedObjBytes, type ObjReposeOptions } from '../sidecar/io/objRepose.js';
 import { captureCli, objVertices, useLatentPoseStubModels } from './fixtures/poseCommandRun.js';
 
 useLatentPoseStubModels();
@@ -46,6 +46,11 @@ function turnedCube(): Float32Array {
   return out;
 }
 
+/** reposedObjBytes on text: UTF-8 in and out. */
+function reposedObjText(text: string, positions: Float32Array, options?: ObjReposeOptions): string {
+  return new TextDecoder().decode(reposedObjBytes(new TextEncoder().encode(text), positions, options));
+}
+
 describe('an .obj posed into an .obj', { timeout: 120_000 }, () => {
   it('moves the v lines, turns the normals with the faces that use them, and keeps every other line', () => {
     const text = reposedObjText(CUBE, turnedCube(), { header: 'posed', fromFolder: '/chars/in', toFolder: '/chars/out/posed' });
@@ -66,6 +71,8 @@ describe('an .obj posed into an .obj', { timeout: 120_000 }, () => {
     // a name with spaces is one library
     expect(reposedObjText('mtllib my cube.mtl\nv 0 0 0\n', new Float32Array(3), { fromFolder: '/a', toFolder: '/a/b' })).toBe('mtllib ../my cube.mtl\nv 0 0 0\n');
     expect(() => reposedObjText(CUBE, new Float32Array(9))).toThrow(/more than 3 v lines/);
+    // line endings kept, a CRLF file stays CRLF; non-ASCII comments pass through
+    expect(reposedObjText('# tête\r\nv 1 2 3\r\nf 1 1 1', Float32Array.of(4, 5, 6))).toBe('# tête\r\nv 4 5 6\r\nf 1 1 1');
   });
 
   it('autorig pose keeps the input\'s objects, materials and faces, the library found from the output\'s folder', async () => {

@@ -25,7 +25,7 @@ import { loadCharacter, type Character, type CharacterPart } from '../io/charact
 import type { CharacterLooks } from '../io/gltfLooks.js';
 import { vertexNormals } from '../io/normals.js';
 import { checkObjSize, formatObjBytes, parseObj } from '../io/obj.js';
-import { reposedObjText } from '../io/objRepose.js';
+import { reposedObjBytes } from '../io/objRepose.js';
 import { rigWeights, skeletonFromRig } from '../io/rigSkeleton.js';
 import { MESH_LIMITS } from '../mesh/mergeParts.js';
 import { modelsRunByPose } from '../methods.js';
@@ -240,16 +240,15 @@ export async function readPoseInput(path: string): Promise<PoseInput> {
     throw new AutoRigError('BAD_REQUEST', `${path}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   const counted = checkObjSize(bytes, MESH_LIMITS, path);
-  const objText = new TextDecoder('utf-8').decode(bytes);
-  const character = parseObj(objText, { source: path, groupBy: 'none', counted });
+  const character = parseObj(new TextDecoder('utf-8').decode(bytes), { source: path, groupBy: 'none', counted });
   if (character.parts.length === 0 || character.parts.every((part) => part.triangles.length === 0)) {
     throw new AutoRigError('EMPTY_MESH', `${path}: the file holds no faces`);
   }
-  return { ...character, objText };
+  return { ...character, objBytes: bytes };
 }
 
-/** A character read for posing; an .obj's own text too (objText), whose posed copy keeps all but the positions. */
-export type PoseInput = Character & { objText?: string };
+/** A character read for posing; an .obj's own bytes too (objBytes), whose posed copy keeps all but the positions. */
+export type PoseInput = Character & { objBytes?: Uint8Array };
 
 /**
  * ownRig: a character read from a file → its rig as Apply Latent Pose's rig option (skeleton, one PartWeights per part)
@@ -410,10 +409,10 @@ async function poseFile(input: string, parsed: PoseArguments, run: PoseRun): Pro
   for (const result of results) {
     const output = poseOutputPath(parsed.output, result.pose, input);
     const header = `${generator}: ${input} in pose ${result.pose} (strength ${result.strength}, ${result.strategy})`;
-    if (character.objText !== undefined && extname(output).toLowerCase() === '.obj') {
+    if (character.objBytes !== undefined && extname(output).toLowerCase() === '.obj') {
       // .obj to .obj: the input file with the posed positions, its materials, uv seams and groups kept
       await mkdir(dirname(resolve(output)), { recursive: true });
-      await writeFile(output, reposedObjText(character.objText, result.objects[0].positions, { header, fromFolder: dirname(resolve(input)), toFolder: dirname(resolve(output)) }));
+      await writeFile(output, reposedObjBytes(character.objBytes, result.objects[0].positions, { header, fromFolder: dirname(resolve(input)), toFolder: dirname(resolve(output)) }));
     } else {
       await writePosedFile(output, posedParts(character.parts, result), header, character.looks);
     }

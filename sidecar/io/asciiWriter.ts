@@ -15,6 +15,13 @@ export class AsciiWriter {
     this.length += this.encoder.encodeInto(s, this.bytes.subarray(this.length)).written;
   }
 
+  /** Appends bytes [from, to) of `source` as they are (a line copied from another file). */
+  bytesFrom(source: Uint8Array, from: number, to: number): void {
+    this.room(to - from);
+    this.bytes.set(source.subarray(from, to), this.length);
+    this.length += to - from;
+  }
+
   /** Appends one byte: an ASCII character's code (32 space, 10 newline, 47 slash, …). */
   byte(code: number): void {
     this.room(1);
