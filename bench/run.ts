@@ -255,10 +255,10 @@ const ordinal = (n: number) => `${n}${n === 1 ? 'st' : n === 2 ? 'nd' : n === 3 
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
- * runBatchApplies: `autorig <args>` REPEATS times; per run, each posed file's apply time as the command says it
- * ("... in S s on ..."), in input order, and the whole command's wall time.
+ * runBatchApplies: `autorig <args>` REPEATS times; per run, each file's time as the command says it (timeSaid's
+ * group 1; default a pose's "... in S s on ..."), in input order, and the whole command's wall time.
  */
-function runBatchApplies(args: string[]): { applies: number[][]; seconds: number[] } | { error: string } {
+function runBatchApplies(args: string[], timeSaid = / in ([0-9.]+) s on /g): { applies: number[][]; seconds: number[] } | { error: string } {
   const applies: number[][] = [];
   const seconds: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
@@ -267,7 +267,7 @@ function runBatchApplies(args: string[]): { applies: number[][]; seconds: number
     seconds.push((performance.now() - t0) / 1000);
     const failed = spawnFailure(run);
     if (failed) return failed;
-    applies.push([...run.stdout.matchAll(/ in ([0-9.]+) s on /g)].map((m) => Number(m[1])));
+    applies.push([...run.stdout.matchAll(timeSaid)].map((m) => Number(m[1])));
   }
   return { applies, seconds };
 }
@@ -373,6 +373,22 @@ async function main(): Promise<void> {
       say('rig ~30k');
       reports.rig30k = runChildMedian(['rig', meshes.k30.path, rigPath(meshes.k30)]);
       rows.push(childRow(`rig (${DEFAULT_METHOD})`, meshes.k30, reports.rig30k, '≤ 1.5 s', (t) => t <= 1.5));
+      // a pipeline rigging a folder: the same 42k character at six scales in one `autorig rig` run, .obj in, .glb out
+      say(`autorig rig on ${BATCH_SCALES.length} files in one run`);
+      const k30parts = readMeshBundle(meshes.k30.path).parts;
+      const rigFolder = join(dir, 'rig-batch');
+      mkdirSync(rigFolder, { recursive: true });
+      BATCH_SCALES.forEach((s) => writeFileSync(join(rigFolder, `v30k_x${s}.obj`), formatObj(k30parts.map((p) => ({ ...p, positions: p.positions.map((x) => x * s) })))));
+      const rigBatch = runBatchApplies(['rig', rigFolder, '-o', join(dir, 'rig-batch-out', '{name}.glb')], / in ([0-9.]+) s → /g);
+      const rigBatchRow = `autorig rig with ${BATCH_SCALES.length} files in one run (a folder of 42k characters): each file's rig from the 4th file on`;
+      if ('error' in rigBatch) rows.push({ measurement: rigBatchRow, mesh: meshName(meshes.k30), vertices: meshes.k30.vertices, target: '(none)', note: `failed: ${rigBatch.error}` });
+      else {
+        const later = rigBatch.applies.flatMap((run) => run.slice(3));
+        rows.push({
+          measurement: rigBatchRow, mesh: meshName(meshes.k30), vertices: meshes.k30.vertices, seconds: medianOf(later), target: '(none)',
+          note: `median of ${later.length} (${REPEATS} runs × ${BATCH_SCALES.length - 3} files); each file's rig in order (median of the runs): ${BATCH_SCALES.map((_, i) => medianOf(rigBatch.applies.map((run) => run[i])).toFixed(2)).join(', ')} s; whole command ${medianOf(rigBatch.seconds).toFixed(2)} s`,
+        });
+      }
     }
     if (sections.has('correctives')) {
       say('pose correctives ~30k (every key pose)');

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { EXIT_CANNOT_RIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
+import { CHARACTER_EXTENSIONS, checkOutputsPerInput, expandInputFolders, forEachInput, InputListError, NAME_PLACEHOLDER, withName } from './inputFiles.js';
 import { packageRoot } from '../packageRoot.js';
 import { findCanonicalFrame } from '../mesh/canonicalFrame.js';
 import { mergeParts } from '../mesh/mergeParts.js';
@@ -59,11 +60,18 @@ export { EXIT_CANNOT_RIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE };
  * The subcommands. A command's own code (the pipeline, the server, the evals, the data maker) is imported when it runs,
  * not with this module: loading all of it took 0.4 s before any command started.
  */
+/** How `rig` and `skin` take several files (inputFiles.ts). */
+const SEVERAL_INPUTS_USAGE =
+  '  Several input files (or a folder: its character files, by name) are done in one run, the models loaded once:\n'
+  + '  the output (and preview) name holds {name}, the input\'s file name without its extension, e.g.\n'
+  + '  -o rigged/{name}.glb. A file that fails is reported with its error code and the others go on (exit code 2).\n';
+
 const commands: Record<string, Command> = {
   rig: {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
-    usage: 'autorig rig <in.glb|in.gltf|in.obj> -o <out.glb> [--preview <out.png>] [--no-prefix] [--method geometric|learned|hybrid]\n'
+    usage: 'autorig rig <in.glb|in.gltf|in.obj|folder>... -o <out.glb> [--preview <out.png>] [--no-prefix] [--method geometric|learned|hybrid]\n'
       + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".\n'
+      + SEVERAL_INPUTS_USAGE
       + '  --method: default hybrid. geometric reads the joints from the silhouette by rules; learned and hybrid find\n'
       + '  them with models/joints2d.onnx and refine them with models/point_rig.onnx: learned takes point_rig\'s joints\n'
       + '  and weights, hybrid only the trunk and leg joints\' depth (front to back), and skins geometrically.',
@@ -71,8 +79,9 @@ const commands: Record<string, Command> = {
   },
   skin: {
     summary: "recompute the skinning weights for the file's own skeleton",
-    usage: 'autorig skin <in.glb|in.gltf> -o <out.glb> [--preview <out.png>] [--method geometric|learned]\n'
-      + '  --method: geometric (default) or learned (models/point_rig.onnx; only for our 23-joint Mixamo skeleton).',
+    usage: 'autorig skin <in.glb|in.gltf|folder>... -o <out.glb> [--preview <out.png>] [--method geometric|learned]\n'
+      + '  --method: geometric (default) or learned (models/point_rig.onnx; only for our 23-joint Mixamo skeleton).\n'
+      + SEVERAL_INPUTS_USAGE.trimEnd(),
     run: skinCommand,
   },
   pose: {
@@ -179,9 +188,10 @@ function helpText(): string {
   ].join('\n');
 }
 
-/** Parsed `<input> -o <out> [--preview <png>] [flags]`. */
+/** Parsed `<input>... -o <out> [--preview <png>] [flags]`. */
 interface FileArguments {
-  input: string;
+  /** at least one */
+  inputs: string[];
   output: string;
   preview?: string;
   method?: string;
@@ -203,22 +213,39 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [])
     else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'`, usage);
     else positional.push(arg);
   });
-  if (positional.length !== 1) {
-    throw new UsageError(positional.length === 0 ? 'no input file given' : `one input file expected, got ${positional.length}`, usage);
-  }
+  if (positional.length === 0) throw new UsageError('no input file given', usage);
   if (output === undefined) throw new UsageError('no output file given (-o out.glb)', usage);
   if (extname(output).toLowerCase() !== '.glb') {
     throw new UsageError(`the output must be a .glb file, got '${output}'`, usage);
   }
   if (preview !== undefined && extname(preview).toLowerCase() !== '.png') throw new UsageError(`the preview must be a .png file, got '${preview}'`, usage);
-  return { input: positional[0], output, preview, method, flags: seen };
+  return { inputs: positional, output, preview, method, flags: seen };
+}
+
+/**
+ * The arguments with each folder among the inputs replaced by its files with `extensions` (inputFiles.ts), and the
+ * output and preview names checked to give each input its own files ({name}); UsageError otherwise.
+ */
+async function filesPerInput(parsed: FileArguments, usage: string, extensions: readonly string[]): Promise<FileArguments> {
+  try {
+    const inputs = await expandInputFolders(parsed.inputs, extensions);
+    const patterns = parsed.preview === undefined ? [parsed.output] : [parsed.output, parsed.preview];
+    checkOutputsPerInput(inputs, patterns, `-o out/${NAME_PLACEHOLDER}.glb${parsed.preview === undefined ? '' : ` --preview out/${NAME_PLACEHOLDER}.png`}`,
+      (input) => patterns.map((pattern) => withName(pattern, input)));
+    return { ...parsed, inputs };
+  } catch (err) {
+    throw err instanceof InputListError ? new UsageError(err.message, usage) : err;
+  }
 }
 
 async function rigCommand(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseFileArguments(args, commands.rig.usage, ['--no-prefix']);
-  const report = await rigFile(parsed.input, parsed.output, parsed.preview, !parsed.flags.has('--no-prefix'), io, parsed.method);
-  io.stdout.write(`${report.summary}\n`);
-  return EXIT_OK;
+  const usage = commands.rig.usage;
+  const parsed = await filesPerInput(parseFileArguments(args, usage, ['--no-prefix']), usage, CHARACTER_EXTENSIONS);
+  return forEachInput(parsed.inputs, io.stderr, 'rigged', async (input) => {
+    const preview = parsed.preview === undefined ? undefined : withName(parsed.preview, input);
+    const report = await rigFile(input, withName(parsed.output, input), preview, !parsed.flags.has('--no-prefix'), io, parsed.method);
+    io.stdout.write(`${report.summary}\n`);
+  });
 }
 
 /** What a rig run did, for the summary line and the demo's report. */
@@ -248,7 +275,15 @@ async function rigFile(input: string, output: string, preview: string | undefine
 }
 
 async function skinCommand(args: string[], io: CliIo): Promise<number> {
-  const { input, output, preview, method } = parseFileArguments(args, commands.skin.usage);
+  const usage = commands.skin.usage;
+  const parsed = await filesPerInput(parseFileArguments(args, usage), usage, ['.glb', '.gltf']);
+  return forEachInput(parsed.inputs, io.stderr, 'skinned', (input) => skinFile(
+    input, withName(parsed.output, input), parsed.preview === undefined ? undefined : withName(parsed.preview, input), parsed.method, io,
+  ));
+}
+
+/** Load a rigged character → new weights for its own skeleton → write the glb and the optional preview. */
+async function skinFile(input: string, output: string, preview: string | undefined, method: string | undefined, io: CliIo): Promise<void> {
   const character = await loadCharacter(input);
   if (!character.rig) throw new AutoRigError('BAD_SKELETON', `${input} has no skeleton to skin to; use 'autorig rig' to make one`);
   const skeleton = skeletonFromRig(character.rig);
@@ -263,7 +298,6 @@ async function skinCommand(args: string[], io: CliIo): Promise<number> {
   const frame = preview ? characterFrame(character.parts) : undefined;
   await writeOutputs(character, result.skeleton, result.objects, frame, output, preview);
   io.stdout.write(`${describeRun('skinned', input, character, result.skeleton, result.seconds, output, preview).summary}\n`);
-  return EXIT_OK;
 }
 
 /**

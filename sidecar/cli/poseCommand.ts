@@ -18,8 +18,8 @@
  * does (a fresh process's first apply runs while V8 is still compiling it). Each file's outputs are written before the
  * next file is read; a file that cannot be posed is reported with its error code and the others go on.
  */
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { loadCharacter, type Character, type CharacterPart } from '../io/character.js';
 import type { CharacterLooks } from '../io/gltfLooks.js';
@@ -35,7 +35,8 @@ import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES, type PoseName } from '../pos
 import { missingTemplateJoints } from '../pose/templateRig.js';
 import type { PartWeights } from '../types.js';
 import { writeMeshGlb } from './meshGlb.js';
-import { EXIT_CANNOT_RIG, EXIT_OK } from './exitCodes.js';
+import { EXIT_OK } from './exitCodes.js';
+import { checkOutputsPerInput, expandInputFolders, forEachInput, InputListError, NAME_PLACEHOLDER, withName } from './inputFiles.js';
 import { progressReporter, type TextSink } from './progress.js';
 
 /** The command line of `autorig pose`, checked. `list`: print the installed poses instead of posing a file. */
@@ -58,8 +59,6 @@ export interface PoseArguments {
 
 /** In an output name, stands for the pose's name: one file per pose. */
 export const POSE_PLACEHOLDER = '{pose}';
-/** In an output name, stands for the input file's name without its folder and extension: one file per input. */
-export const NAME_PLACEHOLDER = '{name}';
 
 /** A command line the pose command cannot run: the caller reports it with the usage (exit 64). */
 export class PoseUsageError extends Error {}
@@ -141,63 +140,36 @@ export function parsePoseArguments(args: string[]): PoseArguments {
   return parsed;
 }
 
-/** The files a folder given as input stands for: those with these extensions, directly in it (not in its subfolders). */
-export const POSE_INPUT_EXTENSIONS: readonly string[] = ['.glb', '.gltf', '.obj'];
-
 /**
  * expandPoseInputs: parsed arguments → the same with each input that is a folder replaced by its character files
- * (POSE_INPUT_EXTENSIONS, hidden files left out, sorted by name), the output names checked again over the files.
- * An input that does not exist is kept (reading it reports BAD_REQUEST). Throws PoseUsageError for a folder with no
- * character file, and as parsePoseArguments for the output's name.
+ * (inputFiles.expandInputFolders), the output names checked again over the files. Throws PoseUsageError for a folder
+ * with no character file, and as parsePoseArguments for the output's name.
  */
 export async function expandPoseInputs(parsed: PoseArguments): Promise<PoseArguments> {
-  const inputs: string[] = [];
-  for (const input of parsed.inputs) {
-    let folder = false;
-    try {
-      folder = (await stat(input)).isDirectory();
-    } catch {
-      // not there (or unreadable): posing it says so, with the file's error code
-    }
-    if (!folder) {
-      inputs.push(input);
-      continue;
-    }
-    const names = (await readdir(input))
-      .filter((name) => !name.startsWith('.') && POSE_INPUT_EXTENSIONS.includes(extname(name).toLowerCase()))
-      .sort();
-    if (names.length === 0) throw new PoseUsageError(`${input} is a folder without ${POSE_INPUT_EXTENSIONS.join(', ')} files`);
-    inputs.push(...names.map((name) => join(input, name)));
+  if (parsed.list) return parsed;
+  let inputs: string[];
+  try {
+    inputs = await expandInputFolders(parsed.inputs);
+  } catch (err) {
+    throw err instanceof InputListError ? new PoseUsageError(err.message) : err;
   }
   const expanded = { ...parsed, inputs };
-  if (!parsed.list) checkOutputNames(expanded);
+  checkOutputNames(expanded);
   return expanded;
 }
 
 /**
  * checkOutputNames: throws PoseUsageError when several inputs are given and the output's name lacks NAME_PLACEHOLDER,
- * or when two inputs would write the same file (the same input given twice, or two inputs of one name in different
- * folders or with different extensions), before anything is posed.
+ * or when two inputs would write the same file, before anything is posed (inputFiles.checkOutputsPerInput).
  */
 function checkOutputNames(parsed: PoseArguments): void {
-  if (parsed.inputs.length > 1 && !parsed.output.includes(NAME_PLACEHOLDER)) {
-    const kind = extname(parsed.output).toLowerCase();
-    throw new PoseUsageError(`${parsed.inputs.length} input files given: name the output with ${NAME_PLACEHOLDER} (one file per input, e.g. `
-      + `-o posed/${NAME_PLACEHOLDER}${parsed.shapeKeys || parsed.poses.length === 1 ? '' : `_${POSE_PLACEHOLDER}`}${kind})`);
-  }
-  const writer = new Map<string, string>();
+  const kind = extname(parsed.output).toLowerCase();
+  const example = `-o posed/${NAME_PLACEHOLDER}${parsed.shapeKeys || parsed.poses.length === 1 ? '' : `_${POSE_PLACEHOLDER}`}${kind}`;
   const posesPerFile = parsed.shapeKeys ? [parsed.poses[0]] : parsed.poses;
-  for (const input of parsed.inputs) {
-    for (const pose of posesPerFile) {
-      const output = resolve(poseOutputPath(parsed.output, pose, input));
-      const other = writer.get(output);
-      if (other !== undefined) {
-        throw new PoseUsageError(other === input
-          ? `${input} is given twice`
-          : `${other} and ${input} would both write ${poseOutputPath(parsed.output, pose, input)}: the output name's ${NAME_PLACEHOLDER} is the file name without its folder and extension`);
-      }
-      writer.set(output, input);
-    }
+  try {
+    checkOutputsPerInput(parsed.inputs, [parsed.output], example, (input) => posesPerFile.map((pose) => poseOutputPath(parsed.output, pose, input)));
+  } catch (err) {
+    throw err instanceof InputListError ? new PoseUsageError(err.message) : err;
   }
 }
 
@@ -222,8 +194,7 @@ export function parsePoseList(text: string): PoseName[] {
  * pose's name and NAME_PLACEHOLDER by the input's file name without its folder and (last) extension.
  */
 export function poseOutputPath(output: string, pose: string, input = ''): string {
-  const name = basename(input, extname(input));
-  return output.split(POSE_PLACEHOLDER).join(pose).split(NAME_PLACEHOLDER).join(name);
+  return withName(output.split(POSE_PLACEHOLDER).join(pose), input);
 }
 
 /**
@@ -327,29 +298,16 @@ export async function runPoseCommand(parsed: PoseArguments, io: { stdout: TextSi
   // auto-rig's once a file proves to have no rig of its own, or at once when it is an .obj (which has no skin)
   const objFirst = extname(parsed.inputs[0]).toLowerCase() === '.obj';
   const starting = startModelThread(modelsRunByPose(!objFirst));
-  const failed: string[] = [];
   try {
     let autoRigWarmed = objFirst;
     const warmAutoRig = async () => {
       if (!autoRigWarmed) (await starting).warm(modelsRunByPose(false));
       autoRigWarmed = true;
     };
-    for (const input of parsed.inputs) {
-      try {
-        await poseFile(input, parsed, { io, generator, experimental, models: starting, warmAutoRig });
-      } catch (err) {
-        if (parsed.inputs.length === 1 || !(err instanceof AutoRigError)) throw err;
-        const message = err.message.startsWith(input) ? err.message : `${input}: ${err.message}`;
-        io.stderr.write(`autorig: error ${err.code}: ${message}\n`);
-        failed.push(input);
-      }
-    }
+    return await forEachInput(parsed.inputs, io.stderr, 'posed', (input) => poseFile(input, parsed, { io, generator, experimental, models: starting, warmAutoRig }));
   } finally {
     await (await starting).close();
   }
-  if (failed.length === 0) return EXIT_OK;
-  io.stderr.write(`autorig: ${failed.length} of ${parsed.inputs.length} files could not be posed: ${failed.join(', ')}\n`);
-  return EXIT_CANNOT_RIG;
 }
 
 /** What poseFile shares with the other files of a run. */
