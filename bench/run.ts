@@ -254,38 +254,37 @@ const BATCH_STEADY_FROM = 5;
 const ordinal = (n: number) => `${n}${n === 1 ? 'st' : n === 2 ? 'nd' : n === 3 ? 'rd' : 'th'}`;
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/**
- * runBatchApplies: `autorig <args>` REPEATS times; per run, each file's time as the command says it (timeSaid's
- * group 1; default a pose's "... in S s on ..."), in input order, and the whole command's wall time.
- */
-function runBatchApplies(args: string[], timeSaid = / in ([0-9.]+) s on /g): { applies: number[][]; seconds: number[] } | { error: string } {
-  const applies: number[][] = [];
+/** runCommandRuns: `autorig <args>` REPEATS times → each run's wall time (s) and stdout, or the first failure. */
+function runCommandRuns(args: string[]): { seconds: number[]; stdouts: string[] } | { error: string } {
   const seconds: number[] = [];
+  const stdouts: string[] = [];
   for (let i = 0; i < REPEATS; i++) {
     const t0 = performance.now();
     const run = spawnSync(process.execPath, [resolve(REPO, 'bin/autorig.js'), ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
     seconds.push((performance.now() - t0) / 1000);
     const failed = spawnFailure(run);
     if (failed) return failed;
-    applies.push([...run.stdout.matchAll(timeSaid)].map((m) => Number(m[1])));
+    stdouts.push(run.stdout);
   }
-  return { applies, seconds };
+  return { seconds, stdouts };
 }
 
+/**
+ * runBatchApplies: runCommandRuns; per run, each file's time as the command says it (timeSaid's group 1; default a
+ * pose's "... in S s on ..."), in input order, and the whole command's wall time.
+ */
+function runBatchApplies(args: string[], timeSaid = / in ([0-9.]+) s on /g): { applies: number[][]; seconds: number[] } | { error: string } {
+  const runs = runCommandRuns(args);
+  if ('error' in runs) return runs;
+  return { applies: runs.stdouts.map((stdout) => [...stdout.matchAll(timeSaid)].map((m) => Number(m[1]))), seconds: runs.seconds };
+}
+
+/** runCommandMedian: runCommandRuns → the median wall time, every run's, and the last run's stdout and last line. */
 function runCommandMedian(args: string[]): { seconds: number; runs: number[]; said: string; stdout: string } | { error: string } {
-  const runs: number[] = [];
-  let said = '';
-  let stdout = '';
-  for (let i = 0; i < REPEATS; i++) {
-    const t0 = performance.now();
-    const run = spawnSync(process.execPath, [resolve(REPO, 'bin/autorig.js'), ...args], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
-    runs.push((performance.now() - t0) / 1000);
-    const failed = spawnFailure(run);
-    if (failed) return failed;
-    said = run.stdout.trim().split('\n').pop() ?? '';
-    stdout = run.stdout;
-  }
-  return { seconds: [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)], runs, said, stdout };
+  const runs = runCommandRuns(args);
+  if ('error' in runs) return runs;
+  const stdout = runs.stdouts[runs.stdouts.length - 1];
+  return { seconds: medianOf(runs.seconds), runs: runs.seconds, said: stdout.trim().split('\n').pop() ?? '', stdout };
 }
 
 /** What bench/blender_apply.py writes (see its doc string); `error` alone when Blender could not be run. */
