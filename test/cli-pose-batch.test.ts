@@ -55,6 +55,8 @@ describe('autorig pose on several files', { timeout: 180_000 }, () => {
       [['a.obj', 'a.obj', '--pose', 'kneeBentLf', '-o', '{name}.obj'], /a\.obj is given twice/],
       [['x/a.obj', 'y/a.glb', '--pose', 'kneeBentLf', '-o', 'out/{name}.obj'], /x\/a\.obj and y\/a\.glb would both write out\/a\.obj/],
       [['a.obj', 'b.obj', '--pose', 'all', '--shape-keys', '-o', 'keys.glb'], /name the output with \{name\}.*-o posed\/\{name\}\.glb/],
+      // an earlier run's output in the folder posed again: a.glb's kneeBentLf would overwrite it before it is read
+      [['in/a.glb', 'in/a_kneeBentLf.obj', '--pose', 'kneeBentLf', '-o', 'in/{name}_{pose}.obj'], /in\/a\.glb would write in\/a_kneeBentLf\.obj, which is also an input/],
     ];
     for (const [args, message] of cases) {
       expect(() => parsePoseArguments(args), args.join(' ')).toThrow(PoseUsageError);

@@ -58,8 +58,10 @@ export async function expandInputFolders(inputs: readonly string[], extensions: 
 
 /**
  * checkOutputsPerInput: throws InputListError when several inputs are given and a pattern lacks NAME_PLACEHOLDER
- * (`example` names one that would do), or when two inputs would write the same file (the same input given twice, or
- * two inputs of one name in different folders or with different extensions). outputsOf(input): the files it writes.
+ * (`example` names one that would do), when two inputs would write the same file (the same input given twice, or
+ * two inputs of one name in different folders or with different extensions), or when an input's output is another
+ * input (it would be overwritten before it is read: a folder holding an earlier run's outputs, written into again).
+ * outputsOf(input): the files it writes.
  */
 export function checkOutputsPerInput(inputs: readonly string[], patterns: readonly string[], example: string, outputsOf: (input: string) => string[]): void {
   if (inputs.length > 1) {
@@ -70,8 +72,13 @@ export function checkOutputsPerInput(inputs: readonly string[], patterns: readon
     }
   }
   const writer = new Map<string, string>();
+  const given = new Map(inputs.map((input) => [resolve(input), input]));
   for (const input of inputs) {
     for (const output of outputsOf(input)) {
+      const overwritten = given.get(resolve(output));
+      if (overwritten !== undefined && resolve(overwritten) !== resolve(input)) {
+        throw new InputListError(`${input} would write ${output}, which is also an input: write the outputs to another folder`);
+      }
       const other = writer.get(resolve(output));
       if (other !== undefined) {
         throw new InputListError(other === input
