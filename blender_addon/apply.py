@@ -16,7 +16,7 @@ from . import messages
 from .weights import WEIGHT_STEPS, bucket_weight_values, bucket_weights, group_weight_rows
 
 __all__ = ["SceneChanged", "ApplyFailed", "Journal", "find_meshes", "apply_rig", "apply_skin", "write_weights",
-           "apply_pose_shape_keys"]
+           "apply_pose_shape_keys", "apply_pose_shape_key_set"]
 
 _MIN_BONE_LENGTH = 1e-4
 
@@ -383,15 +383,43 @@ def apply_pose_shape_keys(meshes, local_positions, name):
     def change(journal):
         names = []
         for obj, positions in zip(meshes, local_positions):
-            _record_active_shape_key(journal, obj)
-            basis = _basis_key(journal, obj)
-            key = _record_new_shape_key(journal, obj, name)
-            key.relative_key = basis
-            key.data.foreach_set("co", positions)
-            key.value = 1.0
+            key = _add_pose_key(journal, obj, positions, name, 1.0)
             obj.active_shape_key_index = list(obj.data.shape_keys.key_blocks).index(key)
             obj.data.update()
             names.append(key.name)
         return names
 
     return _apply_or_roll_back("Apply Latent Pose", change)
+
+
+def apply_pose_shape_key_set(meshes, keys):
+    """Add a shape key per pose to each mesh, as apply_pose_shape_keys does but at value 0 (a set of poses to mix
+    with the sliders), all in one change: when anything fails half-way every mesh is as it was (ApplyFailed).
+
+    meshes: the mesh objects, in the order they were sent; keys: [(name, per mesh array('f') #V*3 in the object's
+    local space)], in the order they are added. Returns each key's name on the first mesh (Blender may add a suffix).
+    """
+
+    def change(journal):
+        names = []
+        for name, local_positions in keys:
+            added = [_add_pose_key(journal, obj, positions, name, 0.0)
+                     for obj, positions in zip(meshes, local_positions)]
+            names.append(added[0].name)
+        for obj in meshes:
+            obj.data.update()
+        return names
+
+    return _apply_or_roll_back("Apply All Poses", change)
+
+
+def _add_pose_key(journal, obj, positions, name, value):
+    """A new shape key `name` on obj relative to its Basis (made when missing), holding `positions`, at `value`; the
+    active key index journalled first. Returns the key."""
+    _record_active_shape_key(journal, obj)
+    basis = _basis_key(journal, obj)
+    key = _record_new_shape_key(journal, obj, name)
+    key.relative_key = basis
+    key.data.foreach_set("co", positions)
+    key.value = value
+    return key

@@ -13,7 +13,8 @@ import bpy
 
 from . import apply, client, corrective_keys, correctives, messages, poses, preferences, protocol, scene_io
 
-__all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose", "AUTORIG_OT_refresh_poses",
+__all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose",
+           "AUTORIG_OT_apply_all_latent_poses", "AUTORIG_OT_refresh_poses",
            "AUTORIG_OT_pose_correctives", "AUTORIG_OT_preview_correctives", "AUTORIG_OT_clear_correctives_preview",
            "AUTORIG_OT_add_example", "AUTORIG_OT_clear_example", "pose_examples", "addon_preferences", "sidecar_config", "fetch_poses"]
 
@@ -47,6 +48,24 @@ class _SidecarJobOperator:
     def prepare(self, context):
         """Subclasses: read the scene and return (request, check_result, apply_result)."""
         raise NotImplementedError
+
+    def continue_with(self, context, result):
+        """Operators that send several requests: keep `result` (checked) and return the next (request, check_result),
+        or None when it was the last (finish then applies). The others send one."""
+        return None
+
+    def _advance(self, context):
+        """After a job ended DONE: start the operator's next request, if it has one. Returns whether one started."""
+        job = self._job
+        if job is None or job.state != client.DONE:
+            return False
+        following = self.continue_with(context, job.result)
+        if following is None:
+            return False
+        job.close()
+        request, check_result = following
+        self._job = client.Job(sidecar_config(context), request, check_result, client_name=_client_name())
+        return True
 
     def start(self, context):
         request, check_result, apply_result = self.prepare(context)
@@ -82,6 +101,8 @@ class _SidecarJobOperator:
             self._report_failure(err.code, err.message)
             return {'CANCELLED'}
         self._job.run()
+        while self._advance(context):
+            self._job.run()
         return self.finish(context)
 
     # --- modal path ---
@@ -106,7 +127,7 @@ class _SidecarJobOperator:
         if event.type != 'TIMER' or self._job is None:
             return {'PASS_THROUGH'}
         state = self._job.poll(0.0)
-        if state not in client.TERMINAL:
+        if state not in client.TERMINAL or self._advance(context):
             self._show_progress(context)
             return {'RUNNING_MODAL'}
         self._end_modal(context)
@@ -124,7 +145,12 @@ class _SidecarJobOperator:
         job = self._job
         context.window_manager.progress_update(int(job.fraction * 100))
         if context.workspace is not None:
-            context.workspace.status_text_set("AutoRig: %s (%d%%)  Esc to cancel" % (job.stage, job.fraction * 100))
+            context.workspace.status_text_set("AutoRig: %s%s (%d%%)  Esc to cancel" % (
+                self.progress_prefix(), job.stage, job.fraction * 100))
+
+    def progress_prefix(self):
+        """Put before the job's stage in the status bar (which of several requests runs)."""
+        return ""
 
     def _end_modal(self, context):
         wm = context.window_manager
@@ -321,6 +347,87 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
                 messages.display_text(result["provider"], 24))
 
         return request, check, apply_result
+
+
+class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator):
+    """Add a shape key for every pose of the sidecar's list to the selected mesh(es), at value 0, to mix with the
+    sliders (one request per pose: after the first the sidecar reuses the mesh's latent and rig)"""
+
+    bl_idname = "autorig.apply_all_latent_poses"
+    bl_label = "Apply All Poses"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    strength: bpy.props.FloatProperty(
+        name="Strength", default=1.0, min=0.0, max=messages.MAX_POSE_STRENGTH,
+        description="0: the mesh as it is; 1: the pose; up to 1.5: beyond it")
+    strategy: bpy.props.EnumProperty(
+        name="Strategy", default='MEAN', items=poses.STRATEGY_ITEMS,
+        description="Whose way of doing the pose the mesh gets")
+
+    @classmethod
+    def poll(cls, context):
+        return AUTORIG_OT_apply_latent_pose.poll(context)
+
+    def prepare(self, context):
+        settings = getattr(context.scene, "autorig_pose", None)
+        if settings is not None:
+            if not self.properties.is_property_set("strength"):
+                self.strength = settings.strength
+            if not self.properties.is_property_set("strategy"):
+                self.strategy = settings.strategy
+        if not poses.pose_names():
+            error = fetch_poses(context)
+            if error is not None:
+                raise messages.AutoRigFailure(*error)
+        self._poses = poses.pose_names()
+        if not self._poses:
+            raise messages.AutoRigFailure(protocol.ERROR_BAD_REQUEST, "the sidecar has no poses")
+        meshes = scene_io.selected_meshes(context)
+        # the Basis in world space, as Apply Latent Pose sends it; one read of the scene for every request
+        self._objects, self._counts = scene_io.mesh_objects(meshes)
+        self._names = [obj.name for obj in meshes]
+        armature, self._joints, self._weights = mixamo_rig_of(meshes)
+        self._through = "through %s" % messages.display_text(armature.name, 63) if armature is not None else None
+        self._results = []
+        request, check = self._request(0)
+        return request, check, self._apply_all
+
+    def _request(self, index):
+        pose = self._poses[index]
+        request = messages.pose_apply_request(client.new_job_id("pose"), self._objects, pose, strength=self.strength,
+                                              strategy=poses.strategy_value(self.strategy), joints=self._joints,
+                                              weights=self._weights)
+        counts = self._counts
+
+        def check(payload):
+            return messages.check_pose_apply_result(payload, counts, pose)
+
+        return request, check
+
+    def continue_with(self, context, result):
+        self._results.append(result)
+        if len(self._results) == len(self._poses):
+            return None
+        return self._request(len(self._results))
+
+    def progress_prefix(self):
+        return "pose %d of %d: " % (len(self._results) + 1, len(self._poses))
+
+    def _apply_all(self, context, _last):
+        found = apply.find_meshes(self._names, self._counts)
+        keys = []
+        for pose, result in zip(self._poses, self._results):
+            try:
+                local = [scene_io.world_to_local(obj, p) for obj, p in zip(found, result["positions"])]
+            except ValueError as err:
+                raise apply.ApplyFailed("%s; nothing was changed" % err) from err
+            keys.append((pose, local))
+        names = apply.apply_pose_shape_key_set(found, keys)
+        seconds = sum(result["seconds"] for result in self._results)
+        through = self._through if self._results[0]["rig"] == "given" else "through the auto-rig"
+        return "AutoRig: %d shape keys (%s ... %s) at value 0 on %d mesh(es) %s: strength %.2f, %s (%.1f s)" % (
+            len(names), names[0], names[-1], len(found), through, self._results[0]["strength"],
+            messages.display_text(self._results[0]["strategy"], 16), seconds)
 
 
 def mixamo_rig_of(meshes):
@@ -696,5 +803,5 @@ class AUTORIG_OT_clear_example(bpy.types.Operator):
 
 
 classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin, AUTORIG_OT_refresh_poses, AUTORIG_OT_apply_latent_pose,
-           AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives, AUTORIG_OT_clear_correctives_preview,
+           AUTORIG_OT_apply_all_latent_poses, AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives, AUTORIG_OT_clear_correctives_preview,
            AUTORIG_OT_add_example, AUTORIG_OT_clear_example)

@@ -84,6 +84,11 @@ def known_pose(name):
     return any(e["name"] == name for e in _cache["entries"])
 
 
+def pose_names():
+    """The names of the poses last fetched, in the sidecar's order (empty before any fetch)."""
+    return [e["name"] for e in _cache["entries"]]
+
+
 def pose_entry(name):
     """The cached pose.list entry of `name`, or None."""
     for entry in _cache["entries"]:

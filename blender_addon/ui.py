@@ -52,7 +52,7 @@ def unregister_pose_settings():
 
 
 def _draw_latent_pose(layout, context):
-    """The Latent Pose section: pose menu (with Refresh), strength, strategy, Apply."""
+    """The Latent Pose section: pose menu (with Refresh), strength, strategy, Apply, Apply All Poses."""
     settings = getattr(context.scene, _SETTINGS_PROPERTY, None)
     box = layout.box()
     box.label(text="Latent Pose", icon='POSE_HLT')
@@ -71,6 +71,9 @@ def _draw_latent_pose(layout, context):
         op.pose = settings.pose
     op.strength = settings.strength
     op.strategy = settings.strategy
+    every = box.operator("autorig.apply_all_latent_poses", icon='SHAPEKEY_DATA')
+    every.strength = settings.strength
+    every.strategy = settings.strategy
     box.label(text=poses.list_status())
 
 

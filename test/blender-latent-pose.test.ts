@@ -40,6 +40,11 @@ interface PoseRun {
   second: { finished: boolean; error: string | null; keys: string[]; motion: Motion; value: number };
   unknown_pose: { finished: boolean; error: string | null; differences: string[] };
   apply_fails: { finished: boolean; error: string | null; differences: string[] };
+  apply_all: {
+    finished: boolean; error: string | null; seconds: number; keys_before: string[]; added: string[]; values: number[];
+    relative_to: string[]; rigs: string[]; reuses: boolean[]; motion: Motion; undo: Undo;
+  };
+  apply_all_fails: { finished: boolean; error: string | null; differences: string[] };
   poll_without_mesh: boolean;
   total_seconds: number;
 }
@@ -88,7 +93,7 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.refresh.labels).toContain('kneeBentRt (experimental)');
 
     // the panel: the Latent Pose section with the pose menu, Refresh, strength, strategy and Apply carrying them
-    expect(r.panel.operators).toEqual(expect.arrayContaining(['autorig.refresh_poses', 'autorig.apply_latent_pose']));
+    expect(r.panel.operators).toEqual(expect.arrayContaining(['autorig.refresh_poses', 'autorig.apply_latent_pose', 'autorig.apply_all_latent_poses']));
     expect(r.panel.props).toEqual(expect.arrayContaining(['AUTORIG_PG_latent_pose.pose', 'AUTORIG_PG_latent_pose.strength', 'AUTORIG_PG_latent_pose.strategy']));
     expect(r.panel.labels).toEqual(expect.arrayContaining(['Latent Pose', '34 poses (33 experimental)']));
     expect(r.panel.labels.some((l) => /^Experimental: /.test(l))).toBe(true); // kneeBentRt is chosen at this point
@@ -142,6 +147,24 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.auto_rig_again.reuses).toEqual([true]);
     expect(r.auto_rig_again.motion.right_forearm, JSON.stringify(r.auto_rig_again.motion)).toBeGreaterThan(0.05);
     expect(r.auto_rig_again.motion.right_forearm).toBeGreaterThan(10 * othersMax(r.auto_rig_again.motion, 'right_forearm'));
+    // Apply All Poses: one key per pose of the menu, in its order, at value 0, on the same Basis, one undo step; after
+    // the first request the sidecar answers from the mesh's kept latent and auto-rig
+    const all = r.apply_all;
+    expect(all.finished, all.error ?? '').toBe(true);
+    expect(all.added).toHaveLength(34);
+    expect(all.added.map((k) => k.replace(/\.\d{3}$/, ''))).toEqual(r.refresh.identifiers);
+    expect(all.values.every((v) => v === 0)).toBe(true);
+    expect(all.relative_to).toEqual(['Basis']);
+    expect(all.rigs).toEqual(['auto']);
+    expect(all.reuses.slice(1).every(Boolean)).toBe(true);
+    expect(all.motion.right_leg, JSON.stringify(all.motion)).toBeGreaterThan(0.05);
+    expect(all.motion.right_leg).toBeGreaterThan(10 * othersMax(all.motion, 'right_leg'));
+    expect(all.undo.restores, all.undo.differences.join('\n')).toBe(true);
+    expect(all.undo.redo_restores, all.undo.redo_differences.join('\n')).toBe(true);
+    // one request failing half-way: its code reported, no key added
+    expect(r.apply_all_fails.finished).toBe(false);
+    expect(r.apply_all_fails.error).toMatch(/BAD_REQUEST: .*unknown pose/);
+    expect(r.apply_all_fails.differences).toEqual([]);
     expect(r.poll_without_mesh).toBe(false);
     console.log(`Apply Latent Pose in Blender: ${r.apply.seconds} s for the first apply (sidecar start included), ${r.total_seconds} s in all`);
   }, 180_000);

@@ -329,6 +329,43 @@ def main():
         again["motion"] = key_motion(mesh, "elbowBentRt", limbs)
     results["auto_rig_again"] = again
 
+    # --- every pose at once: a key per pose at value 0, one undo step ---
+    step("apply all poses")
+    mesh = bpy.data.objects[mesh_name]
+    select_only(mesh)
+    bpy.ops.ed.undo_push(message="before all poses")
+    keys_before = [b.name for b in mesh.data.shape_keys.key_blocks]
+    before = scene_digest()
+    del rigs[:]
+    del reuses[:]
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_all_latent_poses)
+    after = scene_digest()
+    mesh = bpy.data.objects[mesh_name]
+    blocks = mesh.data.shape_keys.key_blocks
+    added = [b for b in blocks if b.name not in keys_before]
+    every = {"finished": finished, "error": error, "seconds": round(seconds, 2), "keys_before": keys_before,
+             "added": [b.name for b in added], "values": [b.value for b in added],
+             "relative_to": sorted({b.relative_key.name for b in added}), "rigs": sorted(set(rigs)), "reuses": reuses[:]}
+    # the new kneeBentRt key (a second one of that name: Blender adds a suffix), which the stub makes bend the knee
+    knee = next((b.name for b in added if b.name.split(".")[0] == "kneeBentRt"), None)
+    if knee is not None:
+        every["motion"] = key_motion(mesh, knee, limbs)
+    if finished:
+        every["undo"] = check_undo(before, after)
+    results["apply_all"] = every
+
+    # a request failing half-way (the second of three poses is unknown to the sidecar): no key at all
+    step("apply all poses, one failing")
+    original_names = poses.pose_names
+    poses.pose_names = lambda: ["elbowBentLf", "moonwalk", "kneeBentLf"]
+    try:
+        before = scene_digest()
+        finished, error, seconds = run_operator(bpy.ops.autorig.apply_all_latent_poses)
+        results["apply_all_fails"] = {"finished": finished, "error": error,
+                                      "differences": digest_differences(before, scene_digest())[:8]}
+    finally:
+        poses.pose_names = original_names
+
     step("no selection")
     for other in bpy.context.view_layer.objects:
         other.select_set(False)
