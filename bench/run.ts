@@ -20,6 +20,7 @@ import { loadCharacter } from '../sidecar/io/character.js';
 import { WARM_UP_JOBS } from '../sidecar/server/warmJobThread.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { formatObj } from '../sidecar/io/obj.js';
+import { buildAddonZip } from '../sidecar/cli/addonZip.js';
 import { readMeshBundle, writeMeshBundle } from './bundle.js';
 import { splitLongestEdges, subdivideMidpoints, uniqueEdges, vertexTotal } from './subdivide.js';
 
@@ -27,6 +28,9 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DATA = resolve(REPO, '../shared/data/characters');
 const RIG_ONCE = resolve(REPO, 'dist/bench/rigOnce.js');
 const BLENDER_SCRIPT = resolve(REPO, 'bench/blender_apply.py');
+const BLENDER_POSE_SCRIPT = resolve(REPO, 'bench/blender_pose.py');
+/** Seconds the Blender pose bench waits after its add-on started the sidecar (the start-up warm-up), before timing. */
+const BLENDER_POSE_WAIT_S = 20;
 
 /** Characters the benchmark meshes are made from: whole humans, in the order they are preferred on a tie. */
 const SOURCES = ['mixamo_ely.glb', 'redeclipse_male.glb', 'mrfixit.glb'];
@@ -287,6 +291,34 @@ function runCommandMedian(args: string[]): { seconds: number; runs: number[]; sa
   return { seconds: medianOf(runs.seconds), runs: runs.seconds, said: stdout.trim().split('\n').pop() ?? '', stdout };
 }
 
+/** What bench/blender_pose.py writes (see its doc string). */
+interface BlenderPoseReport {
+  error?: string;
+  vertices?: number;
+  first?: { seconds: number; runs: number[] };
+  again?: { seconds: number; runs: number[] };
+  all?: { seconds: number; keys: number };
+}
+
+/**
+ * runBlenderPose: Apply Latent Pose in Blender through the add-on (built into `dir`, installed into a Blender whose
+ * user folders are under `dir`, not the user's), on the .obj at meshPath → bench/blender_pose.py's report.
+ */
+function runBlenderPose(meshPath: string, dir: string): BlenderPoseReport {
+  const home = join(dir, 'blender-home');
+  const zip = join(dir, 'autorig_addon.zip');
+  buildAddonZip(REPO, zip);
+  const out = join(dir, 'blender-pose.json');
+  const run = spawnSync('blender', ['-b', '--factory-startup', '--python', BLENDER_POSE_SCRIPT, '--', zip, process.execPath, resolve(REPO, 'bin/autorig.js'),
+    meshPath, out, `--wait=${BLENDER_POSE_WAIT_S}`, `--repeat=${REPEATS}`], {
+    encoding: 'utf8', timeout: BLENDER_TIMEOUT_MS, maxBuffer: 64 << 20,
+    env: { ...process.env, BLENDER_USER_SCRIPTS: join(home, 'scripts'), BLENDER_USER_CONFIG: join(home, 'config') },
+  });
+  if (run.error) return { error: (run.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'blender not found on PATH' : String(run.error) };
+  if (!existsSync(out)) return { error: `blender exited ${run.status ?? run.signal} without a report: ${(run.stderr || run.stdout || '').trim().split('\n').slice(-3).join(' | ')}` };
+  return JSON.parse(readFileSync(out, 'utf8')) as BlenderPoseReport;
+}
+
 /** What bench/blender_apply.py writes (see its doc string); `error` alone when Blender could not be run. */
 interface BlenderReport {
   error?: string;
@@ -509,6 +541,24 @@ async function main(): Promise<void> {
           note: `median of ${later.length} applies (${REPEATS} runs × ${batchFiles.length - BATCH_STEADY_FROM} files); each file's apply in order (median of the runs): ${perFile.join(', ')} s, the first one waiting for the auto-rig's models too, the first few while V8 still compiles the apply; whole command ${medianOf(batch.seconds).toFixed(2)} s`,
         });
       }
+      // the user's apply: the add-on's operator in Blender, its sidecar started by the add-on and warmed up
+      say(`Apply Latent Pose in Blender through the add-on, 50k`);
+      const inBlender = runBlenderPose(objIn, dir);
+      const blenderNote = `the operator's whole call: reading the mesh, the request, the sidecar's work, checking the answer, the shape key; the add-on's sidecar started ${BLENDER_POSE_WAIT_S} s before`;
+      for (const [key, label, target] of [
+        ['first', `Apply Latent Pose in Blender (add-on, ${BENCH_POSE}, mesh without a rig), a mesh not posed before`, '≤ 0.5 s'],
+        ['again', 'Apply Latent Pose in Blender, another pose of the same mesh (latent and auto-rig reused)', '≤ 0.5 s'],
+      ] as const) {
+        const timing = inBlender[key];
+        rows.push(timing === undefined
+          ? { measurement: label, mesh: meshName(meshes.k50), vertices: meshes.k50.vertices, target, pass: false, note: `not measured: ${inBlender.error ?? 'no report'}` }
+          : { measurement: label, mesh: meshName(meshes.k50), vertices: inBlender.vertices ?? meshes.k50.vertices, seconds: timing.seconds, target, pass: timing.seconds <= 0.5,
+            note: [runsNote(timing.runs), key === 'first' ? 'each run a copy of the mesh scaled a little (nothing to reuse)' : '', blenderNote].filter(Boolean).join('; ') });
+      }
+      rows.push(inBlender.all === undefined
+        ? { measurement: 'Apply All Poses in Blender (add-on)', mesh: meshName(meshes.k50), vertices: meshes.k50.vertices, target: '(none)', note: `not measured: ${inBlender.error ?? 'no report'}` }
+        : { measurement: `Apply All Poses in Blender (add-on): ${inBlender.all.keys} shape keys`, mesh: meshName(meshes.k50), vertices: inBlender.vertices ?? meshes.k50.vertices,
+          seconds: inBlender.all.seconds, target: '(none)', note: `one request per pose, the keys added together; ${blenderNote}` });
       // a pipeline posing one character in the whole vocabulary: one run, the mesh rigged and encoded once
       say(`autorig pose --pose all --shape-keys on a 50k .obj, the whole command`);
       const keysOut = join(dir, 'v50k.keys.glb');
