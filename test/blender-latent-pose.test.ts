@@ -45,6 +45,7 @@ interface PoseRun {
     relative_to: string[]; rigs: string[]; reuses: boolean[]; motion: Motion; undo: Undo;
   };
   apply_all_fails: { finished: boolean; error: string | null; differences: string[] };
+  transforms: { numpy: boolean; world_same: boolean; local_same: boolean; moved: number };
   poll_without_mesh: boolean;
   total_seconds: number;
 }
@@ -165,6 +166,9 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.apply_all_fails.finished).toBe(false);
     expect(r.apply_all_fails.error).toMatch(/BAD_REQUEST: .*unknown pose/);
     expect(r.apply_all_fails.differences).toEqual([]);
+    // world ↔ local with Blender's numpy gives the very floats of the plain-Python path (a transform that moves things)
+    expect(r.transforms).toMatchObject({ numpy: true, world_same: true, local_same: true });
+    expect(r.transforms.moved).toBeGreaterThan(0.1);
     expect(r.poll_without_mesh).toBe(false);
     console.log(`Apply Latent Pose in Blender: ${r.apply.seconds} s for the first apply (sidecar start included), ${r.total_seconds} s in all`);
   }, 180_000);

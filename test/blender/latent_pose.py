@@ -366,6 +366,22 @@ def main():
     finally:
         poses.pose_names = original_names
 
+    # the add-on's transforms with Blender's numpy and without: the same floats
+    step("transforms with and without numpy")
+    from autorig import scene_io as scene_io_module
+
+    mesh = bpy.data.objects[mesh_name]
+    positions, _ = scene_io_module.mesh_world_arrays(mesh)
+    inverse = mesh.matrix_world.inverted()
+    results["transforms"] = {
+        "numpy": scene_io_module._np is not None,
+        "world_same": scene_io_module._transform_positions(positions, mesh.matrix_world) == scene_io_module._transform_positions(
+            positions, mesh.matrix_world, use_numpy=False),
+        "local_same": scene_io_module._transform_positions(positions, inverse) == scene_io_module._transform_positions(
+            positions, inverse, use_numpy=False),
+        "moved": max(abs(p - q) for p, q in zip(positions, scene_io_module._transform_positions(positions, inverse))),
+    }
+
     step("no selection")
     for other in bpy.context.view_layer.objects:
         other.select_set(False)
