@@ -11,7 +11,8 @@ scripts use it). Either way the scene is only changed once the result has arrive
 
 import bpy
 
-from . import apply, client, corrective_keys, correctives, messages, poses, preferences, protocol, scene_io
+from . import (apply, client, corrective_keys, correctives, messages, pose_properties, poses, preferences, protocol,
+               scene_io)
 
 __all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose",
            "AUTORIG_OT_apply_all_latent_poses", "AUTORIG_OT_refresh_poses",
@@ -279,12 +280,8 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
     pose: bpy.props.StringProperty(
         name="Pose", default="",
         description="A pose of the sidecar's list (empty: the one chosen in the AutoRig panel)")
-    strength: bpy.props.FloatProperty(
-        name="Strength", default=1.0, min=0.0, max=messages.MAX_POSE_STRENGTH,
-        description="0: the mesh as it is; 1: the pose; up to 1.5: beyond it")
-    strategy: bpy.props.EnumProperty(
-        name="Strategy", default='MEAN', items=poses.STRATEGY_ITEMS,
-        description="Whose way of doing the pose the mesh gets")
+    strength: pose_properties.strength_property()
+    strategy: pose_properties.strategy_property()
 
     @classmethod
     def poll(cls, context):
@@ -357,12 +354,8 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
     bl_label = "Apply All Poses"
     bl_options = {'REGISTER', 'UNDO'}
 
-    strength: bpy.props.FloatProperty(
-        name="Strength", default=1.0, min=0.0, max=messages.MAX_POSE_STRENGTH,
-        description="0: the mesh as it is; 1: the pose; up to 1.5: beyond it")
-    strategy: bpy.props.EnumProperty(
-        name="Strategy", default='MEAN', items=poses.STRATEGY_ITEMS,
-        description="Whose way of doing the pose the mesh gets")
+    strength: pose_properties.strength_property()
+    strategy: pose_properties.strategy_property()
 
     @classmethod
     def poll(cls, context):
@@ -803,5 +796,5 @@ class AUTORIG_OT_clear_example(bpy.types.Operator):
 
 
 classes = (AUTORIG_OT_auto_rig, AUTORIG_OT_reskin, AUTORIG_OT_refresh_poses, AUTORIG_OT_apply_latent_pose,
-           AUTORIG_OT_apply_all_latent_poses, AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives, AUTORIG_OT_clear_correctives_preview,
-           AUTORIG_OT_add_example, AUTORIG_OT_clear_example)
+           AUTORIG_OT_apply_all_latent_poses, AUTORIG_OT_pose_correctives, AUTORIG_OT_preview_correctives,
+           AUTORIG_OT_clear_correctives_preview, AUTORIG_OT_add_example, AUTORIG_OT_clear_example)

@@ -2,7 +2,7 @@
 
 import bpy
 
-from . import client, correctives, messages, poses, scene_io
+from . import client, correctives, pose_properties, poses, scene_io
 
 __all__ = ["AUTORIG_PT_main", "AUTORIG_PG_latent_pose", "AUTORIG_PG_correctives", "register_pose_settings",
            "unregister_pose_settings"]
@@ -18,12 +18,8 @@ class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
         name="Pose", items=poses.pose_items,
         description="The pose (Refresh asks the sidecar for its list; experimental: the rig-based baseline "
                     "measured better on this pose)")
-    strength: bpy.props.FloatProperty(
-        name="Strength", default=1.0, min=0.0, max=messages.MAX_POSE_STRENGTH,
-        description="0: the mesh as it is; 1: the pose; up to 1.5: beyond it")
-    strategy: bpy.props.EnumProperty(
-        name="Strategy", default='MEAN', items=poses.STRATEGY_ITEMS,
-        description="Whose way of doing the pose the mesh gets")
+    strength: pose_properties.strength_property()
+    strategy: pose_properties.strategy_property()
 
 
 class AUTORIG_PG_correctives(bpy.types.PropertyGroup):
