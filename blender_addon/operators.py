@@ -300,10 +300,7 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
                 if error is not None:
                     raise messages.AutoRigFailure(*error)
             self.pose = "" if settings.pose == poses.NO_POSES else settings.pose
-        if not self.properties.is_property_set("strength"):
-            self.strength = settings.strength
-        if not self.properties.is_property_set("strategy"):
-            self.strategy = settings.strategy
+        _pose_choices_from_panel(self, settings)
 
     def prepare(self, context):
         self._choices_from_panel(context)
@@ -317,20 +314,11 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
         armature, joints, weights = mixamo_rig_of(meshes)
         # its name now: the object may be gone by the time the answer comes
         armature_name = armature.name if armature is not None else ""
-        request = messages.pose_apply_request(client.new_job_id("pose"), objects, pose, strength=self.strength,
-                                              strategy=poses.strategy_value(self.strategy), joints=joints,
-                                              weights=weights)
-
-        def check(payload):
-            return messages.check_pose_apply_result(payload, counts, pose)
+        request, check = _pose_request(objects, counts, pose, self.strength, self.strategy, joints, weights)
 
         def apply_result(context, result):
             found = apply.find_meshes(names, counts)
-            try:
-                local = [scene_io.world_to_local(obj, p) for obj, p in zip(found, result["positions"])]
-            except ValueError as err:
-                raise apply.ApplyFailed("%s; nothing was changed" % err) from err
-            keys = apply.apply_pose_shape_keys(found, local, pose)
+            keys = apply.apply_pose_shape_keys(found, _local_positions(found, result), pose)
             entry = poses.pose_entry(pose)
             experimental = " (experimental)" if entry is not None and entry["experimental"] else ""
             who = ", identity %s" % messages.display_text(result["identity"], 63) if result["identity"] else ""
@@ -364,10 +352,7 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
     def prepare(self, context):
         settings = getattr(context.scene, "autorig_pose", None)
         if settings is not None:
-            if not self.properties.is_property_set("strength"):
-                self.strength = settings.strength
-            if not self.properties.is_property_set("strategy"):
-                self.strategy = settings.strategy
+            _pose_choices_from_panel(self, settings)
         if not poses.pose_names():
             error = fetch_poses(context)
             if error is not None:
@@ -386,16 +371,8 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
         return request, check, self._apply_all
 
     def _request(self, index):
-        pose = self._poses[index]
-        request = messages.pose_apply_request(client.new_job_id("pose"), self._objects, pose, strength=self.strength,
-                                              strategy=poses.strategy_value(self.strategy), joints=self._joints,
-                                              weights=self._weights)
-        counts = self._counts
-
-        def check(payload):
-            return messages.check_pose_apply_result(payload, counts, pose)
-
-        return request, check
+        return _pose_request(self._objects, self._counts, self._poses[index], self.strength, self.strategy,
+                             self._joints, self._weights)
 
     def continue_with(self, context, result):
         self._results.append(result)
@@ -408,19 +385,42 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
 
     def _apply_all(self, context, _last):
         found = apply.find_meshes(self._names, self._counts)
-        keys = []
-        for pose, result in zip(self._poses, self._results):
-            try:
-                local = [scene_io.world_to_local(obj, p) for obj, p in zip(found, result["positions"])]
-            except ValueError as err:
-                raise apply.ApplyFailed("%s; nothing was changed" % err) from err
-            keys.append((pose, local))
+        keys = [(pose, _local_positions(found, result)) for pose, result in zip(self._poses, self._results)]
         names = apply.apply_pose_shape_key_set(found, keys)
         seconds = sum(result["seconds"] for result in self._results)
         through = self._through if self._results[0]["rig"] == "given" else "through the auto-rig"
         return "AutoRig: %d shape keys (%s ... %s) at value 0 on %d mesh(es) %s: strength %.2f, %s (%.1f s)" % (
             len(names), names[0], names[-1], len(found), through, self._results[0]["strength"],
             messages.display_text(self._results[0]["strategy"], 16), seconds)
+
+
+def _pose_choices_from_panel(operator, settings):
+    """Strength and strategy from the panel's settings where the caller left them unset."""
+    if not operator.properties.is_property_set("strength"):
+        operator.strength = settings.strength
+    if not operator.properties.is_property_set("strategy"):
+        operator.strategy = settings.strategy
+
+
+def _pose_request(objects, counts, pose, strength, strategy, joints, weights):
+    """A pose.apply request for `pose` (strategy: a STRATEGY_ITEMS identifier) and the check of its answer:
+    (request, check_result)."""
+    request = messages.pose_apply_request(client.new_job_id("pose"), objects, pose, strength=strength,
+                                          strategy=poses.strategy_value(strategy), joints=joints, weights=weights)
+
+    def check(payload):
+        return messages.check_pose_apply_result(payload, counts, pose)
+
+    return request, check
+
+
+def _local_positions(found, result):
+    """A pose.apply answer's world-space positions in each found mesh's own space (ApplyFailed for a transform that
+    cannot be inverted: nothing is changed then)."""
+    try:
+        return [scene_io.world_to_local(obj, p) for obj, p in zip(found, result["positions"])]
+    except ValueError as err:
+        raise apply.ApplyFailed("%s; nothing was changed" % err) from err
 
 
 def mixamo_rig_of(meshes):

@@ -75,17 +75,18 @@ export function checkOutputsPerInput(inputs: readonly string[], patterns: readon
   const given = new Map(inputs.map((input) => [resolve(input), input]));
   for (const input of inputs) {
     for (const output of outputsOf(input)) {
-      const overwritten = given.get(resolve(output));
-      if (overwritten !== undefined && resolve(overwritten) !== resolve(input)) {
+      const target = resolve(output);
+      const overwritten = given.get(target);
+      if (overwritten !== undefined && target !== resolve(input)) {
         throw new InputListError(`${input} would write ${output}, which is also an input: write the outputs to another folder`);
       }
-      const other = writer.get(resolve(output));
+      const other = writer.get(target);
       if (other !== undefined) {
         throw new InputListError(other === input
           ? `${input} is given twice`
           : `${other} and ${input} would both write ${output}: the output name's ${NAME_PLACEHOLDER} is the file name without its folder and extension`);
       }
-      writer.set(resolve(output), input);
+      writer.set(target, input);
     }
   }
 }

@@ -53,24 +53,21 @@ class BinaryBuilder {
 
   /** Append a typed array as its own buffer view + accessor; returns the accessor index. */
   add(data: Float32Array | Uint16Array | Uint32Array, type: 'SCALAR' | 'VEC2' | 'VEC3' | 'VEC4' | 'MAT4', target?: number, extra: Record<string, unknown> = {}): number {
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    const offset = this.length;
-    this.chunks.push(bytes);
-    const padded = align4(bytes.byteLength);
-    if (padded > bytes.byteLength) this.chunks.push(new Uint8Array(padded - bytes.byteLength));
-    this.length += padded;
-    const view: Record<string, unknown> = { buffer: 0, byteOffset: offset, byteLength: bytes.byteLength };
-    if (target !== undefined) view.target = target;
-    this.bufferViews.push(view);
+    const bufferView = this.addBytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), target);
     const width = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT4: 16 }[type];
     const componentType = data instanceof Float32Array ? FLOAT : data instanceof Uint16Array ? UNSIGNED_SHORT : UNSIGNED_INT;
-    this.accessors.push({ bufferView: this.bufferViews.length - 1, componentType, count: data.length / width, type, ...extra });
+    this.accessors.push({ bufferView, componentType, count: data.length / width, type, ...extra });
     return this.accessors.length - 1;
   }
 
-  /** Append raw bytes (an image) as a buffer view of their own, without an accessor; returns the view's index. */
-  addBytes(bytes: Uint8Array): number {
-    this.bufferViews.push({ buffer: 0, byteOffset: this.length, byteLength: bytes.byteLength });
+  /**
+   * Append raw bytes (an accessor's data, an image) as a buffer view of their own, padded to 4 bytes, with `target`
+   * when given; returns the view's index.
+   */
+  addBytes(bytes: Uint8Array, target?: number): number {
+    const view: Record<string, unknown> = { buffer: 0, byteOffset: this.length, byteLength: bytes.byteLength };
+    if (target !== undefined) view.target = target;
+    this.bufferViews.push(view);
     this.chunks.push(bytes);
     const padded = align4(bytes.byteLength);
     if (padded > bytes.byteLength) this.chunks.push(new Uint8Array(padded - bytes.byteLength));
