@@ -12,7 +12,8 @@ Where the entry point comes from, first match wins:
 Node comes from the "Node executable" preference, else `node` on PATH.
 
 A Job is a small state machine advanced by `poll(timeout)`: the modal operator calls it from a timer with timeout 0,
-the blocking execute() path (background mode) calls it in a loop. Both run the same code.
+the blocking execute() path (background mode) calls it in a loop. Both run the same code. `send_request()` takes a
+job from its start to its request sent when the sidecar is up, so that a click does not wait on timer ticks for it.
 """
 
 import atexit
@@ -35,6 +36,8 @@ __all__ = ["SidecarConfig", "SidecarError", "SidecarProcess", "resolve_command",
            "stop_sidecar", "sidecar_reachable", "Job", "sidecar_status", "provider_text"]
 
 READY_TIMEOUT = 30.0
+# How long a click may wait for the handshake with a running sidecar before the modal timer takes over (send_request).
+HANDSHAKE_WAIT = 0.2
 CONNECT_TIMEOUT = 10.0
 CANCEL_GRACE = 1.0
 
@@ -308,7 +311,35 @@ class Job:
     # --- driving ---
 
     def poll(self, timeout=0.0):
-        """Advance as far as possible, waiting at most about `timeout` seconds for the sidecar; returns the state."""
+        """Advance as far as possible, waiting at most about `timeout` seconds in all for the sidecar; returns the state.
+
+        Steps that need no waiting follow each other in one call (a ready sidecar: connect, greet, and once its hello
+        answer is in, send the request), so that a caller driven by a timer spends no tick per step."""
+        deadline = time.monotonic() + timeout
+        while True:
+            before = self.state
+            self._step(max(0.0, deadline - time.monotonic()))
+            if self.state in TERMINAL or self.state == before:
+                return self.state
+
+    def send_request(self, timeout=HANDSHAKE_WAIT):
+        """Advance until the request is on its way (RUNNING) or the job has ended, waiting at most about `timeout`
+        seconds; returns the state. The modal path calls it when the user clicks, so that the handshake with a sidecar
+        already running (connect, hello and its answer: milliseconds on this machine) costs no timer ticks; a sidecar
+        still starting, or slow to answer, is left to the ticks."""
+        deadline = time.monotonic() + timeout
+        while self.state not in TERMINAL and self.state not in (RUNNING, CANCELLING):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            before = self.state
+            self._step(remaining)
+            if self.state == STARTING and before == STARTING:
+                break  # the sidecar is still starting: seconds, not for the UI to wait on
+        return self.state
+
+    def _step(self, timeout):
+        """One step of the state machine, waiting at most about `timeout` seconds for the sidecar."""
         try:
             if self.state == STARTING:
                 self._poll_starting(timeout)

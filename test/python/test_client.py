@@ -151,6 +151,40 @@ class Jobs(unittest.TestCase):
         self.assertIs(client._managed["process"], process, "the first job ran on the sidecar started early")
         self.assertIs(client.start_early(config), process, "starting early again keeps the running sidecar")
 
+    def test_one_poll_runs_every_step_that_is_ready(self):
+        config = self.config()
+        self.assertTrue(client.start_early(config).ready.wait(10))
+        job = rig_job(config)
+        # connect, hello, its answer and the request in one call, not one call (one timer tick) per step; the call
+        # returns with the first messages of the job (its progress, or its result)
+        self.assertIn(job.poll(10.0), (client.RUNNING, client.DONE), job.error)
+        self.assertEqual(job.run(), client.DONE, job.error)
+        self.assertEqual(len(job.result["joints"]), 2)
+
+    def test_send_request_sends_it_at_once_to_a_running_sidecar(self):
+        config = self.config("slow")
+        self.assertTrue(client.start_early(config).ready.wait(10))
+        job = rig_job(config)
+        self.assertEqual(job.send_request(), client.RUNNING, job.error)
+        # the sidecar has the request: its progress arrives on the next polls
+        deadline = time.monotonic() + 10
+        while job.stage != "mesh":
+            job.poll(0.02)
+            self.assertLess(time.monotonic(), deadline)
+        job.cancel()
+        self.assertEqual(job.run(), client.CANCELLED)
+
+    def test_send_request_leaves_a_starting_sidecar_to_the_timer(self):
+        slow = os.path.join(self.tmp.name, "slow-autorig")
+        with open(slow, "w") as f:
+            f.write("#!/bin/sh\nsleep 1\nexec %s \"$@\"\n" % self.launcher)
+        os.chmod(slow, 0o755)
+        job = rig_job(client.SidecarConfig(entry=slow, port=0, environ=dict(os.environ)))
+        start = time.monotonic()
+        self.assertEqual(job.send_request(), client.STARTING)
+        self.assertLess(time.monotonic() - start, 1.0, "a click does not wait for the sidecar to start")
+        self.assertEqual(job.run(), client.DONE, job.error)
+
     def test_start_early_starts_nothing_without_auto_start_or_a_sidecar_to_start(self):
         off = client.SidecarConfig(entry=self.launcher, port=0, auto_start=False, environ=dict(os.environ))
         self.assertIsNone(client.start_early(off))
