@@ -2,15 +2,21 @@
 
     blender -b --factory-startup --python bench/blender_pose.py -- ZIP NODE ENTRY MESH.obj OUT.json [--wait=S]
         [--repeat=N]
+    xvfb-run -a blender --factory-startup --python bench/blender_pose.py -- ... --click
 
 The add-on zip is installed into this Blender and starts its sidecar (NODE ENTRY serve) as it does on a user's
 machine, then the bench waits S seconds (default 20: the sidecar's start-up warm-up, as while a user opens a file).
-MESH.obj is imported as one object. Timed, each the whole operator call (reading the mesh, the request, the sidecar's
-work, checking the answer, the shape key):
+MESH.obj is imported as one object. Timed:
   first:   Apply Latent Pose (elbowBentLf) on N copies of the mesh, each scaled a little (nothing to reuse), median
-  again:   another pose (kneeBentRt) on the last copy (the sidecar reuses its latent and auto-rig), median of N
+  again:   another pose (kneeBentRt, ...) on the last copy (the sidecar reuses its latent and auto-rig), median of N
   all:     Apply All Poses on the last copy: a shape key per pose of the menu
-Writes OUT.json: {vertices, first: {seconds, runs}, again: {seconds, runs}, all: {seconds, keys}} or {error}.
+Without --click each is the operator's whole blocking call (EXEC_DEFAULT: reading the mesh, the request, the
+sidecar's work, checking the answer, the shape key). With --click, in a Blender with a window (under Xvfb), each is
+what a click runs: the operator invoked (INVOKE_DEFAULT: modal, its timer polling the sidecar), timed from the
+invoke to the shape keys being on the mesh, read every 2 ms from Blender's event loop. The 3D viewport is switched
+to an outliner first: Xvfb draws it on the CPU (Mesa's software rasteriser), beside the sidecar, where a user's
+Blender draws on a GPU.
+Writes OUT.json: {vertices, mode, first: {seconds, runs}, again: {seconds, runs}, all: {seconds, keys}} or {error}.
 """
 
 import json
@@ -20,20 +26,15 @@ import traceback
 
 import bpy
 
+AGAIN_POSES = ("kneeBentRt", "kneeBentLf", "elbowBentRt", "spineTwistLf", "neckTurnRt")
+CLICK_TIMEOUT = 120.0
+
 
 def option(args, name, default):
     for arg in args:
         if arg.startswith("--%s=" % name):
             return float(arg.split("=", 1)[1])
     return default
-
-
-def timed(op, **props):
-    start = time.monotonic()
-    result = op('EXEC_DEFAULT', True, **props)
-    if 'FINISHED' not in result:
-        raise RuntimeError("%s ended %s" % (op.idname(), result))
-    return time.monotonic() - start
 
 
 def select_only(obj):
@@ -43,7 +44,14 @@ def select_only(obj):
     bpy.context.view_layer.objects.active = obj
 
 
-def main(args, report):
+def key_count(obj):
+    keys = obj.data.shape_keys
+    return 0 if keys is None else len(keys.key_blocks)
+
+
+def scenario(args, report):
+    """The bench's steps: a generator that yields each timed operator call as (operator, properties, mesh) and is
+    sent back its seconds."""
     zip_path, node, entry, mesh_path = args[:4]
     wait, repeat = option(args, "wait", 20.0), int(option(args, "repeat", 3))
     bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
@@ -76,24 +84,109 @@ def main(args, report):
         for v in copy.data.vertices:
             v.co *= scale
         select_only(copy)
-        firsts.append(timed(bpy.ops.autorig.apply_latent_pose, pose="elbowBentLf"))
-    agains = [timed(bpy.ops.autorig.apply_latent_pose, pose=pose)
-              for pose in ("kneeBentRt", "kneeBentLf", "elbowBentRt")[:max(1, repeat)]]
-    keys_before = len(copy.data.shape_keys.key_blocks)
-    every = timed(bpy.ops.autorig.apply_all_latent_poses)
+        firsts.append((yield bpy.ops.autorig.apply_latent_pose, {"pose": "elbowBentLf"}, copy))
+    agains = []
+    for pose in AGAIN_POSES[:max(1, repeat)]:
+        agains.append((yield bpy.ops.autorig.apply_latent_pose, {"pose": pose}, copy))
+    keys_before = key_count(copy)
+    every = yield bpy.ops.autorig.apply_all_latent_poses, {}, copy
     median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
     report["first"] = {"seconds": median(firsts), "runs": firsts}
     report["again"] = {"seconds": median(agains), "runs": agains}
-    report["all"] = {"seconds": every, "keys": len(copy.data.shape_keys.key_blocks) - keys_before}
+    report["all"] = {"seconds": every, "keys": key_count(copy) - keys_before}
+
+
+def run_blocking(steps):
+    """Each call blocking (EXEC_DEFAULT, with the UI's undo push), timed around it."""
+    try:
+        call = next(steps)
+        while True:
+            op, props, _ = call
+            start = time.monotonic()
+            result = op('EXEC_DEFAULT', True, **props)
+            if 'FINISHED' not in result:
+                raise RuntimeError("%s ended %s" % (op.idname(), result))
+            call = steps.send(time.monotonic() - start)
+    except StopIteration:
+        pass
+
+
+def run_clicks(steps, done):
+    """Each call as a click (INVOKE_DEFAULT in the window), timed until its shape keys are on the mesh; driven from
+    timers so that Blender's event loop runs the modal operator. done(error or None) when the steps are over."""
+    window = bpy.context.window_manager.windows[0]
+    for area in window.screen.areas:
+        if area.type == 'VIEW_3D':
+            area.type = 'OUTLINER'
+    area = window.screen.areas[0]
+    region = next(r for r in area.regions if r.type == 'WINDOW')
+    state = {"call": None}
+
+    def start(seconds=None):
+        call = next(steps) if seconds is None else steps.send(seconds)
+        op, props, obj = call
+        before = key_count(obj)
+        from autorig import poses
+
+        # Apply Latent Pose adds the pose's key (and Basis on a mesh without keys); Apply All Poses every pose's, together
+        added = 1 if "pose" in props else len(poses.pose_names())
+        want = before + added + (1 if before == 0 else 0)
+        began = time.monotonic()
+        with bpy.context.temp_override(window=window, screen=window.screen, area=area, region=region):
+            result = op('INVOKE_DEFAULT', True, **props)
+        if 'RUNNING_MODAL' not in result and 'FINISHED' not in result:
+            raise RuntimeError("%s ended %s" % (op.idname(), result))
+        state["call"] = (obj, want, began)
+
+    def tick():
+        try:
+            if state["call"] is None:
+                start()
+                return 0.002
+            obj, want, began = state["call"]
+            now = time.monotonic()
+            if key_count(obj) < want:
+                if now - began > CLICK_TIMEOUT:
+                    raise RuntimeError("no shape key %d s after the click" % CLICK_TIMEOUT)
+                return 0.002
+            start(now - began)
+            return 0.002
+        except StopIteration:
+            done(None)
+        except Exception:
+            done(traceback.format_exc().strip().splitlines()[-1])
+        return None
+
+    bpy.app.timers.register(tick, first_interval=0.5)
+
+
+def write(out, report):
+    with open(out, "w") as f:
+        json.dump(report, f)
 
 
 if __name__ == "__main__":
     argv = sys.argv[sys.argv.index("--") + 1:]
     out = argv[4]
-    report = {}
-    try:
-        main(argv[:4] + argv[5:], report)
-    except Exception:
-        report = {"error": traceback.format_exc().strip().splitlines()[-1]}
-    with open(out, "w") as f:
-        json.dump(report, f)
+    args = argv[:4] + argv[5:]
+    report = {"mode": "click" if "--click" in args else "call"}
+    if report["mode"] == "call":
+        try:
+            run_blocking(scenario(args, report))
+        except Exception:
+            report = {"error": traceback.format_exc().strip().splitlines()[-1]}
+        write(out, report)
+    else:
+        def done(error):
+            write(out, report if error is None else {"error": error})
+            bpy.ops.wm.quit_blender()
+
+        def begin():
+            # the scenario's set-up (add-on, mesh, sidecar) runs in the first step, once the window is up
+            try:
+                run_clicks(scenario(args, report), done)
+            except Exception:
+                done(traceback.format_exc().strip().splitlines()[-1])
+            return None
+
+        bpy.app.timers.register(begin, first_interval=1.0)

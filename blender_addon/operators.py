@@ -9,6 +9,8 @@ Esc cancels. execute() runs the same job to the end in one call (background mode
 scripts use it). Either way the scene is only changed once the result has arrived and been checked, in one undo step.
 """
 
+import time
+
 import bpy
 
 from . import (apply, client, corrective_keys, correctives, messages, pose_properties, poses, preferences, protocol,
@@ -19,11 +21,17 @@ __all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_
            "AUTORIG_OT_pose_correctives", "AUTORIG_OT_preview_correctives", "AUTORIG_OT_clear_correctives_preview",
            "AUTORIG_OT_add_example", "AUTORIG_OT_clear_example", "pose_examples", "addon_preferences", "sidecar_config", "fetch_poses"]
 
-# How often the modal path looks for the sidecar's answer. Checking costs a select() on a socket; every tick is up to
-# one interval added to what the user waits for the result (with 0.1 s ticks, and the handshake spread over ticks, a
-# 50k-vertex Apply Latent Pose took 1.3-1.5 s from the click to the shape key in a UI Blender, against 0.43-0.57 s for
-# the same call blocking; Apply All Poses 12.5 s against 3.2-3.8: .tmp measurements under Xvfb, 2026-12-03).
+# How often the modal path looks for the sidecar's answer. Checking costs a select() on a socket; each tick can add up
+# to one interval to what the user waits for. With 0.1 s ticks, and the handshake (connect, hello, its answer) spread
+# over ticks, a click on Apply Latent Pose (50k vertices, a UI Blender under Xvfb, viewport off) took 0.78-1.03 s to
+# the shape key and Apply All Poses 11.9 s; with 20 ms ticks and Job.send_request at the click, 0.53-0.73 and 3.9 s
+# (.tmp measurements, 2026-12-03; `npm run bench -- --only=pose` times the click path).
 TIMER_INTERVAL = 0.02
+# A job's progress (status bar text, the cursor's percentage) shows once it has run this long: a shorter one ends
+# before it could be read, and each change of the status text redraws the window. Under Xvfb, where Blender draws on
+# the CPU, those redraws took about 0.3 s of CPU from a 0.6 s Apply Latent Pose, beside the sidecar (.tmp
+# measurements, 2026-12-03: Blender's own CPU per click 360 ms against 65-87 ms for the blocking call).
+PROGRESS_DELAY = 0.5
 
 
 def addon_preferences(context):
@@ -50,6 +58,7 @@ class _SidecarJobOperator:
     _timer = None
     _apply = None
     _shown = None
+    _progress_from = 0.0
 
     def prepare(self, context):
         """Subclasses: read the scene and return (request, check_result, apply_result)."""
@@ -126,9 +135,8 @@ class _SidecarJobOperator:
         wm = context.window_manager
         self._timer = wm.event_timer_add(TIMER_INTERVAL, window=context.window)
         wm.modal_handler_add(self)
-        wm.progress_begin(0, 100)
         self._shown = None
-        self._show_progress(context)
+        self._progress_from = time.monotonic() + PROGRESS_DELAY
         return {'RUNNING_MODAL'}
 
     def modal(self, context, event):
@@ -153,13 +161,18 @@ class _SidecarJobOperator:
         self._end_modal(context)
 
     def _show_progress(self, context):
+        if time.monotonic() < self._progress_from:
+            return
         job = self._job
         text = "AutoRig: %s%s (%d%%)  Esc to cancel" % (self.progress_prefix(), job.stage, job.fraction * 100)
         # every tick asks, the status bar is redrawn only when what it says changes
         if text == self._shown:
             return
+        wm = context.window_manager
+        if self._shown is None:
+            wm.progress_begin(0, 100)
         self._shown = text
-        context.window_manager.progress_update(int(job.fraction * 100))
+        wm.progress_update(int(job.fraction * 100))
         if context.workspace is not None:
             context.workspace.status_text_set(text)
 
@@ -172,9 +185,11 @@ class _SidecarJobOperator:
         if self._timer is not None:
             wm.event_timer_remove(self._timer)
             self._timer = None
-        wm.progress_end()
-        if context.workspace is not None:
-            context.workspace.status_text_set(None)
+        if self._shown is not None:
+            self._shown = None
+            wm.progress_end()
+            if context.workspace is not None:
+                context.workspace.status_text_set(None)
 
 
 class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
