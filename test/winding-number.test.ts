@@ -199,8 +199,9 @@ describe('fast winding numbers (tree)', () => {
     // the radius is found by branch and bound over the children's boxes: it must equal the brute-force maximum exactly
     const random = new SeededRandom(3);
     const scattered: number[] = [];
-    for (let i = 0; i < 3 * 700; i++) scattered.push(random.next() * 4 - 2, random.next() * 0.5, random.next() - 0.5);
-    for (const soup of [torus(1, 0.35, 64, 24), { positions: Float32Array.from(scattered), triangles: Uint32Array.from(scattered.slice(0, 3 * 700), (_, i) => i) }]) {
+    // soups large enough for a deep tree at 32 triangles a leaf
+    for (let i = 0; i < 3 * 4000; i++) scattered.push(random.next() * 4 - 2, random.next() * 0.5, random.next() - 0.5);
+    for (const soup of [torus(1, 0.35, 128, 48), { positions: Float32Array.from(scattered), triangles: Uint32Array.from(scattered.slice(0, 3 * 4000), (_, i) => i) }]) {
       const tree = buildWindingNumberTree(soup.positions, soup.triangles);
       const nodes = tree.right.length;
       expect(nodes).toBeGreaterThan(100);
