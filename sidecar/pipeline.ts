@@ -309,6 +309,19 @@ export function prepareMesh(
   return { mesh, body, shells, cf, canonical: toCanonical(mesh.positions, cf) };
 }
 
+/**
+ * meshInFrame: what prepareMesh gives for parts whose canonical frame is known already (prepareMesh found it for these
+ * same parts before: an earlier apply's), without looking for it again, which is most of a reused apply's time (50k
+ * vertices: 34-53 ms of 50-80). parts: MeshPart[], cf: their CanonicalFrame → the merged mesh, cf and the canonical
+ * positions (Float32Array #V*3), the arrays prepareMesh gives. Throws the mesh errors of mergeParts.
+ */
+export function meshInFrame(parts: MeshPart[], cf: CanonicalFrame, onProgress: ProgressFn = () => {}): Pick<PreparedMesh, 'mesh' | 'cf' | 'canonical'> {
+  onProgress('mesh', 0);
+  const mesh = mergeParts(parts);
+  onProgress('frame', 0.05);
+  return { mesh, cf, canonical: toCanonical(mesh.positions, cf) };
+}
+
 /** Locked groups must name an object, have one weight per vertex of it, and name a bone of the skeleton. */
 function checkLocked(parts: MeshPart[], skeleton: Skeleton, locked: LockedGroup[]): void {
   for (const l of locked) {

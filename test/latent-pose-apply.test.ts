@@ -16,7 +16,7 @@ import { loadCharacter, type Character } from '../sidecar/io/character.js';
 import { limbMotion } from './fixtures/limbMotion.js';
 import { MODEL_DATA_FILES, MODEL_FILES, modelsFolder } from '../sidecar/learned/modelFiles.js';
 import { applyLatentPose, checkPoseOptions, latentOfParts, latentPoseAutoRig, POSE_SKIN_VOXEL_RESOLUTION } from '../sidecar/pose/applyLatentPose.js';
-import { rigCharacterAsync } from '../sidecar/pipeline.js';
+import { prepareMesh, rigCharacterAsync } from '../sidecar/pipeline.js';
 import { SKIN_VOXEL_RESOLUTION } from '../sidecar/skinning/skinInVoxels.js';
 import { decodePoseLibrary, encodePoseLibrary, latentDelta, POSE_LIBRARY_FORMAT, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
@@ -243,6 +243,24 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     given.forEach((positions, k) => expect(Array.from(positions)).toEqual(Array.from(own[k])));
     expect(meanMotion(character, given)).toBeGreaterThan(0);
     await expect(applyLatentPose(character.parts, { pose: 'kneeBentLf', mu: mu.subarray(1) })).rejects.toMatchObject({ code: 'BAD_ARRAY' });
+  });
+
+  it.skipIf(!installed)('hands the next apply its μ, auto-rig and canonical frame: a reused apply poses bit for bit as a fresh one, with or without the frame', async () => {
+    const first = await applyLatentPose(character.parts, { pose: 'elbowBentLf' });
+    const reuse = first.reusable!;
+    // the frame prepareMesh finds for these parts, and what a later apply would find again
+    expect(reuse.frame).toEqual(prepareMesh(character.parts).cf);
+    expect(reuse.autoRig).toBeDefined();
+    const fresh = await apply('kneeBentRt');
+    const again = await applyLatentPose(character.parts, { pose: 'kneeBentRt', reuse });
+    expect(again.reused).toBe(true);
+    again.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(fresh[k])));
+    // without the frame (what older callers kept) it is found again: the same answer
+    const { frame: _frame, ...older } = reuse;
+    const found = await applyLatentPose(character.parts, { pose: 'kneeBentRt', reuse: older });
+    found.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(fresh[k])));
+    expect(found.reusable!.frame).toEqual(reuse.frame);
+    expect(again.reusable!.frame).toEqual(reuse.frame);
   });
 
   it.skipIf(!installed)('poses through latentPoseAutoRig exactly as without a rig (the eval measures the apply\'s own rig), a rig skinned on the coarser grid', async () => {

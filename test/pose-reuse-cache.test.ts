@@ -1,6 +1,7 @@
 /**
  * The server's memory of pose.apply meshes (server/poseReuseCache.ts): keyed by exactly the mesh sent, bounded by
- * entries and bytes, least recently used first out, an auto-rig kept when a later apply brings μ alone.
+ * entries and bytes, least recently used first out, an auto-rig and a canonical frame kept when a later apply brings
+ * μ alone.
  */
 import { describe, expect, it } from 'vitest';
 import { meshDigest, PoseReuseCache } from '../sidecar/server/poseReuseCache.js';
@@ -64,6 +65,20 @@ describe('PoseReuseCache', () => {
     cache.set('huge', reuse(3, 1200));
     expect(cache.get('huge')).toBeUndefined();
     expect(cache.get('b')).toBeDefined();
+  });
+
+  it('keeps the canonical frame when a later entry for the same mesh has none, and takes a new one', () => {
+    const cache = new PoseReuseCache();
+    const frame = (scale: number) => ({
+      frame: { left: [1, 0, 0], up: [0, 1, 0], forward: [0, 0, 1] }, center: [0, 0, 0], scale,
+      evidence: { lateralSymmetry: 1, upScore: 1, forwardScore: 1, upByConvention: false, forwardByConvention: false },
+    }) as unknown as NonNullable<LatentPoseReuse['frame']>;
+    cache.set('k', { ...reuse(1, 60), frame: frame(2) });
+    cache.set('k', reuse(2));
+    expect(cache.get('k')!.frame!.scale).toBe(2);
+    cache.set('k', { ...reuse(3), frame: frame(3) });
+    expect(cache.get('k')!.frame!.scale).toBe(3);
+    expect(cache.get('k')!.autoRig).toBeDefined();
   });
 
   it('keeps an auto-rig when a later apply of the same mesh (through the user\'s rig) brings μ alone', () => {

@@ -13,14 +13,16 @@
  * only ever saw full-strength poses, so a |Δμ| it never met would be an extrapolation of the network, where a fraction
  * of its rotations is a real partial pose, exact at 0 and 1. The output has the input's vertices, in count and order,
  * per part. Without a rig, the SDF samples are drawn on a helper thread (pose/sdfSamplesBeside) while the auto-rig
- * runs, and the canonical frame is found once for both (pipeline prepareMesh).
+ * runs, and the canonical frame is found once for both (pipeline prepareMesh); an apply that reuses an earlier one's
+ * rig (options.reuse, or a rig given with it) takes that apply's frame too.
  */
 import { POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
 import { modelDataPath, modelPath, requireModelFile } from '../learned/modelFiles.js';
 import { loadModel, runModel, selectedProvider, type ModelSession } from '../learned/onnxSession.js';
 import { modelsRunByPose } from '../methods.js';
-import { HYBRID_DEPTH_CLOUDS, prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
+import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
+import { HYBRID_DEPTH_CLOUDS, meshInFrame, prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
@@ -105,6 +107,11 @@ export interface LatentPoseReuse {
   mu: Float32Array;
   /** the auto-rig of the parts (skeleton + one PartWeights per part, the parts' space); absent when a rig was given */
   autoRig?: Pick<RigResult, 'skeleton' | 'objects'>;
+  /**
+   * the parts' canonical frame (prepareMesh's): with a rig given or reused, the next apply takes it instead of finding
+   * it again (pipeline meshInFrame). Absent in what older callers kept: the frame is then found.
+   */
+  frame?: CanonicalFrame;
 }
 
 export interface LatentPoseResult {
@@ -171,9 +178,11 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   for (const model of models) requireModelFile(modelPath(model));
   for (const model of models) loadModel(modelPath(model)).catch(() => {});
   if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
-  // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound)
-  const prepared = prepareMesh(parts, onProgress, () => {}, !rigGiven && reusedRig === undefined);
-  const { mesh, cf, canonical } = prepared;
+  // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound);
+  // with nothing to rig, an earlier apply's frame of these parts stands (found again, it is the same)
+  const knownFrame = rigGiven || reusedRig !== undefined ? options.reuse?.frame : undefined;
+  const prepared = knownFrame ? null : prepareMesh(parts, onProgress, () => {}, !rigGiven && reusedRig === undefined);
+  const { mesh, cf, canonical } = prepared ?? meshInFrame(parts, knownFrame!, onProgress);
   const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
     pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused: reusable !== undefined && reused,
@@ -195,10 +204,11 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
   encoded.catch(() => {});
   onProgress('rig', 0.15);
+  // prepared is null only with a rig given or reused: nothing to rig then
   const rig = options.rig ?? reusedRig
-    ?? await rigPreparedAsync(parts, prepared, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f), POSE_SKIN_STAGE);
+    ?? await rigPreparedAsync(parts, prepared!, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f), POSE_SKIN_STAGE);
   const mu = await encoded;
-  const reusable: LatentPoseReuse = rigGiven ? { mu } : { mu, autoRig: rig };
+  const reusable: LatentPoseReuse = rigGiven ? { mu, frame: cf } : { mu, autoRig: rig, frame: cf };
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
   const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
   let norm = 0;

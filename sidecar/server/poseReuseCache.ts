@@ -66,12 +66,16 @@ export class PoseReuseCache {
 
   /**
    * Remember what an apply left. An entry that had an auto-rig keeps it when the new one has none (a later apply
-   * through the user's own rig reads μ only). The least recently used entries go first when a bound is passed; an
+   * through the user's own rig reads μ only), and so with the canonical frame. The least recently used entries go first when a bound is passed; an
    * entry larger than maxBytes alone is not kept.
    */
   set(key: string, reuse: LatentPoseReuse): void {
     const before = this.entries.get(key);
-    const entry: LatentPoseReuse = { mu: reuse.mu, ...(reuse.autoRig ?? before?.autoRig ? { autoRig: reuse.autoRig ?? before!.autoRig } : {}) };
+    const entry: LatentPoseReuse = {
+      mu: reuse.mu,
+      ...(reuse.autoRig ?? before?.autoRig ? { autoRig: reuse.autoRig ?? before!.autoRig } : {}),
+      ...(reuse.frame ?? before?.frame ? { frame: reuse.frame ?? before!.frame } : {}),
+    };
     this.entries.delete(key);
     if (reuseBytes(entry) > this.maxBytes) return;
     this.entries.set(key, entry);
