@@ -17,9 +17,7 @@ Each case ends when the operator's finish() has run (the script wraps it to hear
 `AUTORIG_CLICK {json}`; the vitest test asserts on it.
 """
 
-import argparse
 import os
-import stat
 import sys
 import time
 import traceback
@@ -27,39 +25,28 @@ import traceback
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bare_character import import_bare_hero  # noqa: E402
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import run_and_report  # noqa: E402
+from script_run import fake_sidecar_launcher, run_and_report, script_args, step_logger  # noqa: E402
 
 MARKER = "AUTORIG_CLICK"
 CASE_TIMEOUT = 60.0
 results = {"steps": [], "cases": {}}
-_T0 = time.monotonic()
 
 
-def step(name):
-    results["steps"].append(name)
-    print("click: %6.2f s %s" % (time.monotonic() - _T0, name), flush=True)
+step = step_logger(results, "click")
 
 
 def parse_args():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    parser = argparse.ArgumentParser()
-    for name in ("zip", "node", "entry", "character", "fake", "python", "work"):
-        parser.add_argument("--" + name, required=True)
-    return parser.parse_args(argv)
+    return script_args("fake", "python", "work")
 
 
 def use_fake_sidecar(args, mode):
     """Point the add-on at a launcher of the fake sidecar in `mode` (a new entry point: the add-on starts it anew)."""
     from autorig import client
 
-    launcher = os.path.join(args.work, "fake-sidecar-%s" % mode)
-    if not os.path.exists(launcher):
-        with open(launcher, "w") as f:
-            f.write("#!/bin/sh\nFAKE_SIDECAR_MODE=%s exec %s %s \"$@\"\n" % (mode, args.python, args.fake))
-        os.chmod(launcher, os.stat(launcher).st_mode | stat.S_IXUSR)
     client.stop_sidecar()
-    bpy.context.preferences.addons["autorig"].preferences.sidecar_entry = launcher
+    bpy.context.preferences.addons["autorig"].preferences.sidecar_entry = fake_sidecar_launcher(args, mode)
 
 
 def start_sidecar():
@@ -76,25 +63,7 @@ def start_sidecar():
 
 def import_bare_character(path):
     """The character's mesh alone, without its rig, named "Hero", selected and active."""
-    import numpy as np
-
-    if "bool" not in np.__dict__:
-        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    bpy.ops.import_scene.gltf(filepath=path)
-    hero = [o for o in bpy.data.objects if o.type == 'MESH'][0]
-    world = hero.matrix_world.copy()
-    for modifier in [m for m in hero.modifiers if m.type == 'ARMATURE']:
-        hero.modifiers.remove(modifier)
-    hero.parent = None
-    hero.matrix_world = world
-    hero.vertex_groups.clear()
-    for obj in [o for o in bpy.data.objects if o is not hero]:
-        bpy.data.objects.remove(obj)
-    for arm in list(bpy.data.armatures):
-        bpy.data.armatures.remove(arm)
-    hero.name = "Hero"
+    hero = import_bare_hero(path)
     for obj in bpy.context.view_layer.objects:
         obj.select_set(obj is hero)
     bpy.context.view_layer.objects.active = hero

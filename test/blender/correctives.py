@@ -26,6 +26,7 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
+from bare_character import import_gltf_alone  # noqa: E402
 from script_run import run_and_report  # noqa: E402
 
 P = "mixamorig:"
@@ -70,13 +71,7 @@ def import_bare_character(path):
     as an object: a quarter turn about up keeps it standing along the axes (the sidecar's canonical frame wants that)
     while world and local space differ."""
     step("import")
-    import numpy as np
-
-    if "bool" not in np.__dict__:
-        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    bpy.ops.import_scene.gltf(filepath=path)
+    import_gltf_alone(path)
     meshes = [o for o in bpy.data.objects if o.type == 'MESH']
     for obj in meshes:
         world = obj.matrix_world.copy()

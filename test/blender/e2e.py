@@ -16,6 +16,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bare_character import import_gltf_alone  # noqa: E402
 from script_run import run_and_report  # noqa: E402
 
 MIXAMO = ["Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End", "LeftShoulder", "LeftArm",
@@ -63,13 +64,7 @@ def install_addon(args):
 def import_bare_character(path):
     """Import a rigged glTF and strip its rig: the mesh keeps its bind-pose shape and world placement."""
     step("import")
-    import numpy as np
-
-    if "bool" not in np.__dict__:
-        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    bpy.ops.import_scene.gltf(filepath=path)
+    import_gltf_alone(path)
     meshes = [o for o in bpy.data.objects if o.type == 'MESH']
     # The artist's rig says where the character's own left hand is: remember it before stripping.
     for arm in [o for o in bpy.data.objects if o.type == 'ARMATURE']:

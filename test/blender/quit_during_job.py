@@ -21,6 +21,9 @@ import time
 
 import bpy
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bare_character import import_gltf_alone  # noqa: E402
+
 JOB_START_TIMEOUT = 60.0
 
 
@@ -34,13 +37,7 @@ def parse_args():
 
 
 def import_character(path):
-    import numpy as np
-
-    if "bool" not in np.__dict__:
-        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    bpy.ops.import_scene.gltf(filepath=path)
+    import_gltf_alone(path)
     return [o for o in bpy.data.objects if o.type == 'MESH'][0]
 
 

@@ -17,10 +17,8 @@ a cube ("Crate") with a shape key and a group named like a bone. The cases, each
 Prints one line `AUTORIG_SAFETY {json}`; the vitest test asserts on it.
 """
 
-import argparse
 import os
 import signal
-import stat
 import sys
 import threading
 import time
@@ -28,27 +26,21 @@ import time
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bare_character import import_bare_hero  # noqa: E402
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import run_and_report  # noqa: E402
+from script_run import fake_sidecar_launcher, run_and_report, script_args, step_logger  # noqa: E402
 
 P = "mixamorig:"
 results = {"steps": [], "cases": {}}
 
 
-_T0 = time.monotonic()
 
 
-def step(name):
-    results["steps"].append(name)
-    print("safety: %6.2f s %s" % (time.monotonic() - _T0, name), flush=True)
+step = step_logger(results, "safety")
 
 
 def parse_args():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    parser = argparse.ArgumentParser()
-    for name in ("zip", "node", "entry", "character", "fake", "python", "work"):
-        parser.add_argument("--" + name, required=True)
-    return parser.parse_args(argv)
+    return script_args("fake", "python", "work")
 
 
 # --- add-on and sidecars ---------------------------------------------------------------------------------------------
@@ -70,13 +62,7 @@ def use_real_sidecar(args):
 
 def use_fake_sidecar(args, mode):
     """Point the add-on at a launcher of the fake sidecar in `mode` (a new entry point: the add-on starts it anew)."""
-    launcher = os.path.join(args.work, "fake-sidecar-%s" % mode)
-    if not os.path.exists(launcher):
-        with open(launcher, "w") as f:
-            f.write("#!/bin/sh\nFAKE_SIDECAR_MODE=%s exec %s %s \"$@\"\n" % (mode, args.python, args.fake))
-        os.chmod(launcher, os.stat(launcher).st_mode | stat.S_IXUSR)
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.sidecar_entry = launcher
+    bpy.context.preferences.addons["autorig"].preferences.sidecar_entry = fake_sidecar_launcher(args, mode)
 
 
 def managed_sidecar():
@@ -86,30 +72,6 @@ def managed_sidecar():
 
 
 # --- the scene -------------------------------------------------------------------------------------------------------
-
-def import_bare_character(path):
-    """The character's mesh without its rig, keeping its bind-pose shape and world placement; renamed "Hero"."""
-    import numpy as np
-
-    if "bool" not in np.__dict__:
-        np.bool = bool  # Debian Blender 3.4's glTF importer needs it with numpy 1.24 (test shim only)
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    bpy.ops.import_scene.gltf(filepath=path)
-    hero = [o for o in bpy.data.objects if o.type == 'MESH'][0]
-    world = hero.matrix_world.copy()
-    for modifier in [m for m in hero.modifiers if m.type == 'ARMATURE']:
-        hero.modifiers.remove(modifier)
-    hero.parent = None
-    hero.matrix_world = world
-    hero.vertex_groups.clear()
-    for obj in [o for o in bpy.data.objects if o is not hero]:
-        bpy.data.objects.remove(obj)
-    for arm in list(bpy.data.armatures):
-        bpy.data.armatures.remove(arm)
-    hero.name = "Hero"
-    return hero
-
 
 def add_weights(group, weights_by_vertex):
     """Write {vertex: weight} into a vertex group, one add() per distinct weight."""
@@ -221,7 +183,7 @@ def select_only(names):
 
 def build_scene(args):
     step("build scene")
-    hero = import_bare_character(args.character)
+    hero = import_bare_hero(args.character)
     dress_hero(hero)
     add_old_rig()
     add_crate()
