@@ -20,15 +20,21 @@ def import_gltf_alone(path):
     bpy.ops.import_scene.gltf(filepath=path)
 
 
+def strip_rig(obj):
+    """Unbind a mesh object from its rig: its Armature modifiers (the stored vertices are the bind pose: the current
+    pose is not baked), its parent (its world placement kept) and its vertex groups go."""
+    world = obj.matrix_world.copy()
+    for modifier in [m for m in obj.modifiers if m.type == 'ARMATURE']:
+        obj.modifiers.remove(modifier)
+    obj.parent = None
+    obj.matrix_world = world
+    obj.vertex_groups.clear()
+
+
 def import_bare_hero(path):
     import_gltf_alone(path)
     hero = [o for o in bpy.data.objects if o.type == 'MESH'][0]
-    world = hero.matrix_world.copy()
-    for modifier in [m for m in hero.modifiers if m.type == 'ARMATURE']:
-        hero.modifiers.remove(modifier)
-    hero.parent = None
-    hero.matrix_world = world
-    hero.vertex_groups.clear()
+    strip_rig(hero)
     for obj in [o for o in bpy.data.objects if o is not hero]:
         bpy.data.objects.remove(obj)
     for arm in list(bpy.data.armatures):

@@ -26,7 +26,7 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from bare_character import import_gltf_alone  # noqa: E402
+from bare_character import import_gltf_alone, strip_rig  # noqa: E402
 from script_run import run_and_report  # noqa: E402
 
 P = "mixamorig:"
@@ -74,12 +74,7 @@ def import_bare_character(path):
     import_gltf_alone(path)
     meshes = [o for o in bpy.data.objects if o.type == 'MESH']
     for obj in meshes:
-        world = obj.matrix_world.copy()
-        for modifier in [m for m in obj.modifiers if m.type == 'ARMATURE']:
-            obj.modifiers.remove(modifier)
-        obj.parent = None
-        obj.matrix_world = world
-        obj.vertex_groups.clear()
+        strip_rig(obj)
     for obj in [o for o in bpy.data.objects if o.type != 'MESH']:
         bpy.data.objects.remove(obj)
     for arm in list(bpy.data.armatures):

@@ -16,7 +16,7 @@ import bpy
 from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bare_character import import_gltf_alone  # noqa: E402
+from bare_character import import_gltf_alone, strip_rig  # noqa: E402
 from script_run import run_and_report  # noqa: E402
 
 MIXAMO = ["Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End", "LeftShoulder", "LeftArm",
@@ -72,12 +72,7 @@ def import_bare_character(path):
         if bone is not None:
             results["artist_left_hand"] = list(arm.matrix_world @ bone.head_local)
     for obj in meshes:
-        world = obj.matrix_world.copy()
-        for modifier in [m for m in obj.modifiers if m.type == 'ARMATURE']:
-            obj.modifiers.remove(modifier)  # the stored vertices are the bind pose: do not bake the current pose
-        obj.parent = None
-        obj.matrix_world = world
-        obj.vertex_groups.clear()
+        strip_rig(obj)
     for obj in [o for o in bpy.data.objects if o.type != 'MESH']:
         bpy.data.objects.remove(obj)
     for arm in list(bpy.data.armatures):
