@@ -39,7 +39,9 @@ import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigRes
 export const INFLUENCES = 4;
 /**
  * point_rig's clouds for the hybrid skeleton's depth when the weights are the voxel skinning's (a rig request): one,
- * as Apply Latent Pose's auto-rig draws (POSE_SKIN_STAGE), so both paths give a mesh the same skeleton.
+ * as Apply Latent Pose's auto-rig draws (POSE_SKIN_STAGE), so both paths give a mesh the same skeleton (a mesh that
+ * Apply Latent Pose reads through a reduced copy, pose/poseProxy: the clouds are drawn from the mesh itself, the front
+ * view is the copy's; on a 50k procedural humanoid the joints agreed within 0.05 % of height).
  */
 export const HYBRID_DEPTH_CLOUDS = 1;
 
@@ -99,7 +101,8 @@ export async function rigPreparedAsync(
     onProgress('skinning', 0.2);
     // what needs neither the weights nor the final skeleton, made while the network runs: on the model host's thread
     // it leaves this one idle for longer than the solid and the carry's stencil (which reads the clouds) take
-    const { prediction, during } = await predictPointRigWhile(pointRig, canonical, mesh.triangles, coarse, { clouds: skin.clouds }, (clouds) => {
+    const cloudSurface = skin.cloudSurface ?? { canonical, triangles: mesh.triangles };
+    const { prediction, during } = await predictPointRigWhile(pointRig, cloudSurface.canonical, cloudSurface.triangles, coarse, { clouds: skin.clouds }, (clouds) => {
       const solid = solidVoxelisation(canonical, mesh.triangles, skinResolution);
       return {
         spans: jointRaySpans(prepared, view, coarse),
@@ -272,6 +275,14 @@ export interface SkinStage {
   clouds?: number;
   carry?: 'vertices' | 'voxels';
   sharpen?: number;
+  /**
+   * with learnedWeights, the surface the network's clouds are drawn from when the prepared mesh is a reduced copy of
+   * it (pose/poseProxy): canonical positions #V*3 in the prepared mesh's frame and triangles #T*3. The trunk's depth
+   * follows the cloud the network reads (withRefinedDepth): drawn from the copy, a spine leaned 2-3° more on a
+   * procedural humanoid and its spine twist erred twice as much (docs/EVAL.md, thirty-second session). Default: the
+   * prepared mesh.
+   */
+  cloudSurface?: { canonical: Float32Array; triangles: Uint32Array };
 }
 
 /** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */

@@ -295,6 +295,8 @@ describe('command line', () => {
       rigMethod: 'geometric', strategy: 'nearest', latentRig: 'auto',
     });
     expect(parsePoseEvalArguments(['--data', 'd', '--latent-rig', 'own']).latentRig).toBe('own');
+    // test identities above the size where the apply path reads a reduced copy (pose/poseProxy)
+    expect(parsePoseEvalArguments(['--data', 'd', '--procedural-vertices', '50000']).proceduralVertices).toBe(50_000);
   });
 
   it('answers a bad command line with the caller\'s error', () => {
@@ -308,6 +310,9 @@ describe('command line', () => {
     expect(() => parsePoseEvalArguments(['--data', 'd', '--latent-rig', 'artist'], fail)).toThrow(/--latent-rig/);
     expect(() => parsePoseEvalArguments(['--data', 'd', '--latent-rig', 'own', '--write-marks'], fail)).toThrow(/--write-marks/);
     expect(() => parsePoseEvalArguments(['--data', 'd', '--frobnicate'], fail)).toThrow(/unknown argument/);
+    expect(() => parsePoseEvalArguments(['--data', 'd', '--procedural-vertices', '12.5'], fail)).toThrow(/--procedural-vertices/);
+    expect(() => parsePoseEvalArguments(['--data', 'd', '--procedural-vertices', '500'], fail)).toThrow(/from 2000/);
+    expect(() => parsePoseEvalArguments(['--data', 'd', '--procedural-vertices', '50000', '--write-marks'], fail)).toThrow(/--write-marks/);
   });
 });
 

@@ -14,7 +14,9 @@
  * of its rotations is a real partial pose, exact at 0 and 1. The output has the input's vertices, in count and order,
  * per part. Without a rig, the SDF samples are drawn on a helper thread (pose/sdfSamplesBeside) while the auto-rig
  * runs, and the canonical frame is found once for both (pipeline prepareMesh); an apply that reuses an earlier one's
- * rig (options.reuse, or a rig given with it) takes that apply's frame too.
+ * rig (options.reuse, or a rig given with it) takes that apply's frame too. A mesh over POSE_PROXY_ABOVE vertices is
+ * read (frame, SDF samples) and auto-rigged through a reduced copy (pose/poseProxy), whose weights are carried back to
+ * every vertex; the pose is applied to the mesh itself.
  */
 import { POSE_SDF_SAMPLES, POSE_VARIANTS, type PoseVariant } from '../data/poses/poseSample.js';
 import { AutoRigError } from '../errors.js';
@@ -22,11 +24,14 @@ import { modelDataPath, modelPath, requireModelFile } from '../learned/modelFile
 import { loadModel, runModel, selectedProvider, type ModelSession } from '../learned/onnxSession.js';
 import { modelsRunByPose } from '../methods.js';
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
-import { HYBRID_DEPTH_CLOUDS, meshInFrame, prepareMesh, rigPreparedAsync, type SkinStage } from '../pipeline.js';
+import { toCanonical } from '../mesh/canonicalFrame.js';
+import { mergeParts, type MergedMesh } from '../mesh/mergeParts.js';
+import { HYBRID_DEPTH_CLOUDS, meshInFrame, prepareMesh, rigPreparedAsync, type PreparedMesh, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
+import { POSE_PROXY_ABOVE, poseProxyOf, rigCarriedToMesh, type PoseProxy } from './poseProxy.js';
 import { correctiveShareOf } from './correctiveShare.js';
 import { keepPoseJoints } from './keepPoseJoints.js';
 import { isPoseName, MAX_POSE_STRENGTH } from './poseVocabulary.js';
@@ -181,8 +186,10 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound);
   // with nothing to rig, an earlier apply's frame of these parts stands (found again, it is the same)
   const knownFrame = rigGiven || reusedRig !== undefined ? options.reuse?.frame : undefined;
-  const prepared = knownFrame ? null : prepareMesh(parts, onProgress, () => {}, !rigGiven && reusedRig === undefined);
-  const { mesh, cf, canonical } = prepared ?? meshInFrame(parts, knownFrame!, onProgress);
+  // a large mesh is auto-rigged and read through a reduced copy (pose/poseProxy), and posed itself
+  const work = knownFrame ? null : poseWorkMesh(parts, !rigGiven && reusedRig === undefined, onProgress);
+  const { cf } = work?.prepared ?? { cf: knownFrame! };
+  const { mesh, canonical } = work?.posed ?? meshInFrame(parts, knownFrame!, onProgress);
   const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
     pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused: reusable !== undefined && reused,
@@ -198,15 +205,14 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const encoded = knownMu
     ? Promise.resolve(checkedLatent(knownMu, library.latentSize))
     : (samplesAside
-      ? sdfSamplesBeside(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED })
-      : Promise.resolve(sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }))
+      ? sdfSamplesBeside(work!.prepared.canonical, work!.prepared.mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED })
+      : Promise.resolve(samplesOf(work?.prepared ?? { canonical, mesh }))
     ).then(async (samples) => encodeSamples(await loadModel(modelPath('latentPoseEncoder')), samples, library.latentSize));
   // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
   encoded.catch(() => {});
   onProgress('rig', 0.15);
-  // prepared is null only with a rig given or reused: nothing to rig then
-  const rig = options.rig ?? reusedRig
-    ?? await rigPreparedAsync(parts, prepared!, {}, (_, f) => onProgress('rig', 0.15 + 0.65 * f), POSE_SKIN_STAGE);
+  // work is null only with a rig given or reused: nothing to rig then
+  const rig = options.rig ?? reusedRig ?? await autoRigOfWork(work!, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
   const mu = await encoded;
   const reusable: LatentPoseReuse = rigGiven ? { mu, frame: cf } : { mu, autoRig: rig, frame: cf };
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
@@ -253,8 +259,63 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
  * one character many times the way a user without a rig gets it (the eval: pass it as options.rig). Throws what
  * rigCharacterAsync throws.
  */
-export async function latentPoseAutoRig(parts: MeshPart[]): Promise<RigResult> {
-  return rigPreparedAsync(parts, prepareMesh(parts, () => {}, () => {}, true), {}, () => {}, POSE_SKIN_STAGE);
+export async function latentPoseAutoRig(parts: MeshPart[]): Promise<Pick<RigResult, 'skeleton' | 'objects'>> {
+  return autoRigOfWork(poseWorkMesh(parts, true));
+}
+
+/** The mesh an apply reads its shape from and auto-rigs: the parts themselves, or their reduced copy (pose/poseProxy). */
+interface PoseWorkMesh {
+  /** the input's parts */
+  input: MeshPart[];
+  /** the parts the auto-rig and the SDF samples read: the input's or the proxy's */
+  parts: MeshPart[];
+  /** prepareMesh of those parts (their frame is the apply's) */
+  prepared: PreparedMesh;
+  /** the reduced copy, when the input is large (poseProxyOf), else null */
+  proxy: PoseProxy | null;
+  /** the mesh the pose is applied to, the input's, in the prepared frame: merged and canonical positions #V*3 */
+  posed: { mesh: MergedMesh; canonical: Float32Array };
+}
+
+/**
+ * poseWorkMesh: parts → the mesh to read and rig (PoseWorkMesh). voxelised: whether the auto-rig will run (the work
+ * bound, TOO_LARGE, then applies to the mesh it reads: the proxy's, where there is one). Throws the mesh errors of
+ * mergeParts and what prepareMesh throws.
+ */
+function poseWorkMesh(parts: MeshPart[], voxelised: boolean, onProgress: ProgressFn = () => {}): PoseWorkMesh {
+  // the input is checked (mergeParts) before any copy is made of it; the copy serves the SDF samples with a rig given
+  // too, so that a mesh has one μ whoever rigs it
+  let vertices = 0;
+  for (const part of parts) vertices += part.positions.length / 3;
+  const proxy = vertices > POSE_PROXY_ABOVE ? poseProxyOf(parts, mergeParts(parts)) : null;
+  const read = proxy?.parts ?? parts;
+  const prepared = prepareMesh(read, onProgress, () => {}, voxelised);
+  const posed = proxy ? { mesh: proxy.merged, canonical: toCanonical(proxy.merged.positions, prepared.cf) } : prepared;
+  return { input: parts, parts: read, prepared, proxy, posed };
+}
+
+/** The apply path's auto-rig of the work mesh, its weights carried to the input's vertices when it is a proxy. */
+async function autoRigOfWork(work: PoseWorkMesh, onProgress: ProgressFn = () => {}): Promise<Pick<RigResult, 'skeleton' | 'objects'>> {
+  // the network's clouds come from the mesh itself: where they are drawn moves the trunk's depth (SkinStage.cloudSurface)
+  const stage: SkinStage = work.proxy
+    ? { ...POSE_SKIN_STAGE, cloudSurface: { canonical: work.posed.canonical, triangles: work.proxy.merged.triangles } }
+    : POSE_SKIN_STAGE;
+  let rig: RigResult;
+  try {
+    rig = await rigPreparedAsync(work.parts, work.prepared, {}, onProgress, stage);
+  } catch (err) {
+    if (!work.proxy || !(err instanceof AutoRigError)) throw err;
+    // the copy's silhouette is a little thinner at its tips (each cluster sits at its vertices' mean): a hand the
+    // skeleton stage barely finds on the mesh can be lost on the copy (procedural 9 100 006 at 50k vertices, a cape
+    // to the ground, NOT_HUMANOID). The mesh itself is then rigged, as it would be without a copy.
+    return rigPreparedAsync(work.input, prepareMesh(work.input, onProgress), {}, onProgress, POSE_SKIN_STAGE);
+  }
+  return work.proxy ? rigCarriedToMesh(rig, work.proxy) : rig;
+}
+
+/** The apply path's SDF samples of a prepared mesh (its canonical positions and triangles). */
+function samplesOf(prepared: { canonical: Float32Array; mesh: { triangles: Uint32Array } }): SdfSamples {
+  return sdfSamples(prepared.canonical, prepared.mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED });
 }
 
 /**
@@ -265,8 +326,8 @@ export async function latentPoseAutoRig(parts: MeshPart[]): Promise<RigResult> {
 export async function latentOfParts(parts: MeshPart[]): Promise<Float32Array> {
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = await loadModel(modelPath('latentPoseEncoder'));
-  const { mesh, canonical } = prepareMesh(parts, () => {}, () => {}, false);
-  return encodeSamples(encoder, sdfSamples(canonical, mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED }), library.latentSize);
+  // the mesh an apply reads (a large one's proxy); the work bound is the auto-rig's, not the samples'
+  return encodeSamples(encoder, samplesOf(poseWorkMesh(parts, false).prepared), library.latentSize);
 }
 
 /** A caller's μ, or BAD_ARRAY when it is not a finite latent of the library's size. mu: Float32Array → mu */

@@ -6,22 +6,28 @@ import { extname } from 'node:path';
 import { AutoRigError } from '../../errors.js';
 import { DEFAULT_METHOD, METHODS } from '../../methods.js';
 import { forEachEvalArgument } from '../evalArguments.js';
+import { MESH_LIMITS } from '../../mesh/mergeParts.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../../pose/poseLibrary.js';
+import { POSE_PROXY_ABOVE } from '../../pose/poseProxy.js';
+import { PROCEDURAL_TEST_VERTICES } from './testIdentities.js';
 import { LATENT_RIGS, type LatentRig } from './poseEvalTypes.js';
 import type { PoseEvalOptions } from './runPoseEval.js';
 
 /** Where `autorig data --kind pose` put the latent-pose training identities on the training machine. */
 export const DEFAULT_POSE_TRAIN_FOLDER = '/work/data/pose-train';
 export const DEFAULT_PROCEDURAL_TEST_IDENTITIES = 10;
+/** The fewest vertices a procedural test identity may ask for: its generator's coarsest humanoid has a few thousand. */
+const MIN_PROCEDURAL_VERTICES = 2000;
 
-export const POSE_EVAL_USAGE = 'autorig eval poses --data <characters folder> [--only a,b] [--procedural N] [--train <folder of *.pose>]\n'
-  + '                    [--json <out.json>] [--report <out.md>] [--write-marks] [--method NAME] [--strategy mean|nearest]\n'
+export const POSE_EVAL_USAGE = 'autorig eval poses --data <characters folder> [--only a,b] [--procedural N] [--procedural-vertices V]\n'
+  + '                    [--train <folder of *.pose>] [--json <out.json>] [--report <out.md>] [--write-marks] [--method NAME] [--strategy mean|nearest]\n'
   + '                    [--latent-rig auto|own]\n'
   + '  Apply Latent Pose on test identities (the held-out dev characters in --data, N procedural humanoids from an unused\n'
   + '  seed stream) against the ground-truth posed mesh and three baselines: (a) no motion, (b) auto-rig + linear blend\n'
   + '  skinning (--method, default ' + DEFAULT_METHOD + '), (c) the nearest training identity\'s offsets (--train, default\n'
   + '  ' + DEFAULT_POSE_TRAIN_FOLDER + '; "none" to leave it out). --only: held-out names (default all); --procedural: default\n'
-  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + '. --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).\n'
+  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + ', of about V vertices each (--procedural-vertices, default ' + PROCEDURAL_TEST_VERTICES + '; above ' + POSE_PROXY_ABOVE + '\n'
+  + '  the apply path reads a reduced copy of the mesh). --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).\n'
   + '  --latent-rig: the rig the latent path poses each identity through: auto (default: its auto-rig, what a mesh without\n'
   + '  a rig gets) or own (its own rig, what a character with a Mixamo rig gets). (b) is the auto-rig either way.';
 
@@ -44,6 +50,12 @@ export function parsePoseEvalArguments(args: string[], fail: (message: string) =
       const v = value();
       if (!/^\d+$/.test(v)) throw fail(`--procedural wants a whole number ≥ 0, got '${v}'`);
       parsed.procedural = Number(v);
+    } else if (arg === '--procedural-vertices') {
+      const v = value();
+      if (!/^\d+$/.test(v) || Number(v) < MIN_PROCEDURAL_VERTICES || Number(v) > MESH_LIMITS.maxVerticesTotal) {
+        throw fail(`--procedural-vertices wants a whole number from ${MIN_PROCEDURAL_VERTICES} to ${MESH_LIMITS.maxVerticesTotal}, got '${v}'`);
+      }
+      parsed.proceduralVertices = Number(v);
     } else if (arg === '--train') {
       const v = value();
       parsed.train = v === 'none' ? null : v;
@@ -70,5 +82,6 @@ export function parsePoseEvalArguments(args: string[], fail: (message: string) =
   if (parsed.only && parsed.only.length === 0) throw fail('--only names no character');
   // the marks label the pose menu for every user; they come from the default path, a mesh without a rig
   if (parsed.writeMarks && parsed.latentRig !== 'auto') throw fail('--write-marks takes its marks from --latent-rig auto');
+  if (parsed.writeMarks && parsed.proceduralVertices !== undefined) throw fail('--write-marks takes its marks from the default --procedural-vertices');
   return parsed;
 }
