@@ -13,8 +13,8 @@ import { MIXAMO_JOINTS, templateIndexOf } from '../sidecar/skeleton/mixamoTempla
 import type { MeshPart, RigResult } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
-// a skirted humanoid (body and skirt), neither point_rig's training nor a test identity of eval poses, at 50k vertices
-const character = generateProceduralHumanoid(9_300_007, { targetVertices: 50_000 });
+// a skirted humanoid (body and skirt), neither point_rig's training nor a test identity of eval poses, at 80k vertices
+const character = generateProceduralHumanoid(9_300_007, { targetVertices: 80_000 });
 const parts = character.parts;
 const merged = mergeParts(parts);
 const vertices = merged.positions.length / 3;
@@ -70,8 +70,8 @@ describe('poseProxyOf', () => {
     expect(poseProxyOf(small, m)).toBeNull();
   });
 
-  it('reduces a 50k humanoid to about POSE_PROXY_VERTICES, part by part, keeping its pieces', () => {
-    expect(vertices).toBeGreaterThan(45_000);
+  it('reduces an 80k humanoid to about POSE_PROXY_VERTICES, part by part, keeping its pieces', () => {
+    expect(vertices).toBeGreaterThan(POSE_PROXY_ABOVE);
     const proxy = poseProxyOf(parts, merged)!;
     expect(proxy).not.toBeNull();
     const count = proxy.parts.reduce((n, p) => n + p.positions.length / 3, 0);
@@ -90,7 +90,7 @@ describe('poseProxyOf', () => {
   });
 });
 
-describe('Apply Latent Pose on a 50k mesh, through its reduced copy', () => {
+describe('Apply Latent Pose on an 80k mesh, through its reduced copy', () => {
   it('auto-rigs the copy as well as the mesh: joints within 1% of height of the full mesh\'s, weights as near the truth', async () => {
     const proxyRig = await latentPoseAutoRig(parts);
     const fullRig = await rigPreparedAsync(parts, prepareMesh(parts, () => {}, () => {}, true), {}, () => {}, POSE_SKIN_STAGE);
@@ -98,12 +98,13 @@ describe('Apply Latent Pose on a 50k mesh, through its reduced copy', () => {
       const other = proxyRig.skeleton.joints.find((j) => j.name === joint.name)!;
       expect(Math.hypot(...joint.head.map((x, a) => x - other.head[a])) / height, joint.name).toBeLessThan(0.01);
     }
-    // measured: mean joint error against the generator's 0.450 % of height through the copy, 0.441 on the mesh;
-    // weights' L1 against the truth's 0.406 and 0.413
+    // measured: joints within 0.21 % of height of the mesh's; mean joint error against the generator's 0.460 % of
+    // height through the copy, 0.488 on the mesh; weights' L1 against the truth's 0.412 and 0.413 (0.017 apart)
     expect(jointError(proxyRig)).toBeLessThan(jointError(fullRig) + 0.001);
     const throughCopy = weightDistance((k, v) => templateRow(proxyRig, k, v), truthRow);
     const onMesh = weightDistance((k, v) => templateRow(fullRig, k, v), truthRow);
     expect(throughCopy).toBeLessThan(onMesh + 0.03);
+    expect(weightDistance((k, v) => templateRow(proxyRig, k, v), (k, v) => templateRow(fullRig, k, v))).toBeLessThan(0.05);
     // every vertex of the mesh has its weights, summing to one
     proxyRig.objects.forEach((o, k) => {
       expect(o.weights.length).toBe((parts[k].positions.length / 3) * o.influences);
@@ -131,7 +132,7 @@ describe('Apply Latent Pose on a 50k mesh, through its reduced copy', () => {
       }
     });
     const mean = (joint: string) => motion.get(joint)![0] / motion.get(joint)![1];
-    // measured: the left forearm's vertices move 10.6 % of height, its hand's 27 %; the right's do not move
+    // measured: the left forearm's vertices move 10.5 % of height, its hand's 27 %; the right's do not move
     expect(mean('LeftForeArm')).toBeGreaterThan(0.03);
     expect(mean('LeftHand')).toBeGreaterThan(0.1);
     expect(mean('RightForeArm')).toBeLessThan(0.01 * mean('LeftForeArm'));

@@ -14,8 +14,13 @@ import type { MeshPart, PartWeights, RigResult } from '../types.js';
 
 /** The vertices the reduced copy aims at: the procedural test identities' count (eval poses, PROCEDURAL_TEST_VERTICES). */
 export const POSE_PROXY_VERTICES = 20_000;
-/** Meshes with more vertices than this are read through a reduced copy; smaller ones as they are. */
-export const POSE_PROXY_ABOVE = 25_000;
+/**
+ * Meshes with more vertices than this are read through a reduced copy; smaller ones as they are. Where the copy
+ * starts to pay (warm applies in one process, interleaved, medians: 42k and 50k even, 305 against 300 ms and 315
+ * against 318; 75k 322 against 368; 98k 322 against 382; docs/EVAL.md, thirty-second session): below it, making the
+ * copy and carrying the weights back cost what the copy saves, and a sidecar's first applies of a 50k mesh were slower.
+ */
+export const POSE_PROXY_ABOVE = 60_000;
 /**
  * Clusters per (area / cell²) that the facing-split clustering gives on a character's surface (measured on the 42k
  * and 50k bench meshes and two 50k procedural humanoids: 1.13-1.15), to pick the cell for POSE_PROXY_VERTICES in one pass.
