@@ -7,11 +7,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CharacterPart } from '../io/character.js';
-import { align4, writeGlb } from '../io/glbContainer.js';
+import { GlbBinaryBuilder, vec3Bounds } from '../io/glbBinary.js';
+import { writeGlb } from '../io/glbContainer.js';
 import { lookJson, type CharacterLooks, type LookJson } from '../io/gltfLooks.js';
 
 const FLOAT = 5126;
-const UNSIGNED_INT = 5125;
 const ARRAY_BUFFER = 34962;
 const ELEMENT_ARRAY_BUFFER = 34963;
 
@@ -31,47 +31,16 @@ export interface ShapeKey {
  * own material, the images embedded.
  */
 export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', keys: readonly ShapeKey[] = [], looks?: CharacterLooks): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const bufferViews: Record<string, unknown>[] = [];
-  const accessors: Record<string, unknown>[] = [];
-  /** Appends `data` as a buffer view of its own (`target` when given: a sparse accessor's views have none); returns its index. */
-  const addView = (data: Float32Array | Uint32Array | Uint8Array, target?: number): number => {
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    bufferViews.push({ buffer: 0, byteOffset: length, byteLength: bytes.byteLength, ...(target === undefined ? {} : { target }) });
-    chunks.push(bytes);
-    const padded = align4(bytes.byteLength);
-    if (padded > bytes.byteLength) chunks.push(new Uint8Array(padded - bytes.byteLength));
-    length += padded;
-    return bufferViews.length - 1;
-  };
+  const bin = new GlbBinaryBuilder();
   /** Appends `data` as its own buffer view and accessor of `width` components; returns the accessor's index. */
-  const add = (data: Float32Array | Uint32Array, width: 1 | 2 | 3, target: number, bounds = false): number => {
-    const accessor: Record<string, unknown> = {
-      bufferView: addView(data, target),
-      componentType: data instanceof Float32Array ? FLOAT : UNSIGNED_INT,
-      count: data.length / width,
-      type: width === 1 ? 'SCALAR' : `VEC${width}`,
-    };
-    // glTF requires min/max on POSITION accessors.
-    if (bounds) Object.assign(accessor, componentBounds(data as Float32Array));
-    accessors.push(accessor);
-    return accessors.length - 1;
-  };
-  /** Appends a sparse VEC3 float accessor of `count` elements, zero but at `at` (#n, ascending), where it is `values`. */
-  const addSparse = (count: number, at: Uint32Array, values: Float32Array, bounds: { min: number[]; max: number[] }): number => {
-    const indices = { bufferView: addView(at), componentType: UNSIGNED_INT };
-    accessors.push({
-      componentType: FLOAT, count, type: 'VEC3', ...bounds,
-      sparse: { count: at.length, indices, values: { bufferView: addView(values) } },
-    });
-    return accessors.length - 1;
-  };
+  const add = (data: Float32Array | Uint32Array, width: 1 | 2 | 3, target: number, bounds = false): number =>
+    // glTF requires min/max on POSITION accessors
+    bin.add(data, width === 1 ? 'SCALAR' : width === 2 ? 'VEC2' : 'VEC3', target, bounds ? vec3Bounds(data as Float32Array) : {});
   for (const key of keys) {
     if (key.positions.length !== parts.length) throw new Error(`encodeMeshGlb: shape key '${key.name}' has ${key.positions.length} parts, the mesh ${parts.length}`);
   }
   // the input's look, its images in the BIN chunk; a part keeps its material (one without gets glTF's default)
-  const look: LookJson | undefined = looks ? lookJson(looks, (bytes) => addView(bytes)) : undefined;
+  const look: LookJson | undefined = looks ? lookJson(looks, (bytes) => bin.addBytes(bytes)) : undefined;
   const meshes = parts.map((part, k) => {
     const attributes: Record<string, number> = { POSITION: add(part.positions, 3, ARRAY_BUFFER, true) };
     if (part.normals) attributes.NORMAL = add(part.normals, 3, ARRAY_BUFFER);
@@ -88,25 +57,20 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
         if (!sparse) return { POSITION: add(delta, 3, ARRAY_BUFFER, true) };
         if (moved.length === 0) {
           // glTF: an accessor with neither a buffer view nor sparse values is all zeros (sparse needs a count ≥ 1)
-          accessors.push({ componentType: FLOAT, count: delta.length / 3, type: 'VEC3', min: [0, 0, 0], max: [0, 0, 0] });
-          return { POSITION: accessors.length - 1 };
+          bin.accessors.push({ componentType: FLOAT, count: delta.length / 3, type: 'VEC3', min: [0, 0, 0], max: [0, 0, 0] });
+          return { POSITION: bin.accessors.length - 1 };
         }
         const values = new Float32Array(moved.length * 3);
         moved.forEach((v, i) => values.set(delta.subarray(3 * v, 3 * v + 3), 3 * i));
         // the unmoved vertices' zeros belong in the bounds too
-        return { POSITION: addSparse(delta.length / 3, moved, values, withZero(componentBounds(delta))) };
+        return { POSITION: bin.addSparseVec3(delta.length / 3, moved, values, withZero(vec3Bounds(delta))) };
       });
       mesh.weights = keys.map(() => 0);
       mesh.extras = { targetNames: keys.map((key) => key.name) };
     }
     return mesh;
   });
-  const bin = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bin.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = bin.bytes();
   const json = {
     asset: { version: '2.0', generator },
     scene: 0,
@@ -114,24 +78,11 @@ export function encodeMeshGlb(parts: CharacterPart[], generator = 'AutoRig', key
     nodes: parts.map((part, k) => ({ name: part.name, mesh: k })),
     meshes,
     ...(look ?? {}),
-    accessors,
-    bufferViews,
-    buffers: [{ byteLength: length }],
+    accessors: bin.accessors,
+    bufferViews: bin.bufferViews,
+    buffers: [{ byteLength: bytes.byteLength }],
   };
-  return writeGlb(json, bin);
-}
-
-/** Per-component min and max of an array of 3-vectors, as a POSITION accessor states them. */
-function componentBounds(values: Float32Array): { min: number[]; max: number[] } {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < values.length; i++) {
-    const a = i % 3;
-    if (values[i] < min[a]) min[a] = values[i];
-    if (values[i] > max[a]) max[a] = values[i];
-  }
-  // An empty part has no bounds; glTF still wants numbers.
-  return { min: min.map((x) => (Number.isFinite(x) ? x : 0)), max: max.map((x) => (Number.isFinite(x) ? x : 0)) };
+  return writeGlb(json, bytes);
 }
 
 /** The displacement of a shape key's vertices from the part's: Float32Array #V*3 (float32 subtraction). */

@@ -9,7 +9,8 @@ import { dirname } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import type { PartWeights, Skeleton, Vec3 } from '../types.js';
 import { INFLUENCES, type CharacterPart } from './character.js';
-import { align4, writeGlb } from './glbContainer.js';
+import { GlbBinaryBuilder, vec3Bounds } from './glbBinary.js';
+import { writeGlb } from './glbContainer.js';
 import { lookJson, type CharacterLooks, type LookJson } from './gltfLooks.js';
 
 export interface SkinnedGlbInput {
@@ -38,53 +39,8 @@ export interface MorphTarget {
   extras?: Record<string, unknown>;
 }
 
-const FLOAT = 5126;
-const UNSIGNED_SHORT = 5123;
-const UNSIGNED_INT = 5125;
 const ARRAY_BUFFER = 34962;
 const ELEMENT_ARRAY_BUFFER = 34963;
-
-/** Accumulates buffer views and accessors over one BIN chunk. */
-class BinaryBuilder {
-  readonly bufferViews: Record<string, unknown>[] = [];
-  readonly accessors: Record<string, unknown>[] = [];
-  private chunks: Uint8Array[] = [];
-  private length = 0;
-
-  /** Append a typed array as its own buffer view + accessor; returns the accessor index. */
-  add(data: Float32Array | Uint16Array | Uint32Array, type: 'SCALAR' | 'VEC2' | 'VEC3' | 'VEC4' | 'MAT4', target?: number, extra: Record<string, unknown> = {}): number {
-    const bufferView = this.addBytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), target);
-    const width = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT4: 16 }[type];
-    const componentType = data instanceof Float32Array ? FLOAT : data instanceof Uint16Array ? UNSIGNED_SHORT : UNSIGNED_INT;
-    this.accessors.push({ bufferView, componentType, count: data.length / width, type, ...extra });
-    return this.accessors.length - 1;
-  }
-
-  /**
-   * Append raw bytes (an accessor's data, an image) as a buffer view of their own, padded to 4 bytes, with `target`
-   * when given; returns the view's index.
-   */
-  addBytes(bytes: Uint8Array, target?: number): number {
-    const view: Record<string, unknown> = { buffer: 0, byteOffset: this.length, byteLength: bytes.byteLength };
-    if (target !== undefined) view.target = target;
-    this.bufferViews.push(view);
-    this.chunks.push(bytes);
-    const padded = align4(bytes.byteLength);
-    if (padded > bytes.byteLength) this.chunks.push(new Uint8Array(padded - bytes.byteLength));
-    this.length += padded;
-    return this.bufferViews.length - 1;
-  }
-
-  bytes(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let offset = 0;
-    for (const c of this.chunks) {
-      out.set(c, offset);
-      offset += c.byteLength;
-    }
-    return out;
-  }
-}
 
 /**
  * encodeSkinnedGlb: parts + skeleton + weights → the bytes of a .glb.
@@ -96,7 +52,7 @@ export function encodeSkinnedGlb(input: SkinnedGlbInput): Uint8Array {
   if (weights.length !== parts.length) {
     throw new AutoRigError('BAD_REQUEST', `weights for ${weights.length} parts, but there are ${parts.length} parts`);
   }
-  const bin = new BinaryBuilder();
+  const bin = new GlbBinaryBuilder();
   const joints = skeleton.joints;
   const nodes: Record<string, unknown>[] = joints.map((joint) => {
     const parentHead: Vec3 = joint.parent >= 0 ? joints[joint.parent].head : [0, 0, 0];
@@ -201,19 +157,19 @@ function checkSkeleton(skeleton: Skeleton): void {
 }
 
 /** A morph target's POSITION accessor, with the min/max glTF requires of it and the target's extras. */
-function morphTargetAccessor(bin: BinaryBuilder, target: MorphTarget, vertexCount: number, partName: string): number {
+function morphTargetAccessor(bin: GlbBinaryBuilder, target: MorphTarget, vertexCount: number, partName: string): number {
   if (target.displacements.length !== vertexCount * 3) {
     throw new AutoRigError('BAD_ARRAY', `morph target '${target.name}' of ${partName} has ${target.displacements.length} numbers; ${vertexCount} vertices need ${vertexCount * 3}`);
   }
   if (!target.displacements.every(Number.isFinite)) throw new AutoRigError('BAD_NUMBER', `morph target '${target.name}' of ${partName} is not finite`);
-  const { min, max } = bounds(target.displacements);
+  const { min, max } = vec3Bounds(target.displacements);
   return bin.add(target.displacements, 'VEC3', ARRAY_BUFFER, { name: target.name, min, max, ...(target.extras ? { extras: target.extras } : {}) });
 }
 
 /** POSITION (with the min/max glTF requires), NORMAL and TEXCOORD_0 when given, JOINTS_0/WEIGHTS_0. */
-function partAttributes(bin: BinaryBuilder, part: CharacterPart, weights: PartWeights, jointCount: number): Record<string, number> {
+function partAttributes(bin: GlbBinaryBuilder, part: CharacterPart, weights: PartWeights, jointCount: number): Record<string, number> {
   const vertexCount = part.positions.length / 3;
-  const { min, max } = bounds(part.positions);
+  const { min, max } = vec3Bounds(part.positions);
   const attributes: Record<string, number> = { POSITION: bin.add(part.positions, 'VEC3', ARRAY_BUFFER, { min, max }) };
   if (part.normals && part.normals.length === vertexCount * 3) attributes.NORMAL = bin.add(part.normals, 'VEC3', ARRAY_BUFFER);
   if (part.uvs && part.uvs.length === vertexCount * 2) attributes.TEXCOORD_0 = bin.add(part.uvs, 'VEC2', ARRAY_BUFFER);
@@ -260,18 +216,4 @@ export function fourInfluences(
     else out[v * INFLUENCES] = 1;
   }
   return { indices, weights: out };
-}
-
-function bounds(positions: Float32Array): { min: number[]; max: number[] } {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < positions.length; i += 3) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a], positions[i + a]);
-      max[a] = Math.max(max[a], positions[i + a]);
-    }
-  }
-  if (positions.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
-  // glTF validators compare against the f32 values actually stored.
-  return { min: min.map(Math.fround), max: max.map(Math.fround) };
 }
