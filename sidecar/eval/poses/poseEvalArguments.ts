@@ -1,6 +1,7 @@
 /**
  * The command line of `autorig eval poses` (its usage text and the parse into PoseEvalOptions), kept beside the
- * eval so that sidecar/cli/main.ts only wires it in.
+ * eval so that sidecar/cli/main.ts only wires it in. Every CLI command loads this module for its usage text: it
+ * imports nothing of the eval's or the apply's own work.
  */
 import { extname } from 'node:path';
 import { AutoRigError } from '../../errors.js';
@@ -8,14 +9,14 @@ import { DEFAULT_METHOD, METHODS } from '../../methods.js';
 import { forEachEvalArgument } from '../evalArguments.js';
 import { MESH_LIMITS } from '../../mesh/mergeParts.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../../pose/poseLibrary.js';
-import { POSE_PROXY_ABOVE } from '../../pose/poseProxy.js';
-import { PROCEDURAL_TEST_VERTICES } from './testIdentities.js';
 import { LATENT_RIGS, type LatentRig } from './poseEvalTypes.js';
 import type { PoseEvalOptions } from './runPoseEval.js';
 
 /** Where `autorig data --kind pose` put the latent-pose training identities on the training machine. */
 export const DEFAULT_POSE_TRAIN_FOLDER = '/work/data/pose-train';
 export const DEFAULT_PROCEDURAL_TEST_IDENTITIES = 10;
+/** Vertex budget of a procedural test identity (dev-like density). */
+export const PROCEDURAL_TEST_VERTICES = 20_000;
 /** The fewest vertices a procedural test identity may ask for: its generator's coarsest humanoid has a few thousand. */
 const MIN_PROCEDURAL_VERTICES = 2000;
 
@@ -26,8 +27,8 @@ export const POSE_EVAL_USAGE = 'autorig eval poses --data <characters folder> [-
   + '  seed stream) against the ground-truth posed mesh and three baselines: (a) no motion, (b) auto-rig + linear blend\n'
   + '  skinning (--method, default ' + DEFAULT_METHOD + '), (c) the nearest training identity\'s offsets (--train, default\n'
   + '  ' + DEFAULT_POSE_TRAIN_FOLDER + '; "none" to leave it out). --only: held-out names (default all); --procedural: default\n'
-  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + ', of about V vertices each (--procedural-vertices, default ' + PROCEDURAL_TEST_VERTICES + '; above ' + POSE_PROXY_ABOVE + '\n'
-  + '  the apply path reads a reduced copy of the mesh). --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).\n'
+  + '  ' + DEFAULT_PROCEDURAL_TEST_IDENTITIES + ', of about V vertices each (--procedural-vertices, default ' + PROCEDURAL_TEST_VERTICES + '; a large mesh\n'
+  + '  is read through a reduced copy of it). --write-marks writes models/latent_pose_eval.json (the experimental marks of the pose list).\n'
   + '  --latent-rig: the rig the latent path poses each identity through: auto (default: its auto-rig, what a mesh without\n'
   + '  a rig gets) or own (its own rig, what a character with a Mixamo rig gets). (b) is the auto-rig either way.';
 

@@ -16,6 +16,7 @@ import type { PoseName } from '../../pose/poseVocabulary.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS, MIXAMO_PREFIX } from '../../skeleton/mixamoTemplate.js';
 import type { AutoRig } from './poseBaselines.js';
 import type { MeasuredVariant } from './poseEvalTypes.js';
+import { PROCEDURAL_TEST_VERTICES } from './poseEvalArguments.js';
 
 /**
  * First generator seed of the procedural test identities. Training draws its procedural seeds through sampleSeed
@@ -23,8 +24,8 @@ import type { MeasuredVariant } from './poseEvalTypes.js';
  * chosen apart from it, and the eval reports the seeds it used.
  */
 export const PROCEDURAL_TEST_SEED_BASE = 9_100_000;
-/** Vertex budget of a procedural test identity (dev-like density). */
-export const PROCEDURAL_TEST_VERTICES = 20_000;
+// the default vertex budget lives with the command line's defaults, which the CLI loads without this module
+export { PROCEDURAL_TEST_VERTICES } from './poseEvalArguments.js';
 
 export interface TestIdentity {
   /** dev character name, or procedural-<seed> */
