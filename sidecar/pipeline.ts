@@ -41,7 +41,7 @@ export const INFLUENCES = 4;
  * point_rig's clouds for the hybrid skeleton's depth when the weights are the voxel skinning's (a rig request): one,
  * as Apply Latent Pose's auto-rig draws (POSE_SKIN_STAGE), so both paths give a mesh the same skeleton (a mesh that
  * Apply Latent Pose reads through a reduced copy, pose/poseProxy: the clouds are drawn from the mesh itself, the front
- * view is the copy's; on a 50k procedural humanoid the joints agreed within 0.05 % of height).
+ * view is the copy's; on procedural humanoids the joints agreed within 0.04 % of height at 50k vertices, 0.21 % at 80k).
  */
 export const HYBRID_DEPTH_CLOUDS = 1;
 

@@ -1,8 +1,10 @@
 /**
- * The reduced copy by vertex clustering (sidecar/mesh/vertexClustering.ts) and the carry of weights back from it.
+ * The reduced copy by vertex clustering (sidecar/mesh/vertexClustering.ts) and the carry of weights back from it
+ * (sidecar/skinning/carryClusterWeights.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { carryClusterWeights, clusterVertices, type ClusterGrid } from '../sidecar/mesh/vertexClustering.js';
+import { clusterVertices, type ClusterGrid } from '../sidecar/mesh/vertexClustering.js';
+import { carryClusterWeights } from '../sidecar/skinning/carryClusterWeights.js';
 
 /** A flat sheet of n×n quads over [0, 1]² at height z, two triangles each: positions #(n+1)²*3, triangles #2n²*3 */
 function sheet(n: number, z = 0, flip = false): { positions: Float32Array; triangles: Uint32Array } {

@@ -2,7 +2,8 @@
  * A reduced copy of a mesh by vertex clustering: the vertices that share a cell of a regular grid, and a group (the
  * caller's: part, piece and facing), become one vertex at their mean; triangles whose corners fall into fewer than
  * three clusters vanish. No cracks can open (every triangle that stays keeps its neighbours' clusters), and each
- * vertex of the mesh knows its cluster, so what is computed on the copy can be carried back (carryClusterWeights).
+ * vertex of the mesh knows its cluster, so what is computed on the copy can be carried back
+ * (skinning/carryClusterWeights).
  */
 
 /** The clustering grid: cubic cells of side `cell` from `origin` (any point at or below the mesh's minimum). */
@@ -112,7 +113,7 @@ function collapsedTriangles(triangles: Uint32Array, clusterOf: Int32Array): Uint
 }
 
 /** The slot of (group, i, j, k) in the table: the key's own, or the empty slot where it would go. */
-export function findSlot(table: ClusterTable, group: number, i: number, j: number, k: number): number {
+function findSlot(table: ClusterTable, group: number, i: number, j: number, k: number): number {
   const mask = table.size - 1;
   let h = Math.imul(group, 0x27d4eb2d) ^ Math.imul(i, 0x9e3779b1) ^ Math.imul(j, 0x85ebca6b) ^ Math.imul(k, 0xc2b2ae35);
   h = (h ^ (h >>> 15)) & mask;
@@ -128,87 +129,4 @@ export function findSlot(table: ClusterTable, group: number, i: number, j: numbe
 /** The cluster at (group, i, j, k), or -1 where no vertex of that group fell into that cell. */
 export function clusterAt(table: ClusterTable, group: number, i: number, j: number, k: number): number {
   return table.ids[findSlot(table, group, i, j, k)];
-}
-
-/**
- * carryClusterWeights: top-k weights computed on the clusters → top-k weights of the mesh's vertices, each blended
- * trilinearly from the clusters of its group in the eight cells around it (cell centres as the clusters' places), so
- * that weights change smoothly across cells instead of in steps; a vertex keeps its own cluster's where it finds no
- * other. positions Float32Array #V*3 and groupOf Int32Array #V (clusterVertices' input), clustered: its output,
- * weights { indices Uint16Array #C*k, weights Float32Array #C*k }, k, bones (indices are below it)
- * → { indices Uint16Array #V*k, weights Float32Array #V*k }, rows summing to 1 (or all 0 where the cluster's were).
- */
-export function carryClusterWeights(
-  positions: Float32Array, groupOf: Int32Array, grid: ClusterGrid, clustered: ClusteredMesh,
-  weights: { indices: Uint16Array; weights: Float32Array }, k: number, bones: number,
-): { indices: Uint16Array; weights: Float32Array } {
-  const nv = positions.length / 3;
-  const outIndices = new Uint16Array(nv * k);
-  const outWeights = new Float32Array(nv * k);
-  const row = new Float64Array(bones);
-  const touched = new Int32Array(bones);
-  const inv = 1 / grid.cell;
-  const corners = new Int32Array(8);
-  let lastGroup = -1, lastI = 0, lastJ = 0, lastK = 0;
-  const clusterIndices = weights.indices, clusterWeights = weights.weights;
-  const ownCluster = clustered.clusterOf;
-  for (let v = 0; v < nv; v++) {
-    const u = (positions[3 * v] - grid.origin[0]) * inv - 0.5;
-    const w = (positions[3 * v + 1] - grid.origin[1]) * inv - 0.5;
-    const t = (positions[3 * v + 2] - grid.origin[2]) * inv - 0.5;
-    const i0 = Math.floor(u), j0 = Math.floor(w), k0 = Math.floor(t);
-    const fu = u - i0, fw = w - j0, ft = t - k0;
-    const g = groupOf[v];
-    // neighbouring vertices mostly share their eight cells: looked up again only when the cells change
-    if (g !== lastGroup || i0 !== lastI || j0 !== lastJ || k0 !== lastK) {
-      for (let corner = 0; corner < 8; corner++) {
-        corners[corner] = clusterAt(clustered.table, g, i0 + (corner & 1), j0 + ((corner >> 1) & 1), k0 + ((corner >> 2) & 1));
-      }
-      lastGroup = g; lastI = i0; lastJ = j0; lastK = k0;
-    }
-    let count = 0;
-    let total = 0;
-    for (let corner = 0; corner < 8; corner++) {
-      const f = ((corner & 1) ? fu : 1 - fu) * ((corner & 2) ? fw : 1 - fw) * ((corner & 4) ? ft : 1 - ft);
-      if (f <= 0) continue;
-      const c = corners[corner];
-      if (c < 0) continue;
-      count = addClusterRow(clusterIndices, clusterWeights, k, c, f, row, touched, count);
-      total += f;
-    }
-    if (total <= 0) count = addClusterRow(clusterIndices, clusterWeights, k, ownCluster[v], 1, row, touched, count);
-    // the k heaviest (ties: the lower bone first), renormalised
-    for (let a = 1; a < count; a++) {
-      const b = touched[a];
-      let c = a - 1;
-      while (c >= 0 && (row[touched[c]] < row[b] || (row[touched[c]] === row[b] && touched[c] > b))) { touched[c + 1] = touched[c]; c--; }
-      touched[c + 1] = b;
-    }
-    const kept = Math.min(k, count);
-    let sum = 0;
-    for (let m = 0; m < kept; m++) sum += row[touched[m]];
-    for (let m = 0; m < kept; m++) {
-      outIndices[v * k + m] = touched[m];
-      outWeights[v * k + m] = sum > 0 ? row[touched[m]] / sum : 0;
-    }
-    for (let m = 0; m < count; m++) row[touched[m]] = 0;
-  }
-  return { indices: outIndices, weights: outWeights };
-}
-
-/**
- * Adds f × a cluster's top-k row into a dense row (row: Float64Array #bones), listing each bone it touches first in
- * touched (Int32Array, count of them so far) → the new count.
- */
-function addClusterRow(
-  indices: Uint16Array, weights: Float32Array, k: number, c: number, f: number, row: Float64Array, touched: Int32Array, count: number,
-): number {
-  for (let m = 0; m < k; m++) {
-    const w = weights[c * k + m];
-    if (!(w > 0)) continue;
-    const b = indices[c * k + m];
-    if (row[b] === 0) touched[count++] = b;
-    row[b] += f * w;
-  }
-  return count;
 }

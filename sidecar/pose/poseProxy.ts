@@ -3,13 +3,14 @@
  * the frame, the skeleton, the solid and the SDF samples cost in proportion to the triangles, and a character's shape
  * and joints do not need 50 000 vertices to be found. The copy has about POSE_PROXY_VERTICES vertices, the size of
  * `autorig eval poses`' procedural test identities, where the apply path was measured; the weights found on it are
- * carried back to every vertex (carryClusterWeights), and the pose is applied to the mesh itself.
+ * carried back to every vertex (skinning/carryClusterWeights), and the pose is applied to the mesh itself.
  * Vertices merge only within one part, one piece of the surface (meshShells) and one facing (the axis their normal
  * leans to most), so that a cape does not merge with the legs behind it, nor a palm with the thigh it rests on.
  */
-import type { MergedMesh } from '../mesh/mergeParts.js';
+import { triangleArea2, type MergedMesh } from '../mesh/mergeParts.js';
 import { firstVertexAtSamePosition, meshShells } from '../mesh/meshShells.js';
-import { carryClusterWeights, clusterVertices, type ClusteredMesh, type ClusterGrid } from '../mesh/vertexClustering.js';
+import { clusterVertices, type ClusteredMesh, type ClusterGrid } from '../mesh/vertexClustering.js';
+import { carryClusterWeights } from '../skinning/carryClusterWeights.js';
 import type { MeshPart, PartWeights, RigResult } from '../types.js';
 
 /** The vertices the reduced copy aims at: the procedural test identities' count (eval poses, PROCEDURAL_TEST_VERTICES). */
@@ -70,7 +71,7 @@ export function poseProxyOf(parts: MeshPart[], merged: MergedMesh, target = POSE
  * one PartWeights per input part, each vertex's weights blended from the clusters around it (carryClusterWeights).
  */
 export function rigCarriedToMesh(rig: Pick<RigResult, 'skeleton' | 'objects'>, proxy: PoseProxy): Pick<RigResult, 'skeleton' | 'objects'> {
-  const k = rig.objects[0]?.influences ?? 4;
+  const k = rig.objects[0].influences;
   const clusters = proxy.clustered.positions.length / 3;
   const indices = new Uint16Array(clusters * k);
   const weights = new Float32Array(clusters * k);
@@ -152,13 +153,7 @@ function clusterGroups(merged: MergedMesh): Int32Array {
 /** The area of a mesh's surface: positions #V*3, triangles #T*3 → number */
 function surfaceArea(positions: Float32Array, triangles: Uint32Array): number {
   let area = 0;
-  for (let t = 0; t < triangles.length; t += 3) {
-    const a = 3 * triangles[t], b = 3 * triangles[t + 1], c = 3 * triangles[t + 2];
-    const ux = positions[b] - positions[a], uy = positions[b + 1] - positions[a + 1], uz = positions[b + 2] - positions[a + 2];
-    const vx = positions[c] - positions[a], vy = positions[c + 1] - positions[a + 1], vz = positions[c + 2] - positions[a + 2];
-    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-    area += 0.5 * Math.sqrt(nx * nx + ny * ny + nz * nz);
-  }
+  for (let t = 0; t < triangles.length; t += 3) area += 0.5 * triangleArea2(positions, triangles[t], triangles[t + 1], triangles[t + 2]);
   return area;
 }
 

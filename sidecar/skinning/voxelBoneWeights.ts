@@ -88,6 +88,30 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
   return { k, bones: bonesOut, values, weighted };
 }
 
+/**
+ * writeHeaviestTouched: the k heaviest bones of a dense row whose non-zero entries are listed in touched[0..count)
+ * (writeTopK's choice and ties: the lower bone index first), renormalised to 1, at out[offset..offset+k); the row is
+ * cleared back to zeros for the next use. An insertion sort of touched: a handful of bones, sorted once per row.
+ * row: Float64Array #bones, touched: Int32Array (reordered), outBones Uint16Array, outValues Float32Array.
+ */
+export function writeHeaviestTouched(
+  row: Float64Array, touched: Int32Array, count: number, k: number, outBones: Uint16Array, outValues: Float32Array, offset: number,
+): void {
+  for (let i = 1; i < count; i++) {
+    const b = touched[i];
+    let j = i - 1;
+    while (j >= 0 && (row[touched[j]] < row[b] || (row[touched[j]] === row[b] && touched[j] > b))) { touched[j + 1] = touched[j]; j--; }
+    touched[j + 1] = b;
+  }
+  let sum = 0, kept = 0;
+  for (; kept < k && kept < count && row[touched[kept]] > 0; kept++) sum += row[touched[kept]];
+  for (let s = 0; s < kept; s++) {
+    outBones[offset + s] = touched[s];
+    outValues[offset + s] = row[touched[s]] / sum;
+  }
+  for (let i = 0; i < count; i++) row[touched[i]] = 0;
+}
+
 /** Keeps the k largest entries of a dense row (over `ids`), renormalised to 1, at out[offset..offset+k). */
 export function writeTopK(row: Float64Array, ids: number[], k: number, outBones: Uint16Array, outValues: Float32Array, offset: number): void {
   // runs once per solid voxel: the picks live in a reused scratch array, not a new one each call

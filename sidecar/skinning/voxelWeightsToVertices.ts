@@ -1,6 +1,6 @@
 import type { VoxelGrid } from '../geometry/voxelGrid.js';
 import type { VoxelWeights } from './voxelBoneWeights.js';
-import { NO_BONE, nearestWeightedVoxel } from './voxelBoneWeights.js';
+import { NO_BONE, nearestWeightedVoxel, writeHeaviestTouched } from './voxelBoneWeights.js';
 
 /**
  * Carries voxel weights to the mesh: each vertex blends the weighted voxels among the 8 around it (trilinear), so
@@ -42,21 +42,7 @@ export function voxelWeightsToVertices(positions: Float32Array, g: VoxelGrid, vw
       const src = nearest.origin[(kk * ny + j) * nx + i];
       if (src >= 0) touchedCount = addVoxelRow(vw, k, src, 1, row, touched, touchedCount);
     }
-    // the k heaviest of the few bones touched (writeTopK's choice and ties: the lower bone index first), renormalised;
-    // an insertion sort: a handful of bones, sorted once per vertex
-    for (let i = 1; i < touchedCount; i++) {
-      const b = touched[i];
-      let j = i - 1;
-      while (j >= 0 && (row[touched[j]] < row[b] || (row[touched[j]] === row[b] && touched[j] > b))) { touched[j + 1] = touched[j]; j--; }
-      touched[j + 1] = b;
-    }
-    let sum = 0, kept = 0;
-    for (; kept < k && kept < touchedCount && row[touched[kept]] > 0; kept++) sum += row[touched[kept]];
-    for (let s = 0; s < kept; s++) {
-      indices[p * k + s] = touched[s];
-      weights[p * k + s] = row[touched[s]] / sum;
-    }
-    for (let i = 0; i < touchedCount; i++) row[touched[i]] = 0;
+    writeHeaviestTouched(row, touched, touchedCount, k, indices, weights, p * k);
   }
   return { indices, weights };
 }
