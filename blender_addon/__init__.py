@@ -42,12 +42,13 @@ def _start_sidecar_early():
 def register():
     import bpy
 
-    from . import preferences, ui
+    from . import preferences, prepare_on_show, ui
 
     for cls in _classes():
         bpy.utils.register_class(cls)
     preferences.register_session_token()
     ui.register_pose_settings()
+    prepare_on_show.register()
     # Not in background mode: a render farm or a script has no user waiting for a first click.
     if not bpy.app.background:
         bpy.app.timers.register(_start_sidecar_early, first_interval=START_EARLY_DELAY)
@@ -56,8 +57,9 @@ def register():
 def unregister():
     import bpy
 
-    from . import client, preferences, ui
+    from . import client, preferences, prepare_on_show, ui
 
+    prepare_on_show.unregister()
     client.stop_sidecar()
     ui.unregister_pose_settings()
     preferences.unregister_session_token()

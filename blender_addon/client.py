@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 from collections import deque
 
 from . import messages, protocol
@@ -228,6 +229,21 @@ def sidecar_reachable(config, which=shutil.which):
     return True
 
 
+def sidecar_running(config):
+    """Whether a sidecar is up to take a request now, without starting one: the one this add-on started is running
+    and ready, or (with auto_start off) the port of a sidecar started by hand is set. For work nobody clicked for
+    (pose_prepare), which must never start a sidecar."""
+    process = _managed["process"]
+    if process is not None and _managed["key"] == config.key():
+        return process.alive() and process.port is not None
+    return not config.auto_start and config.port > 0
+
+
+def jobs_in_flight(besides=None):
+    """Whether a job of this add-on other than `besides` has not ended (an operator's request the sidecar works on)."""
+    return any(job is not besides and job.state not in TERMINAL for job in list(_jobs))
+
+
 def stop_sidecar():
     """Stop the sidecar this add-on started (if any)."""
     process, _managed["process"], _managed["key"] = _managed["process"], None, None
@@ -273,6 +289,10 @@ STARTING, CONNECTING, HELLO, RUNNING, CANCELLING, DONE, FAILED, CANCELLED = (
 TERMINAL = (DONE, FAILED, CANCELLED)
 
 
+# Every Job not yet garbage-collected (jobs_in_flight reads it); an operator drops its job once it has finished.
+_jobs = weakref.WeakSet()
+
+
 def new_job_id(kind):
     return "%s-%s" % (kind, uuid.uuid4().hex[:16])
 
@@ -307,6 +327,7 @@ class Job:
         self._token = None
         self._hello_id = None
         self._cancel_deadline = None
+        _jobs.add(self)
 
     # --- driving ---
 

@@ -15,10 +15,12 @@ from . import protocol
 __all__ = [
     "ProtocolError", "AutoRigFailure", "check_spec", "check_message",
     "hello_request", "rig_request", "skin_request", "cancel_request", "pose_list_request", "pose_apply_request",
+    "pose_prepare_request",
     "object_weights", "posed_example", "correctives_request", "correctives_preview_request",
     "POSE_STRATEGIES", "MAX_POSE_STRENGTH", "CORRECTIVE_METHODS",
     "le_bytes", "from_le_bytes", "mesh_object", "result_payload",
     "check_hello_result", "check_rig_result", "check_skin_result", "check_pose_list_result", "check_pose_apply_result",
+    "check_pose_prepare_result",
     "check_correctives_result", "check_correctives_preview_result",
     "bone_name_problem", "check_bone_names", "display_text",
 ]
@@ -277,6 +279,13 @@ def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean", joi
     return message
 
 
+def pose_prepare_request(job_id, objects, auto_rig=True):
+    """pose.prepare: objects are MeshObject maps (world space), as the pose.apply that will follow sends them;
+    auto_rig False when that apply will send the mesh's own Mixamo armature (only the latent is prepared then)."""
+    _check_mesh_limits(objects)
+    return {"kind": protocol.KIND_POSE_PREPARE, "id": job_id, "objects": objects, "autoRig": bool(auto_rig)}
+
+
 def object_weights(name, indices, weights, influences):
     """An ObjectWeights map: indices array('H') #V*k (joint indices), weights array('f') #V*k, k influences."""
     return {"name": name, "influences": int(influences), "indices": le_bytes(indices), "weights": le_bytes(weights)}
@@ -516,6 +525,15 @@ def check_pose_apply_result(payload, vertex_counts, pose):
     return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
             "strategy": payload["strategy"], "identity": payload["identity"], "rig": payload["rig"],
             "reused": payload["reused"], "seconds": payload["seconds"], "provider": payload["provider"]}
+
+
+def check_pose_prepare_result(payload):
+    """A pose.prepare result checked in full: {"reused" (the sidecar held the mesh's latent (and auto-rig) already),
+    "rig" ('auto', or 'none' when only the latent was asked for), "seconds"}."""
+    check_fields(payload, protocol.RESULTS["pose.prepare"], "result")
+    if payload["rig"] not in ("auto", "none"):
+        raise ProtocolError("result.rig", "'auto' or 'none' expected, got %s" % ascii(payload["rig"])[:80])
+    return {"reused": payload["reused"], "rig": payload["rig"], "seconds": payload["seconds"]}
 
 
 def _check_offsets(objects, vertex_counts, path):

@@ -19,7 +19,8 @@ from . import (apply, client, corrective_keys, correctives, messages, pose_prope
 __all__ = ["AUTORIG_OT_auto_rig", "AUTORIG_OT_reskin", "AUTORIG_OT_apply_latent_pose",
            "AUTORIG_OT_apply_all_latent_poses", "AUTORIG_OT_refresh_poses",
            "AUTORIG_OT_pose_correctives", "AUTORIG_OT_preview_correctives", "AUTORIG_OT_clear_correctives_preview",
-           "AUTORIG_OT_add_example", "AUTORIG_OT_clear_example", "pose_examples", "addon_preferences", "sidecar_config", "fetch_poses"]
+           "AUTORIG_OT_add_example", "AUTORIG_OT_clear_example", "pose_examples", "addon_preferences", "sidecar_config",
+           "fetch_poses", "client_name", "mixamo_armature_of"]
 
 # How often the modal path looks for the sidecar's answer. Checking costs a select() on a socket; each tick can add up
 # to one interval to what the user waits for. With 0.1 s ticks, and the handshake (connect, hello, its answer) spread
@@ -47,7 +48,7 @@ def sidecar_config(context):
                                 auto_start=prefs.auto_start, token=preferences.session_token(context))
 
 
-def _client_name():
+def client_name():
     return "autorig-blender (Blender %s)" % bpy.app.version_string
 
 
@@ -79,13 +80,13 @@ class _SidecarJobOperator:
             return False
         job.close()
         request, check_result = following
-        self._job = client.Job(sidecar_config(context), request, check_result, client_name=_client_name())
+        self._job = client.Job(sidecar_config(context), request, check_result, client_name=client_name())
         self._job.send_request()
         return True
 
     def start(self, context):
         request, check_result, apply_result = self.prepare(context)
-        self._job = client.Job(sidecar_config(context), request, check_result, client_name=_client_name())
+        self._job = client.Job(sidecar_config(context), request, check_result, client_name=client_name())
         self._apply = apply_result
 
     def finish(self, context):
@@ -272,7 +273,7 @@ def fetch_poses(context, timeout=60.0):
     for the pose menu. Returns None, or (code, message) when the list could not be fetched (the cache keeps the
     last good list and the reason, for the panel)."""
     request = messages.pose_list_request(client.new_job_id("poses"))
-    job = client.Job(sidecar_config(context), request, messages.check_pose_list_result, client_name=_client_name(),
+    job = client.Job(sidecar_config(context), request, messages.check_pose_list_result, client_name=client_name(),
                      timeout=timeout)
     if job.run() == client.DONE:
         poses.remember_poses(job.result)
@@ -452,18 +453,25 @@ def _local_positions(found, result):
         raise apply.ApplyFailed("%s; nothing was changed" % err) from err
 
 
-def mixamo_rig_of(meshes):
+def mixamo_armature_of(meshes):
     """The armature that deforms every one of `meshes` through an Armature modifier, when its deforming bones hold
-    every Mixamo template joint: (armature object, its Joint maps in world space, one ObjectWeights map per mesh), as
-    Pose Correctives reads them, for Apply Latent Pose to pose the meshes through it. Else (None, None, None): the
-    sidecar auto-rigs them."""
+    every Mixamo template joint (Apply Latent Pose poses the meshes through it), else None (the sidecar auto-rigs
+    them). Reads no weights."""
     armatures = [scene_io.deforming_armature(obj) for obj in meshes]
     armature = armatures[0] if armatures else None
     if armature is None or any(other != armature for other in armatures):
+        return None
+    return armature if poses.mixamo_rigged(corrective_keys.deform_bone_names(armature)) else None
+
+
+def mixamo_rig_of(meshes):
+    """mixamo_armature_of's armature with what Apply Latent Pose sends of it: (armature object, its Joint maps in world
+    space, one ObjectWeights map per mesh), as Pose Correctives reads them. Else (None, None, None): the sidecar
+    auto-rigs the meshes."""
+    armature = mixamo_armature_of(meshes)
+    if armature is None:
         return None, None, None
     deforming = corrective_keys.deform_bone_names(armature)
-    if not poses.mixamo_rigged(deforming):
-        return None, None, None
     joints = scene_io.armature_joints(armature)
     weights = [messages.object_weights(obj.name, *corrective_keys.mesh_bone_weights(obj, joints, deforming),
                                        correctives.INFLUENCES) for obj in meshes]

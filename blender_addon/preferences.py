@@ -61,6 +61,11 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
         description="With 'Start automatically': start the sidecar in the background as soon as Blender has loaded "
                     "the add-on (never in background mode), so that its models are loaded and its code warmed before "
                     "the first Auto Rig or Apply Latent Pose")
+    prepare_poses: bpy.props.BoolProperty(
+        name="Read meshes ahead for Latent Pose", default=True,
+        description="While the Latent Pose panel shows a mesh, a running sidecar reads it (its latent and auto-rig) "
+                    "in the background, so that Apply Latent Pose answers in a fraction of the time. Uses the CPU "
+                    "once per mesh; never starts the sidecar")
     prefix: bpy.props.BoolProperty(
         name="mixamorig: prefix", default=True, description="Default for Auto Rig's bone names")
     method: bpy.props.EnumProperty(
@@ -79,6 +84,7 @@ class AUTORIG_AddonPreferences(bpy.types.AddonPreferences):
         if self.port:
             layout.prop(context.window_manager, _TOKEN_PROPERTY)
             layout.label(text="The token is kept for this session only, never saved", icon='LOCKED')
+        layout.prop(self, "prepare_poses")
         layout.prop(self, "prefix")
         layout.prop(self, "method")
         try:

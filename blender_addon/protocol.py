@@ -65,7 +65,7 @@ ERROR_MODEL_FAILED = "MODEL_FAILED"
 ERROR_INTERNAL = "INTERNAL"
 
 # Message kinds.
-REQUEST_KINDS = ("hello", "rig", "skin", "cancel", "pose.list", "pose.apply", "correctives", "correctives.preview")
+REQUEST_KINDS = ("hello", "rig", "skin", "cancel", "pose.list", "pose.apply", "pose.prepare", "correctives", "correctives.preview")
 EVENT_KINDS = ("progress", "result", "error")
 RESERVED_KINDS = ()
 KIND_HELLO = "hello"
@@ -74,6 +74,7 @@ KIND_SKIN = "skin"
 KIND_CANCEL = "cancel"
 KIND_POSE_LIST = "pose.list"
 KIND_POSE_APPLY = "pose.apply"
+KIND_POSE_PREPARE = "pose.prepare"
 KIND_CORRECTIVES = "correctives"
 KIND_CORRECTIVES_PREVIEW = "correctives.preview"
 KIND_PROGRESS = "progress"
@@ -190,6 +191,11 @@ REQUESTS = {
         "skeleton?": "Skeleton",
         "weights?": "list:ObjectWeights",
     },
+    "pose.prepare": {
+        "id": "str",
+        "objects": "list:MeshObject",
+        "autoRig?": "bool",
+    },
     "correctives": {
         "id": "str",
         "objects": "list:MeshObject",
@@ -260,6 +266,11 @@ RESULTS = {
         "reused": "bool",
         "seconds": "float",
         "provider": "str",
+    },
+    "pose.prepare": {
+        "reused": "bool",
+        "rig": "str",
+        "seconds": "float",
     },
     "correctives": {
         "keys": "list:CorrectiveKey",

@@ -2,7 +2,7 @@
 
 import bpy
 
-from . import client, correctives, pose_properties, poses, scene_io
+from . import client, correctives, pose_properties, poses, prepare_on_show, scene_io
 
 __all__ = ["AUTORIG_PT_main", "AUTORIG_PG_latent_pose", "AUTORIG_PG_correctives", "register_pose_settings",
            "unregister_pose_settings"]
@@ -11,15 +11,20 @@ _SETTINGS_PROPERTY = "autorig_pose"
 _CORRECTIVES_PROPERTY = "autorig_correctives"
 
 
+def _choice_changed(_settings, context):
+    """A pose setting changed: the user is about to pose the meshes shown (prepare_on_show reads them ahead)."""
+    prepare_on_show.note_shown(context)
+
+
 class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
     """The panel's Apply Latent Pose choices (kept with the scene)."""
 
     pose: bpy.props.EnumProperty(
-        name="Pose", items=poses.pose_items,
+        name="Pose", items=poses.pose_items, update=_choice_changed,
         description="The pose (Refresh asks the sidecar for its list; experimental: the rig-based baseline "
                     "measured better on this pose)")
-    strength: pose_properties.strength_property()
-    strategy: pose_properties.strategy_property()
+    strength: pose_properties.strength_property(update=_choice_changed)
+    strategy: pose_properties.strategy_property(update=_choice_changed)
 
 
 class AUTORIG_PG_correctives(bpy.types.PropertyGroup):
@@ -71,6 +76,11 @@ def _draw_latent_pose(layout, context):
     every.strength = settings.strength
     every.strategy = settings.strategy
     box.label(text=poses.list_status())
+    # the panel shows these meshes: the sidecar may read them now, before Apply is clicked
+    prepare_on_show.note_shown(context)
+    ahead = prepare_on_show.status(context)
+    if ahead is not None:
+        box.label(text=ahead, icon='TIME')
 
 
 def _draw_examples(box, context, settings):

@@ -82,6 +82,14 @@ export interface PoseApplyRequest {
   /** the mesh's own rig when the client sent skeleton + weights (weights as PartWeights per object); absent: auto-rig */
   rig?: { skeleton: Skeleton; objects: PartWeights[] };
 }
+/** pose.prepare with its default filled in: autoRig true. */
+export interface PosePrepareRequest {
+  kind: 'pose.prepare';
+  id: string;
+  objects: MeshPart[];
+  /** false: the latent and frame only (the applies will send the mesh's own rig) */
+  autoRig: boolean;
+}
 /** A correctives request's posed example, its rotations #J*9 as sent. */
 export type CorrectivesExample = CorrectiveExample & { rotations: Float32Array };
 /**
@@ -108,7 +116,7 @@ export interface CorrectivesPreviewRequest {
   options: CorrectiveOptions;
 }
 export type ProtocolRequest =
-  | HelloRequest | RigRequest | SkinRequest | CancelRequest | PoseListRequest | PoseApplyRequest
+  | HelloRequest | RigRequest | SkinRequest | CancelRequest | PoseListRequest | PoseApplyRequest | PosePrepareRequest
   | CorrectivesRequest | CorrectivesPreviewRequest;
 
 /** How strictly `conform` reads: requests tolerate unknown fields (newer clients), the server's own output does not. */
@@ -161,6 +169,10 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
       const choice = checkPoseChoice(fields);
       const rig = checkGivenRig(fields, objects);
       return { kind, id: fields.id as string, objects, ...choice, ...(rig ? { rig } : {}) };
+    }
+    case 'pose.prepare': {
+      const objects = checkMesh(fields.objects as MeshPart[], limits);
+      return { kind, id: fields.id as string, objects, autoRig: (fields.autoRig ?? true) as boolean };
     }
     case 'correctives':
     case 'correctives.preview': {

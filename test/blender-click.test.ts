@@ -4,7 +4,8 @@
  * Blender, where the other Blender tests run, cannot run. Against the fake sidecar (test/python/fake_sidecar.py),
  * which answers at once: what is tested is the add-on's modal path. Auto Rig rigs the character in one undo step;
  * Apply Latent Pose adds its shape key; Apply All Poses chains its requests; an error and Esc leave the scene exactly
- * as it was; a click's request is on its way when the click returns.
+ * as it was; a click's request is on its way when the click returns; a pose setting changed reads the mesh ahead
+ * (pose.prepare), and the click after it is answered as reused.
  * Without `blender` or `xvfb-run` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +31,7 @@ interface ClickRun {
     error: Click;
     cancel: Click;
     handshake: Click;
+    prepared: Click & { sent_with_preference_off: string[]; panel_drawn: boolean; sent_from_panel: string[]; outcome: unknown[]; status: string | null; sent_after_a_change_of_setting: string[]; sent_after_the_mesh_moved: string[]; reused: boolean[] };
   };
 }
 
@@ -85,5 +87,19 @@ describe('Blender, as a click runs the operators', () => {
     expect(c.handshake.invoke).toEqual(['RUNNING_MODAL']);
     expect(c.handshake.sent_when_click_returned).toEqual(['hello', 'pose.apply']);
     expect(c.handshake.answer).toEqual(['FINISHED']);
+
+    // read ahead: the panel's Latent Pose section drawn sends one pose.prepare of the shown mesh (none with the
+    // preference off); a setting changed sends none more for the same mesh, and one once the mesh has moved; the
+    // click then sends its pose.apply alone, and the sidecar answers it as reused
+    expect(c.prepared.sent_with_preference_off).toEqual([]);
+    expect(c.prepared.panel_drawn).toBe(true);
+    expect(c.prepared.sent_from_panel).toEqual(['hello', 'pose.prepare']);
+    expect(c.prepared.outcome).toEqual(['done', { reused: false, rig: 'auto', seconds: 0.01 }]);
+    expect(c.prepared.status).toBe('Mesh read: posing is quick');
+    expect(c.prepared.sent_after_a_change_of_setting).toEqual([]);
+    expect(c.prepared.sent_after_the_mesh_moved).toEqual(['hello', 'pose.prepare']);
+    expect(c.prepared.sent_when_click_returned).toEqual(['hello', 'pose.apply']);
+    expect(c.prepared.answer).toEqual(['FINISHED']);
+    expect(c.prepared.reused).toEqual([true]);
   }, 240_000);
 });

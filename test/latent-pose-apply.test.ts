@@ -15,7 +15,7 @@ import { nearestNeighbours } from '../sidecar/geometry/nearestNeighbours.js';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
 import { limbMotion } from './fixtures/limbMotion.js';
 import { MODEL_DATA_FILES, MODEL_FILES, modelsFolder } from '../sidecar/learned/modelFiles.js';
-import { applyLatentPose, checkPoseOptions, latentOfParts, latentPoseAutoRig, POSE_SKIN_VOXEL_RESOLUTION } from '../sidecar/pose/applyLatentPose.js';
+import { applyLatentPose, checkPoseOptions, latentOfParts, latentPoseAutoRig, POSE_SKIN_VOXEL_RESOLUTION, prepareLatentPose } from '../sidecar/pose/applyLatentPose.js';
 import { prepareMesh, rigCharacterAsync } from '../sidecar/pipeline.js';
 import { SKIN_VOXEL_RESOLUTION } from '../sidecar/skinning/skinInVoxels.js';
 import { decodePoseLibrary, encodePoseLibrary, latentDelta, POSE_LIBRARY_FORMAT, readPoseLibrary, type PoseLibrary } from '../sidecar/pose/poseLibrary.js';
@@ -261,6 +261,32 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     found.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(fresh[k])));
     expect(found.reusable!.frame).toEqual(reuse.frame);
     expect(again.reusable!.frame).toEqual(reuse.frame);
+  });
+
+  it.skipIf(!installed)('prepares a mesh before any pose: what a cold apply leaves, so that the apply after it poses bit for bit as a cold one', async () => {
+    const cold = await applyLatentPose(character.parts, { pose: 'elbowBentRt' });
+    const prepared = await prepareLatentPose(character.parts);
+    expect(prepared).toMatchObject({ reused: false, rig: 'auto' });
+    // the μ, the auto-rig and the frame of a cold apply, bit for bit
+    expect(Array.from(prepared.reusable.mu)).toEqual(Array.from(cold.reusable!.mu));
+    expect(prepared.reusable.frame).toEqual(cold.reusable!.frame);
+    prepared.reusable.autoRig!.objects.forEach((o, k) => expect(Array.from(o.weights)).toEqual(Array.from(cold.reusable!.autoRig!.objects[k].weights)));
+    const after = await applyLatentPose(character.parts, { pose: 'elbowBentRt', reuse: prepared.reusable });
+    expect(after.reused).toBe(true);
+    after.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(cold.objects[k].positions)));
+    expect(limbMotion(character, after.objects.map((o) => o.positions)).RightHand).toBeGreaterThan(0);
+    // what it already holds is handed back as it is; without the auto-rig (the applies bring the mesh's rig) the
+    // same μ and frame, and a later prepare with the auto-rig keeps them
+    expect(await prepareLatentPose(character.parts, { reuse: prepared.reusable })).toMatchObject({ reused: true, reusable: prepared.reusable });
+    const latentOnly = await prepareLatentPose(character.parts, { autoRig: false });
+    expect(latentOnly).toMatchObject({ reused: false, rig: 'none' });
+    expect(latentOnly.reusable.autoRig).toBeUndefined();
+    expect(Array.from(latentOnly.reusable.mu)).toEqual(Array.from(cold.reusable!.mu));
+    expect(latentOnly.reusable.frame).toEqual(cold.reusable!.frame);
+    const completed = await prepareLatentPose(character.parts, { reuse: latentOnly.reusable });
+    expect(completed.reused).toBe(false);
+    expect(completed.reusable.mu).toBe(latentOnly.reusable.mu);
+    completed.reusable.autoRig!.objects.forEach((o, k) => expect(Array.from(o.weights)).toEqual(Array.from(cold.reusable!.autoRig!.objects[k].weights)));
   });
 
   it.skipIf(!installed)('poses through latentPoseAutoRig exactly as without a rig (the eval measures the apply\'s own rig), a rig skinned on the coarser grid', async () => {

@@ -31,6 +31,8 @@ import { modelsRunByPose } from '../sidecar/methods.js';
 import { serve, type RunningServer } from '../sidecar/server/serve.js';
 import type { MeshPart } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
+import { makeCube } from './fixtures/hostileMeshes.js';
+import { applyLatentPose } from '../sidecar/pose/applyLatentPose.js';
 import { LATENT_POSE_STUB, LATENT_POSE_STUB_ANGLE, makeLatentPoseStubModels, removeLatentPoseStubModels } from './fixtures/latentPoseStubModels.js';
 import { ProtocolClient as Client } from './fixtures/protocolClient.js';
 
@@ -103,10 +105,20 @@ describe('pose.list and pose.apply in the schema', () => {
   const mesh = wire(makeHumanoid({ segments: 8 }));
 
   it('are requests (no longer reserved) with results, and the hello lists them', () => {
-    expect(Object.keys(protocol.requests)).toEqual(expect.arrayContaining(['pose.list', 'pose.apply']));
+    expect(Object.keys(protocol.requests)).toEqual(expect.arrayContaining(['pose.list', 'pose.apply', 'pose.prepare']));
     expect(protocol.reserved).not.toContain('pose.list');
     expect(protocol.reserved).not.toContain('pose.apply');
     expect(Object.keys(protocol.results)).toEqual(expect.arrayContaining(['pose.list', 'pose.apply']));
+  });
+
+  it('validates a pose.prepare: the mesh, and autoRig true unless false is sent', () => {
+    expect(validateRequest({ kind: 'pose.prepare', id: 'p', objects: mesh })).toMatchObject({ kind: 'pose.prepare', id: 'p', autoRig: true });
+    expect(validateRequest({ kind: 'pose.prepare', id: 'q', objects: mesh, autoRig: false })).toMatchObject({ autoRig: false });
+    expect(codeOf(() => validateRequest({ kind: 'pose.prepare', id: 'r', objects: mesh, autoRig: 1 }))).toBe('BAD_REQUEST');
+    expect(codeOf(() => validateRequest({ kind: 'pose.prepare', id: 's', objects: [] }))).toBe('EMPTY_MESH');
+    const answer = { kind: 'result', id: 'p', request: 'pose.prepare', reused: false, rig: 'auto', seconds: 0.4 };
+    expect(() => validateServerMessage(answer)).not.toThrow();
+    expect(codeOf(() => validateServerMessage({ ...answer, objects: [] }))).toBe('BAD_REQUEST');
   });
 
   it('validates a pose.apply and fills in the defaults', () => {
@@ -177,7 +189,8 @@ describe('pose.list and pose.apply in the schema', () => {
       execFileSync(PYTHON, ['test/python/sample_requests.py', file, '--pose'], { cwd: ROOT });
       const frames = new Unpackr({ useRecords: false }).unpack(readFileSync(file)) as Uint8Array[];
       const requests = frames.map((frame) => validateRequest(decodeMessage(frame)));
-      expect(requests.map((r) => r.kind)).toEqual(['pose.list', 'pose.apply', 'pose.apply', 'pose.apply']);
+      expect(requests.map((r) => r.kind)).toEqual(['pose.list', 'pose.apply', 'pose.apply', 'pose.apply', 'pose.prepare', 'pose.prepare']);
+      expect(requests.slice(4).map((r) => (r as { autoRig: boolean }).autoRig)).toEqual([true, false]);
       expect(requests[1]).toMatchObject({ pose: 'elbowBentLf', strength: 0.5, strategy: 'nearest' });
       expect(requests[2]).toMatchObject({ pose: 'elbowBentLf+kneeBentRt', strength: 1, strategy: 'mean' });
       expect(requests[2]).not.toHaveProperty('rig');
@@ -304,6 +317,86 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     const changed = await ask('reuse-4', moved, 'elbowBentLf');
     expect(changed.reply.reused).toBe(false);
     expect(changed.runs).toBe(4);
+  });
+
+  it('prepares a mesh ahead of its apply (pose.prepare): the apply then reuses it and poses as a cold apply does', async () => {
+    const runs = async () => (await server.models.stats()).runs;
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.02) }));
+    let before = await runs();
+    const prepared = await client.ask({ kind: 'pose.prepare', id: 'prep-1', objects: wire(mesh) });
+    expect(prepared, String(prepared.message ?? prepared.kind)).toMatchObject({ kind: 'result', request: 'pose.prepare', reused: false, rig: 'auto' });
+    // the encoder, the auto-rig's 2D joints and point_rig; no decoder, no positions
+    expect((await runs()) - before).toBe(3);
+    expect(prepared).not.toHaveProperty('objects');
+    before = await runs();
+    expect(await client.ask({ kind: 'pose.prepare', id: 'prep-2', objects: wire(mesh) })).toMatchObject({ reused: true, rig: 'auto', seconds: 0 });
+    const applied = await client.ask({ kind: 'pose.apply', id: 'prep-apply', objects: wire(mesh), pose: 'elbowBentLf' });
+    expect(applied).toMatchObject({ kind: 'result', reused: true, rig: 'auto' });
+    expect((await runs()) - before).toBe(1);
+    // the same vertices as a cold apply of the mesh (here, in this process: nothing kept)
+    const cold = await applyLatentPose(mesh, { pose: 'elbowBentLf' });
+    expect(cold.reused).toBe(false);
+    posedPositions(applied).forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(cold.objects[k].positions)));
+  });
+
+  it('holds an apply that comes while its mesh is being prepared (another connection), and then reuses the prepare', async () => {
+    const other = await Client.open(server.port, TOKEN);
+    try {
+      const runs = async () => (await server.models.stats()).runs;
+      const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.03) }));
+      const before = await runs();
+      other.send({ kind: 'pose.prepare', id: 'panel', objects: wire(mesh) });
+      // the prepare has reached the server before the apply is sent
+      await other.ask({ kind: 'hello', id: 'h', protocol: 1 });
+      const applied = await client.ask({ kind: 'pose.apply', id: 'click', objects: wire(mesh), pose: 'kneeBentRt' });
+      expect(applied, String(applied.message ?? applied.kind)).toMatchObject({ kind: 'result', reused: true });
+      expect(await other.answer('panel')).toMatchObject({ kind: 'result', reused: false });
+      // with two job slots the apply would have run beside the prepare, reading the mesh a second time (7 runs)
+      expect((await runs()) - before).toBe(4);
+      expect(meanMotion(mesh[region('RightLeg')].positions, posedPositions(applied)[region('RightLeg')], () => true)).toBeGreaterThan(0.02);
+      expect(other.violations).toEqual([]);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('lets a held apply do the work itself when its prepare is cancelled (the preparing connection closed), and answers a cancel while it is held', async () => {
+    const other = await Client.open(server.port, TOKEN);
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.04) }));
+    other.send({ kind: 'pose.prepare', id: 'panel', objects: wire(mesh) });
+    await other.ask({ kind: 'hello', id: 'h', protocol: 1 });
+    client.send({ kind: 'pose.apply', id: 'held', objects: wire(mesh), pose: 'elbowBentLf' });
+    client.send({ kind: 'pose.apply', id: 'held-cancelled', objects: wire(mesh), pose: 'elbowBentRt' });
+    client.send({ kind: 'cancel', id: 'held-cancelled' });
+    expect(await client.answer('held-cancelled')).toMatchObject({ kind: 'error', code: 'CANCELLED' });
+    other.close();
+    const applied = await client.answer('held');
+    expect(applied, String(applied.message ?? applied.kind)).toMatchObject({ kind: 'result', reused: false });
+    expect(meanMotion(mesh[region('LeftHand')].positions, posedPositions(applied)[region('LeftHand')], () => true)).toBeGreaterThan(0.1);
+    expect(client.finals('held-cancelled')).toHaveLength(1);
+  });
+
+  it('prepares the latent alone when the applies will bring the mesh\'s rig (autoRig false); its errors are the apply\'s, and an apply after a failed prepare is answered', async () => {
+    const runs = async () => (await server.models.stats()).runs;
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.05) }));
+    let before = await runs();
+    expect(await client.ask({ kind: 'pose.prepare', id: 'latent', objects: wire(mesh), autoRig: false })).toMatchObject({ kind: 'result', reused: false, rig: 'none' });
+    expect((await runs()) - before).toBe(1);
+    expect(await client.ask({ kind: 'pose.prepare', id: 'latent-again', objects: wire(mesh), autoRig: false })).toMatchObject({ reused: true, rig: 'none' });
+    // asked with the auto-rig, only the auto-rig's models run: the latent is kept
+    before = await runs();
+    expect(await client.ask({ kind: 'pose.prepare', id: 'with-rig', objects: wire(mesh) })).toMatchObject({ reused: false, rig: 'auto' });
+    expect((await runs()) - before).toBe(2);
+    const cube = wire(makeCube(1.8, 6));
+    const wrong: [Message, string][] = [
+      [{ kind: 'pose.prepare', id: 'bad-index', objects: [{ ...wire(humanoid)[0], triangles: Uint32Array.of(0, 1, 99_999) }] }, 'BAD_INDEX'],
+      [{ kind: 'pose.prepare', id: 'bad-flag', objects: wire(humanoid), autoRig: 'yes' }, 'BAD_REQUEST'],
+      [{ kind: 'pose.prepare', id: 'cube', objects: cube }, 'NOT_HUMANOID'],
+    ];
+    for (const [request, code] of wrong) expect(await client.ask(request), request.id as string).toMatchObject({ kind: 'error', code });
+    client.send({ kind: 'pose.prepare', id: 'cube-2', objects: cube });
+    expect(await client.ask({ kind: 'pose.apply', id: 'cube-apply', objects: cube, pose: 'elbowBentLf' })).toMatchObject({ kind: 'error', code: 'NOT_HUMANOID' });
+    expect(await client.answer('cube-2')).toMatchObject({ kind: 'error', code: 'NOT_HUMANOID' });
   });
 
   it('runs the models in the sidecar\'s model host, each loaded once for all pose jobs', async () => {

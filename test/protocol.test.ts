@@ -252,7 +252,7 @@ describe('hello', () => {
     expect(reply).toMatchObject({
       sidecar: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
       templates: ['mixamo22'],
-      requests: ['hello', 'rig', 'skin', 'cancel', 'pose.list', 'pose.apply', 'correctives', 'correctives.preview'],
+      requests: ['hello', 'rig', 'skin', 'cancel', 'pose.list', 'pose.apply', 'pose.prepare', 'correctives', 'correctives.preview'],
       limits: protocol.limits,
     });
     expect(Array.isArray(reply.models)).toBe(true);

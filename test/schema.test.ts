@@ -292,6 +292,7 @@ describe('protocol coverage', () => {
       cancel: { kind: 'cancel', id: 'r1' },
       'pose.list': { kind: 'pose.list', id: 'pl' },
       'pose.apply': { kind: 'pose.apply', id: 'pa', objects: rigMessage().objects, pose: 'elbowBentLf', strength: 1, strategy: 'mean' },
+      'pose.prepare': { kind: 'pose.prepare', id: 'pp', objects: rigMessage().objects },
       correctives: { ...rigMessage(), kind: 'correctives', id: 'c', skeleton: tPoseSkeleton(), weights: quadWeights() },
       'correctives.preview': {
         ...rigMessage(),

@@ -171,50 +171,16 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const share = options.correctiveShare ?? (rigGiven ? 1 : correctiveShareOf(pose));
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) throw new AutoRigError('BAD_REQUEST', `correctiveShare must be a number from 0 to 1, got ${String(share)}`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
-  const reusedRig = rigGiven ? undefined : options.reuse?.autoRig;
-  const knownMu = options.mu ?? options.reuse?.mu;
-  const reused = reusedRig !== undefined || (options.mu === undefined && options.reuse?.mu !== undefined);
-  // every model the job runs (modelsRunByPose: encoder, decoder, and the auto-rig's unless the caller brings the rig),
-  // in that order: a missing one is MODEL_MISSING whatever the strength, before any work. Their sessions load
-  // meanwhile and are awaited where first run (sessions are cached): behind a model host (the one-shot command's, the
-  // sidecar's) they load on its thread while this one works; one that fails to load is MODEL_FAILED there.
-  const models = modelsRunByPose(rigGiven || reusedRig !== undefined);
-  for (const model of models) requireModelFile(modelPath(model));
-  for (const model of models) loadModel(modelPath(model)).catch(() => {});
-  if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
-  // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound);
-  // with nothing to rig, an earlier apply's frame of these parts stands (found again, it is the same)
-  const knownFrame = rigGiven || reusedRig !== undefined ? options.reuse?.frame : undefined;
-  // a large mesh is auto-rigged and read through a reduced copy (pose/poseProxy), and posed itself
-  const work = knownFrame ? null : poseWorkMesh(parts, !rigGiven && reusedRig === undefined, onProgress);
-  const { cf } = work?.prepared ?? { cf: knownFrame! };
-  const { mesh, canonical } = work?.posed ?? meshInFrame(parts, knownFrame!, onProgress);
-  const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse): LatentPoseResult => ({
+  const shape = framedForPose(parts, options, onProgress);
+  const { cf, mesh, canonical } = shape;
+  const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse, reused = false): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
-    pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused: reusable !== undefined && reused,
+    pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused,
     ...(reusable ? { reusable } : {}), seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 
-  // The SDF samples and the auto-rig are the two costly stages and need nothing from each other: without a rig the
-  // samples are drawn on a helper thread (pose/sdfSamplesBeside, kept warm between applies) while this one rigs. A
-  // given or reused rig leaves nothing to overlap.
-  onProgress('encode', 0.05);
-  const samplesAside = !knownMu && !rigGiven && !reusedRig;
-  const encoded = knownMu
-    ? Promise.resolve(checkedLatent(knownMu, library.latentSize))
-    : (samplesAside
-      ? sdfSamplesBeside(work!.prepared.canonical, work!.prepared.mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED })
-      : Promise.resolve(samplesOf(work?.prepared ?? { canonical, mesh }))
-    ).then(async (samples) => encodeSamples(await loadModel(modelPath('latentPoseEncoder')), samples, library.latentSize));
-  // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
-  encoded.catch(() => {});
-  onProgress('rig', 0.15);
-  // work is null only with a rig given or reused: nothing to rig then
-  const rig = options.rig ?? reusedRig ?? await autoRigOfWork(work!, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
-  const mu = await encoded;
-  const reusable: LatentPoseReuse = rigGiven ? { mu, frame: cf } : { mu, autoRig: rig, frame: cf };
+  const { mu, rig, reusable, reused } = await readForPose(shape, options, library.latentSize, onProgress);
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
   const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
   let norm = 0;
@@ -250,7 +216,124 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
       out[i + 2] = own[i + 2] + (left[2] * dx + up[2] * dy + forward[2] * dz) / s;
     }
     return out;
-  }, identity, reusable);
+  }, identity, reusable, reused);
+}
+
+/** A mesh in the apply's canonical frame, with what was made to find it (framedForPose). */
+interface FramedForPose {
+  /** the mesh to read and auto-rig, or null when nothing is to be read or rigged from it (a known frame stands) */
+  work: PoseWorkMesh | null;
+  cf: CanonicalFrame;
+  /** the input's parts merged, and their positions in the frame #V*3: the mesh the pose is applied to */
+  mesh: MergedMesh;
+  canonical: Float32Array;
+  /** the rig the apply poses through when it is not auto-rigged here: the caller's, or an earlier apply's */
+  givenRig?: Pick<RigResult, 'skeleton' | 'objects'>;
+  /** options.rig was given */
+  rigGiven: boolean;
+}
+
+/**
+ * framedForPose: the parts in the apply's canonical frame. options: the apply's rig, mu and reuse. Checks every model
+ * the apply runs (MODEL_MISSING; their sessions start loading) and a given rig's joints (BAD_SKELETON), then finds the
+ * frame, or takes an earlier apply's when a rig is given or reused. Throws the mesh errors of mergeParts and what
+ * prepareMesh throws (TOO_LARGE when the auto-rig is to run).
+ */
+function framedForPose(parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 'rig' | 'reuse'>, onProgress: ProgressFn): FramedForPose {
+  const rigGiven = options.rig !== undefined;
+  // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
+  const reusedRig = rigGiven ? undefined : options.reuse?.autoRig;
+  // every model the job runs (modelsRunByPose: encoder, decoder, and the auto-rig's unless the caller brings the rig),
+  // in that order: a missing one is MODEL_MISSING whatever the strength, before any work. Their sessions load
+  // meanwhile and are awaited where first run (sessions are cached): behind a model host (the one-shot command's, the
+  // sidecar's) they load on its thread while this one works; one that fails to load is MODEL_FAILED there.
+  const models = modelsRunByPose(rigGiven || reusedRig !== undefined);
+  for (const model of models) requireModelFile(modelPath(model));
+  for (const model of models) loadModel(modelPath(model)).catch(() => {});
+  if (rigGiven) checkTemplateJoints(options.rig!.skeleton);
+  // the frame the auto-rig would find again: found once, shared with it (a reused auto-rig passed the voxel bound);
+  // with nothing to rig, an earlier apply's frame of these parts stands (found again, it is the same)
+  const knownFrame = rigGiven || reusedRig !== undefined ? options.reuse?.frame : undefined;
+  // a large mesh is auto-rigged and read through a reduced copy (pose/poseProxy), and posed itself
+  const work = knownFrame ? null : poseWorkMesh(parts, !rigGiven && reusedRig === undefined, onProgress);
+  const { cf } = work?.prepared ?? { cf: knownFrame! };
+  const { mesh, canonical } = work?.posed ?? meshInFrame(parts, knownFrame!, onProgress);
+  const givenRig = options.rig ?? reusedRig;
+  return { work, cf, mesh, canonical, ...(givenRig ? { givenRig } : {}), rigGiven };
+}
+
+/**
+ * readForPose: what an apply reads from the mesh alone (framedForPose's shape): μ (options.mu, an earlier apply's, or
+ * SDF samples and the encoder) and the rig (the given or reused one, else the auto-rig), with what the next apply of
+ * these parts may reuse and whether options.reuse served any of it. Throws MODEL_FAILED, what the auto-rig throws.
+ */
+async function readForPose(
+  shape: FramedForPose, options: Pick<ApplyLatentPoseOptions, 'mu' | 'reuse'>, latentSize: number, onProgress: ProgressFn,
+): Promise<{ mu: Float32Array; rig: Pick<RigResult, 'skeleton' | 'objects'>; reusable: LatentPoseReuse; reused: boolean }> {
+  const { work, cf, mesh, canonical, givenRig, rigGiven } = shape;
+  const knownMu = options.mu ?? options.reuse?.mu;
+  const reused = (!rigGiven && givenRig !== undefined) || (options.mu === undefined && options.reuse?.mu !== undefined);
+  // The SDF samples and the auto-rig are the two costly stages and need nothing from each other: without a rig the
+  // samples are drawn on a helper thread (pose/sdfSamplesBeside, kept warm between applies) while this one rigs. A
+  // given or reused rig leaves nothing to overlap.
+  onProgress('encode', 0.05);
+  const samplesAside = !knownMu && !givenRig;
+  const encoded = knownMu
+    ? Promise.resolve(checkedLatent(knownMu, latentSize))
+    : (samplesAside
+      ? sdfSamplesBeside(work!.prepared.canonical, work!.prepared.mesh.triangles, { count: POSE_SDF_SAMPLES, seed: SDF_SEED })
+      : Promise.resolve(samplesOf(work?.prepared ?? { canonical, mesh }))
+    ).then(async (samples) => encodeSamples(await loadModel(modelPath('latentPoseEncoder')), samples, latentSize));
+  // handled here so that a failure while the rig still runs is not an unhandled rejection; awaited below
+  encoded.catch(() => {});
+  onProgress('rig', 0.15);
+  // work is null only with a rig given or reused: nothing to rig then
+  const rig = givenRig ?? await autoRigOfWork(work!, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
+  const mu = await encoded;
+  const reusable: LatentPoseReuse = rigGiven ? { mu, frame: cf } : { mu, autoRig: rig, frame: cf };
+  return { mu, rig, reusable, reused };
+}
+
+/** What prepareLatentPose made ready for the applies of one mesh. */
+export interface LatentPosePrepared {
+  /** what an apply of these same parts may reuse (ApplyLatentPoseOptions.reuse) */
+  reusable: LatentPoseReuse;
+  /** whether options.reuse already held all of it (nothing was read) */
+  reused: boolean;
+  /** 'auto': the auto-rig is part of it; 'none': the latent and frame only (the applies will bring the mesh's rig) */
+  rig: 'auto' | 'none';
+  seconds: number;
+}
+
+/**
+ * prepareLatentPose: the part of applyLatentPose that depends on the parts alone (the canonical frame, the SDF samples
+ * and the encoder's μ, and the auto-rig unless options.autoRig is false), done before any pose is asked for, so that
+ * the apply that follows reuses it (a client that sees the user about to pose a mesh: the add-on's panel). parts:
+ * MeshPart[]; options.autoRig: default true, false when the applies will bring the mesh's own rig; options.reuse:
+ * what is already known of these parts (returned as it is when it holds everything asked for).
+ * The reusable is what a cold apply of the parts would leave, bit for bit. Throws what applyLatentPose throws before
+ * its decoder runs (the mesh's errors, TOO_LARGE, MODEL_MISSING / MODEL_FAILED, the auto-rig's).
+ */
+export async function prepareLatentPose(
+  parts: MeshPart[], options: { autoRig?: boolean; reuse?: LatentPoseReuse } = {}, onProgress: ProgressFn = () => {},
+): Promise<LatentPosePrepared> {
+  const t0 = performance.now();
+  const autoRig = options.autoRig ?? true;
+  const rig = autoRig ? 'auto' : 'none';
+  const { reuse } = options;
+  const done = (reusable: LatentPoseReuse, reused: boolean): LatentPosePrepared => ({ reusable, reused, rig, seconds: (performance.now() - t0) / 1000 });
+  if (reuse?.mu && reuse.frame && (!autoRig || reuse.autoRig)) return done(reuse, true);
+  if (autoRig) {
+    const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
+    const shape = framedForPose(parts, { reuse }, onProgress);
+    const { reusable } = await readForPose(shape, { reuse }, library.latentSize, onProgress);
+    return done(reusable, false);
+  }
+  // the applies bring their rig: the models they run then, checked as they would check them
+  for (const model of modelsRunByPose(true)) requireModelFile(modelPath(model));
+  onProgress('encode', 0.05);
+  const { mu, frame } = reuse?.mu && reuse.frame ? reuse : await latentAndFrameOf(parts, onProgress);
+  return done({ ...reuse, mu, frame }, false);
 }
 
 /**
@@ -324,10 +407,17 @@ function samplesOf(prepared: { canonical: Float32Array; mesh: { triangles: Uint3
  * Throws what applyLatentPose throws before its rig stage.
  */
 export async function latentOfParts(parts: MeshPart[]): Promise<Float32Array> {
+  return (await latentAndFrameOf(parts, () => {})).mu;
+}
+
+/** latentOfParts' μ with the canonical frame it was read in (the apply's frame of these parts). */
+async function latentAndFrameOf(parts: MeshPart[], onProgress: ProgressFn): Promise<{ mu: Float32Array; frame: CanonicalFrame }> {
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  const encoder = await loadModel(modelPath('latentPoseEncoder'));
+  const encoder = loadModel(modelPath('latentPoseEncoder'));
+  encoder.catch(() => {});
   // the mesh an apply reads (a large one's proxy); the work bound is the auto-rig's, not the samples'
-  return encodeSamples(encoder, samplesOf(poseWorkMesh(parts, false).prepared), library.latentSize);
+  const { prepared } = poseWorkMesh(parts, false, onProgress);
+  return { mu: await encodeSamples(await encoder, samplesOf(prepared), library.latentSize), frame: prepared.cf };
 }
 
 /** A caller's μ, or BAD_ARRAY when it is not a finite latent of the library's size. mu: Float32Array → mu */

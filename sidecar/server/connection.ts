@@ -1,6 +1,6 @@
 /**
- * One client connection: reads requests, answers hello and pose.list, runs rig/skin/pose.apply/correctives jobs,
- * cancels them.
+ * One client connection: reads requests, answers hello and pose.list, runs rig/skin/pose.apply/pose.prepare/correctives
+ * jobs, cancels them.
  * Every frame gets an answer or a job; a bad frame gets an error with a code and the connection keeps serving.
  * Jobs are keyed by id within this connection only, so clients never see each other's jobs; when the connection
  * closes, its jobs stop.
@@ -9,11 +9,11 @@ import type { WebSocket, RawData } from 'ws';
 import { decodeMessage, encodeMessage } from '../../shared-schema/codec.js';
 import {
   readMessageId, validateRequest, validateServerMessage, type CorrectivesPreviewRequest, type CorrectivesRequest, type Limits,
-  type PoseApplyRequest, type RigRequest, type SkinRequest,
+  type PoseApplyRequest, type PosePrepareRequest, type RigRequest, type SkinRequest,
 } from '../../shared-schema/validate.js';
 import type { CorrectivesPreviewResult, CorrectivesResult, ObjectOffsets } from '../correctives/bakeCorrectives.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
-import type { LatentPoseResult } from '../pose/applyLatentPose.js';
+import type { LatentPosePrepared, LatentPoseResult, LatentPoseReuse } from '../pose/applyLatentPose.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
 import type { JobInput, JobResult } from './jobMessages.js';
@@ -23,7 +23,7 @@ import { meshDigest, PoseReuseCache } from './poseReuseCache.js';
 export type Log = (line: string) => void;
 
 /** The requests that run as a job. */
-type JobRequest = RigRequest | SkinRequest | PoseApplyRequest | CorrectivesRequest | CorrectivesPreviewRequest;
+type JobRequest = RigRequest | SkinRequest | PoseApplyRequest | PosePrepareRequest | CorrectivesRequest | CorrectivesPreviewRequest;
 
 export interface Connection {
   /** Stop this connection's jobs (on close, or when the server shuts down). */
@@ -44,17 +44,50 @@ export function serveConnection(
   const runJob = (request: JobRequest) => {
     const { id } = request;
     if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
+    // pose.apply / pose.prepare: what is known of exactly this mesh is keyed by its digest, taken before the arrays move
+    const meshKey = request.kind === 'pose.apply' || request.kind === 'pose.prepare' ? meshDigest(request.objects) : null;
+    const preparing = meshKey ? poseReuse.preparing(meshKey) : undefined;
+    if (!preparing) {
+      startJob(request, meshKey);
+      return;
+    }
+    // A prepare of this mesh is under way: this request waits for what it leaves. Submitted now, it would run beside
+    // the prepare (or after it) having read nothing, and do the same work again.
+    let waiting = true;
+    jobs.set(id, { cancel: () => { waiting = false; } });
+    log(`${label}: ${request.kind} '${printable(id)}' waits for the prepare of its mesh`);
+    void preparing.then(() => {
+      if (!waiting) return; // cancelled, or the connection closed
+      jobs.delete(id);
+      try {
+        startJob(request, meshKey);
+      } catch (err) {
+        sendError(id, err instanceof AutoRigError ? err.code : 'INTERNAL', err instanceof Error ? err.message : String(err));
+      }
+    });
+  };
+
+  /** Start `request`'s job now (or answer a prepare whose mesh is known already). meshKey: its meshDigest for the pose requests. */
+  const startJob = (request: JobRequest, meshKey: string | null) => {
+    const { id } = request;
     const started = performance.now();
     const named = `${request.kind} '${printable(id)}'`;
+    const reuse = meshKey ? poseReuse.get(meshKey) : undefined;
+    if (request.kind === 'pose.prepare' && preparedAlready(reuse, request.autoRig)) {
+      const reply = resultMessage(id, request.kind, { reusable: reuse!, reused: true, rig: request.autoRig ? 'auto' : 'none', seconds: 0 }, limits, []);
+      if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
+      else send(reply);
+      log(`${label}: ${named}: its mesh is prepared already`);
+      return;
+    }
     // A job that fails to start is answered before submit returns; it must not be left in `jobs` then.
     let ended = false;
     // The mesh's arrays move to the worker; a pose or correctives answer is checked against the vertex counts sent.
     const sentLengths = request.objects.map((part) => part.positions.length);
-    // pose.apply: what an earlier apply of exactly this mesh left (μ, its auto-rig), read before the arrays move
-    const meshKey = request.kind === 'pose.apply' ? meshDigest(request.objects) : null;
-    const reuse = meshKey ? poseReuse.get(meshKey) : undefined;
     const input = jobInput(request);
-    if (input.request === 'pose' && reuse) input.reuse = reuse;
+    if ((input.request === 'pose' || input.request === 'pose.prepare') && reuse) input.reuse = reuse;
+    // until a prepare ends (answered, failed or cancelled), the applies of its mesh wait for it
+    const prepared = request.kind === 'pose.prepare' ? poseReuse.beginPrepare(meshKey!) : () => {};
     let running = false;
     const job = queue.submit(input, {
       onProgress: (stage, fraction) => {
@@ -72,20 +105,22 @@ export function serveConnection(
         if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
         else {
           send(reply);
-          const reusable = (result as LatentPoseResult).reusable;
+          const reusable = (result as LatentPoseResult | LatentPosePrepared).reusable;
           if (meshKey && reusable) poseReuse.set(meshKey, reusable);
         }
+        prepared();
         log(`${label}: ${named} done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       },
       onError: (code, message) => {
         ended = true;
         jobs.delete(id);
+        prepared();
         sendError(id, code, message);
         log(`${label}: ${named} failed: ${code} ${printable(message)}`);
       },
     });
     if (ended) return;
-    jobs.set(id, job);
+    jobs.set(id, { cancel: () => { job.cancel(); prepared(); } });
     const counts = queue.counts;
     log(`${label}: ${named} accepted (${request.objects.length} objects; ${counts.running} running, ${counts.waiting} waiting)`);
   };
@@ -131,6 +166,7 @@ export function serveConnection(
       case 'rig':
       case 'skin':
       case 'pose.apply':
+      case 'pose.prepare':
       case 'correctives':
       case 'correctives.preview':
         runJob(request);
@@ -184,6 +220,8 @@ function jobInput(request: JobRequest): JobInput {
         request: 'pose', objects: request.objects, pose: request.pose, strength: request.strength, strategy: request.strategy,
         ...(request.rig ? { rig: request.rig } : {}),
       };
+    case 'pose.prepare':
+      return { request: 'pose.prepare', objects: request.objects, autoRig: request.autoRig };
     case 'correctives':
       return {
         request: 'correctives', objects: request.objects, skeleton: request.skeleton, weights: request.weights, options: request.options,
@@ -226,11 +264,13 @@ function resultMessage(
 ): Record<string, unknown> | AutoRigError {
   const message = request === 'pose.apply'
     ? poseResultFields(result as LatentPoseResult)
-    : request === 'correctives'
-      ? correctivesResultFields(result as CorrectivesResult)
-      : request === 'correctives.preview'
-        ? previewResultFields(result as CorrectivesPreviewResult)
-        : rigResultFields(request, result as RigResult | SkinResult);
+    : request === 'pose.prepare'
+      ? prepareResultFields(result as LatentPosePrepared)
+      : request === 'correctives'
+        ? correctivesResultFields(result as CorrectivesResult)
+        : request === 'correctives.preview'
+          ? previewResultFields(result as CorrectivesPreviewResult)
+          : rigResultFields(request, result as RigResult | SkinResult);
   try {
     validateServerMessage({ kind: 'result', id, request, ...message }, limits);
     // The add-on writes a pose answer onto the vertices it sent: one position per vertex sent, object by object.
@@ -267,6 +307,16 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
     seconds: result.seconds,
     provider: result.provider,
   };
+}
+
+/** results['pose.prepare'] of protocol.json from prepareLatentPose's result. */
+function prepareResultFields(result: LatentPosePrepared): Record<string, unknown> {
+  return { reused: result.reused, rig: result.rig, seconds: result.seconds };
+}
+
+/** Whether what is known of a mesh (its reuse entry) holds all a pose.prepare asks for: the latent and frame, and the auto-rig unless autoRig is false. */
+function preparedAlready(reuse: LatentPoseReuse | undefined, autoRig: boolean): boolean {
+  return reuse !== undefined && reuse.frame !== undefined && (!autoRig || reuse.autoRig !== undefined);
 }
 
 /** ObjectOffsets of protocol.json. */

@@ -4,10 +4,10 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
 import type { CorrectiveExample, CorrectiveOptions, CorrectivesPreviewResult, CorrectivesResult } from '../correctives/bakeCorrectives.js';
-import type { LatentPoseResult, LatentPoseReuse, PoseStrategy } from '../pose/applyLatentPose.js';
+import type { LatentPosePrepared, LatentPoseResult, LatentPoseReuse, PoseStrategy } from '../pose/applyLatentPose.js';
 import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
 
-/** The work of one rig, skin, pose.apply, correctives or correctives.preview request, handed to its thread in a JobMessage. */
+/** The work of one rig, skin, pose.apply, pose.prepare, correctives or correctives.preview request, handed to its thread in a JobMessage. */
 export type JobInput =
   | { request: 'rig'; objects: MeshPart[]; options: RigOptions }
   | { request: 'skin'; objects: MeshPart[]; skeleton: Skeleton; locked: LockedGroup[]; options: RigOptions }
@@ -16,6 +16,13 @@ export type JobInput =
     /** the mesh's own rig (skeleton + weights per object), when the client sent one; absent: auto-rig */
     rig?: { skeleton: Skeleton; objects: PartWeights[] };
     /** what an earlier apply of exactly this mesh left (the server's PoseReuseCache); copied to the thread, not moved */
+    reuse?: LatentPoseReuse;
+  }
+  | {
+    request: 'pose.prepare'; objects: MeshPart[];
+    /** false: the latent and frame only (the applies will bring the mesh's rig) */
+    autoRig: boolean;
+    /** what the server already knows of exactly this mesh; copied to the thread, not moved */
     reuse?: LatentPoseReuse;
   }
   | {
@@ -30,10 +37,10 @@ export type JobInput =
   };
 
 /**
- * What a job answers: the pipeline's result for rig/skin, Apply Latent Pose's for pose, bakeCorrectives' and
- * previewCorrectives' for the correctives requests.
+ * What a job answers: the pipeline's result for rig/skin, Apply Latent Pose's for pose, prepareLatentPose's for
+ * pose.prepare, bakeCorrectives' and previewCorrectives' for the correctives requests.
  */
-export type JobResult = RigResult | SkinResult | LatentPoseResult | CorrectivesResult | CorrectivesPreviewResult;
+export type JobResult = RigResult | SkinResult | LatentPoseResult | LatentPosePrepared | CorrectivesResult | CorrectivesPreviewResult;
 
 /** To a job's thread, once per job: the job, and for a job that runs a model, its port to the model host. */
 export interface JobMessage {

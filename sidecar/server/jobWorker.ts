@@ -1,5 +1,5 @@
 /**
- * Entry of a job thread: it runs the rig, skin, pose.apply or correctives jobs it is sent, one at a time, and stays
+ * Entry of a job thread: it runs the rig, skin, pose.apply, pose.prepare or correctives jobs it is sent, one at a time, and stays
  * for the next one (jobs.ts keeps it warm, or terminates it). The geometric pipeline is synchronous; running it here
  * lets the server stay responsive and stop a job at once (cancel terminates this thread).
  */
@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { bakeCorrectives, previewCorrectives } from '../correctives/bakeCorrectives.js';
 import { AutoRigError } from '../errors.js';
 import { stopUsingModelHost, useModelHost } from '../learned/onnxSession.js';
-import { applyLatentPose } from '../pose/applyLatentPose.js';
+import { applyLatentPose, prepareLatentPose } from '../pose/applyLatentPose.js';
 import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
 import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult } from './jobMessages.js';
 
@@ -25,11 +25,14 @@ async function runJob(input: JobInput, post: (message: JobOutput) => void): Prom
     const { pose, strength, strategy, rig, reuse } = input;
     return applyLatentPose(input.objects, { pose, strength, strategy, rig, reuse }, onProgress);
   }
+  if (input.request === 'pose.prepare') return prepareLatentPose(input.objects, { autoRig: input.autoRig, reuse: input.reuse }, onProgress);
   return skinCharacterAsync(input.objects, input.skeleton, input.locked, input.options, onProgress);
 }
 
 /** The typed arrays of a result, to transfer instead of copy. */
 function resultArrays(result: JobResult): ArrayBufferView[] {
+  // a prepare's answer is kept by the server, copied: μ and the rig's weights are small beside a mesh
+  if (!('objects' in result) && !('keys' in result)) return [];
   const objects = 'keys' in result ? result.keys.flatMap((key) => key.objects) : result.objects;
   const arrays = objects.flatMap((part) => ('positions' in part ? [part.positions] : 'offsets' in part ? [part.offsets] : [part.indices, part.weights]));
   return arrays.filter((array) => ArrayBuffer.isView(array));

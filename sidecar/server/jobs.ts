@@ -284,11 +284,12 @@ export class JobQueue {
 }
 
 /**
- * The models a job runs: those of its rig/skin method, Apply Latent Pose's, or the pose-dependent weight field for
+ * The models a job runs: those of its rig/skin method, Apply Latent Pose's (a prepare's too), or the pose-dependent weight field for
  * correctives with method 'poseDependent' (dual-quaternion correctives run none).
  */
 export function modelsOfJob(input: JobInput): ModelName[] {
   if (input.request === 'correctives' || input.request === 'correctives.preview') return modelsRunByCorrectives(input.options.method);
+  if (input.request === 'pose.prepare') return modelsRunByPose(!input.autoRig);
   return input.request === 'pose' ? modelsRunByPose(input.rig !== undefined) : modelsRunBy(input.request, input.options.method);
 }
 

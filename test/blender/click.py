@@ -12,7 +12,10 @@ The fake sidecar (test/python/fake_sidecar.py) answers at once, so what is teste
   error:     a sidecar answering an error: the scene is exactly as before;
   cancel:    Esc (simulated) while the sidecar works: the job is cancelled, the scene exactly as before;
   handshake: a click's request is on its way when the click returns (the sidecar already running): no timer tick is
-             spent connecting or greeting it.
+             spent connecting or greeting it;
+  prepared:  the Latent Pose section drawn sends one pose.prepare of the shown mesh once it settles (none with the
+             preference off), a setting changed sends none more for the same mesh, one for the mesh moved; the
+             click that follows sends only its pose.apply, answered as reused.
 Each case ends when the operator's finish() has run (the script wraps it to hear of it). Prints one line
 `AUTORIG_CLICK {json}`; the vitest test asserts on it.
 """
@@ -115,6 +118,7 @@ class ClickDriver:
         self.window = window
         self.override = {"window": window, "screen": window.screen, "area": area,
                          "region": next(r for r in area.regions if r.type == 'WINDOW')}
+        _override.update(self.override)
 
     def tick(self):
         try:
@@ -134,6 +138,10 @@ class ClickDriver:
 
     def click(self, command):
         kind, op, props = command
+        if kind == "wait":
+            # op: a predicate; the generator resumes with {} once it holds
+            self.pending = {"wait": op, "until": time.monotonic() + CASE_TIMEOUT, "result": {}}
+            return
         count = len(self.finished)
         del self.sent[:]
         with bpy.context.temp_override(**self.override):
@@ -146,6 +154,11 @@ class ClickDriver:
         p = self.pending
         if time.monotonic() > p["until"]:
             raise RuntimeError("the operator did not finish within %d s" % CASE_TIMEOUT)
+        if "wait" in p:
+            if not p["wait"]():
+                return False
+            p["resume"] = p["result"]
+            return True
         if p["esc"] and "pose.apply" in self.sent:
             # the slow fake answers a request with progress, then waits for the cancel
             self.window.event_simulate(type='ESC', value='PRESS')
@@ -156,6 +169,33 @@ class ClickDriver:
         p["result"]["answer"] = self.finished[-1]
         p["resume"] = p["result"]
         return True
+
+
+# Longer than pose_prepare.SETTLE: what a prepare waits before it is sent.
+SETTLE_WAIT = 0.6
+_override = {}
+
+
+def driver_override():
+    """The window, screen and area the clicks run in (as a property changed in the panel has)."""
+    return _override
+
+
+def hear_pose_answers(applied):
+    """Record each pose.apply answer's `reused` as the add-on checks it."""
+    from autorig import messages
+
+    original = messages.check_pose_apply_result
+
+    def check(payload, counts, pose):
+        result = original(payload, counts, pose)
+        applied.append(result["reused"])
+        return result
+
+    messages.check_pose_apply_result = check
+
+
+applied = []
 
 
 def world_z(obj, key=None):
@@ -226,6 +266,62 @@ def cases(args, sent):
     start_sidecar()
     results["cases"]["handshake"] = yield ("click", bpy.ops.autorig.apply_latent_pose, {"pose": names[-1]})
 
+    step("prepared")
+    from autorig import prepare_on_show
+    use_fake_sidecar(args, "normal")  # a new fake: it knows no mesh yet
+    start_sidecar()
+    prefs = bpy.context.preferences.addons["autorig"].preferences
+    settings = bpy.context.scene.autorig_pose
+    preparer = prepare_on_show._preparer
+    hero = bpy.data.objects["Hero"]
+    preparer.reset()
+    case = results["cases"]["prepared"] = {}
+    prefs.prepare_poses = False
+    del sent[:]
+    with bpy.context.temp_override(**driver_override()):
+        settings.strength = 0.8
+    until = time.monotonic() + 2 * SETTLE_WAIT
+    yield ("wait", lambda: time.monotonic() > until, None)
+    case["sent_with_preference_off"] = list(sent)
+    prefs.prepare_poses = True
+    # the panel's Latent Pose section drawn (in a popup: the sidebar is closed), as when the user opens the panel
+    drawn = []
+
+    def draw_section(menu, context):
+        from autorig import ui
+        ui._draw_latent_pose(menu.layout, context)
+        drawn.append(True)
+
+    with bpy.context.temp_override(**driver_override()):
+        bpy.context.window_manager.popup_menu(draw_section, title="AutoRig")
+    yield ("wait", lambda: preparer.outcome is not None and preparer.job is None, None)
+    case["panel_drawn"] = bool(drawn)
+    case["sent_from_panel"] = list(sent)
+    case["outcome"] = [preparer.outcome[0], preparer.outcome[1] if preparer.outcome[0] == "done" else None]
+    with bpy.context.temp_override(**driver_override()):
+        case["status"] = prepare_on_show.status(bpy.context)
+    window = bpy.context.window_manager.windows[0]
+    window.event_simulate(type='ESC', value='PRESS')  # close the popup
+    window.event_simulate(type='ESC', value='RELEASE')
+    del sent[:]
+    with bpy.context.temp_override(**driver_override()):
+        settings.strength = 0.7  # the same mesh: nothing more to read
+    until = time.monotonic() + 2 * SETTLE_WAIT
+    yield ("wait", lambda: time.monotonic() > until, None)
+    case["sent_after_a_change_of_setting"] = list(sent)
+    # the mesh moved: what Apply would send changed, so it is read again once a setting changes
+    hero.location.x += 0.01
+    bpy.context.view_layer.update()
+    with bpy.context.temp_override(**driver_override()):
+        settings.strength = 0.9  # the user moves the slider: the shown mesh is read ahead once it settles
+        settings.strength = 1.0
+    yield ("wait", lambda: preparer.outcome is not None and preparer.job is None and len(sent) >= 2, None)
+    case["sent_after_the_mesh_moved"] = list(sent)
+    del sent[:]
+    del applied[:]
+    click = yield ("click", bpy.ops.autorig.apply_latent_pose, {"pose": names[0]})
+    case.update(click, reused=list(applied))
+
 
 def main():
     """Once the window is up (a timer's first call): install the add-on, build the scene, then click through the cases."""
@@ -243,6 +339,7 @@ def main():
     finished = []
     hear_finishes(finished)
     hear_sends(sent)
+    hear_pose_answers(applied)
 
     def end():
         run_and_report(lambda: None, results, MARKER)

@@ -2,7 +2,9 @@
 ready line and protocol, but a trivial two-joint "rig" (joints at the bounding box's bottom and top, each vertex
 weighted to the nearer one), a trivial "skin" (every vertex weighted to the sent skeleton's first bone), and trivial
 latent poses: pose.list names FAKE_POSES (kneeBentRt experimental), pose.apply lifts every vertex by
-0.1 * strength along world z (+ 1 cm per object index, so objects cannot be swapped unnoticed).
+0.1 * strength along world z (+ 1 cm per object index, so objects cannot be swapped unnoticed); pose.prepare
+remembers the mesh sent (its bytes), and an apply or prepare of a remembered mesh answers reused true, as the real
+sidecar's cache does.
 
 FAKE_SIDECAR_MODE selects a behaviour:
   normal | crash (exits before ready) | error (rig and skin answer NOT_HUMANOID / INTERNAL) |
@@ -16,6 +18,7 @@ FAKE_SIDECAR_MODE selects a behaviour:
   posewrong (pose.apply: the answer names another pose); in mode error pose.list and pose.apply answer MODEL_MISSING.
 """
 
+import hashlib
 import os
 import struct
 import sys
@@ -97,6 +100,31 @@ FAKE_POSES = [
 ]
 
 
+# digests of the meshes prepared or posed (all connections, as the real sidecar's PoseReuseCache)
+_known_meshes = set()
+
+
+def _mesh_digest(request):
+    digest = hashlib.sha256()
+    for obj in request["objects"]:
+        for field in (obj["name"].encode("utf-8"), obj["positions"], obj["triangles"]):
+            digest.update(struct.pack("<I", len(field)))
+            digest.update(field)
+    return digest.hexdigest()
+
+
+def _remember(request):
+    """Whether the mesh of this request was known; it is from now on."""
+    key = _mesh_digest(request)
+    known = key in _known_meshes
+    _known_meshes.add(key)
+    return known
+
+
+def prepare_result(request):
+    return {"reused": _remember(request), "rig": "auto" if request.get("autoRig", True) else "none", "seconds": 0.01}
+
+
 def pose_result(request):
     strength = request.get("strength", 1.0)
     objects = []
@@ -114,13 +142,15 @@ def pose_result(request):
         pose = "elbowBentLf" if pose != "elbowBentLf" else "kneeBentRt"
     return {"objects": objects, "pose": pose, "strength": float(strength), "strategy": request.get("strategy", "mean"),
             "identity": "fakeIdentity" if request.get("strategy") == "nearest" else None,
-            "rig": "given" if "skeleton" in request else "auto", "reused": False, "seconds": 0.01, "provider": "cpu"}
+            "rig": "given" if "skeleton" in request else "auto", "reused": _remember(request), "seconds": 0.01,
+            "provider": "cpu"}
 
 
 def answer_job(conn, kind, rid, request):
     conn.send_binary(packb({"kind": "progress", "id": rid, "stage": "mesh", "fraction": 0.25}))
     if MODE == "error":
-        code, text = {"rig": ("NOT_HUMANOID", "no legs"), "pose.apply": ("MODEL_MISSING", "no pose models")}.get(
+        code, text = {"rig": ("NOT_HUMANOID", "no legs"), "pose.apply": ("MODEL_MISSING", "no pose models"),
+                      "pose.prepare": ("NOT_HUMANOID", "no legs")}.get(
             kind, ("INTERNAL", "the skinning failed"))
         conn.send_binary(packb({"kind": "error", "id": rid, "code": code, "message": text}))
     elif MODE == "slow":
@@ -129,7 +159,8 @@ def answer_job(conn, kind, rid, request):
         if cancel and cancel["kind"] == "cancel" and cancel["id"] == rid:
             conn.send_binary(packb({"kind": "error", "id": rid, "code": "CANCELLED", "message": "cancelled"}))
     else:
-        result = {"rig": rig_result, "skin": skin_result, "pose.apply": pose_result}[kind](request)
+        result = {"rig": rig_result, "skin": skin_result, "pose.apply": pose_result,
+                  "pose.prepare": prepare_result}[kind](request)
         if MODE == "nested":
             conn.send_binary(packb({"kind": "result", "id": rid, "request": kind, "result": result}))
         else:
@@ -148,9 +179,10 @@ def behaviour(conn):
             conn.send_binary(packb({"kind": "result", "id": rid, "request": "hello", "protocol": 1, "sidecar": "fake",
                                     "templates": ["mixamo"], "models": [], "executionProvider": "cpu",
                                     "providerFallback": ["cuda: libcudart.so.12: cannot open shared object file"],
-                                    "requests": ["hello", "rig", "skin", "cancel", "pose.list", "pose.apply"],
+                                    "requests": ["hello", "rig", "skin", "cancel", "pose.list", "pose.apply",
+                                                 "pose.prepare"],
                                     "limits": {}}))
-        elif kind in ("rig", "skin", "pose.apply"):
+        elif kind in ("rig", "skin", "pose.apply", "pose.prepare"):
             answer_job(conn, kind, rid, request)
         elif kind == "pose.list":
             if MODE == "error":

@@ -47,6 +47,9 @@ def pose_sample_requests():
             messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
             messages.object_weights("Hat", array("H", [1, 0, 0, 0] * 3), array("f", [1, 0, 0, 0] * 3), 4),
         ]),
+        # read ahead while the panel shows the mesh: with the auto-rig, and for a mesh with its own armature
+        messages.pose_prepare_request(client.new_job_id("prepare"), objects),
+        messages.pose_prepare_request(client.new_job_id("prepare"), objects[:1], auto_rig=False),
     ]
 
 

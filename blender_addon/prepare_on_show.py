@@ -1,0 +1,115 @@
+"""The Latent Pose panel's meshes read ahead (pose_prepare.PosePreparer driven from Blender): when the panel shows
+meshes in Object Mode, or one of its pose settings changes, a timer sends a pose.prepare of them once they have stayed
+the same a moment (pose_prepare.SETTLE), to a sidecar that is already running (never one started for it), and only
+while no other AutoRig request is in flight. Apply Latent Pose then finds them read (or waits on the sidecar for the
+read under way) instead of reading them itself.
+
+The meshes are named by a key of what the request would send: object and mesh names, vertex and face counts, world
+matrices, and a counter of geometry updates (a depsgraph handler: an edit, an undo, a new shape key). A key that
+changes is a new prepare; the sidecar keys on the bytes sent, so a prepare of unchanged bytes answers at once.
+"""
+
+import bpy
+from bpy.app.handlers import persistent
+
+from . import client, messages, operators, pose_prepare, scene_io
+
+__all__ = ["note_shown", "status", "register", "unregister"]
+
+# How often the timer drives the prepare in flight (and looks whether the noted meshes have settled).
+TICK = 0.05
+
+_preparer = pose_prepare.PosePreparer()
+_geometry = {"updates": 0}
+
+
+def _key_of(meshes):
+    """The key naming exactly what a request of `meshes` would send (see the module's doc)."""
+    return (_geometry["updates"],) + tuple(
+        (obj.name, obj.data.name, len(obj.data.vertices), len(obj.data.polygons),
+         tuple(tuple(row) for row in obj.matrix_world)) for obj in meshes)
+
+
+def shown_key(context):
+    """The key of the meshes the panel shows (the active and selected ones), or None: none, or not in Object Mode."""
+    if context.mode != 'OBJECT':
+        return None
+    meshes = scene_io.selected_meshes(context)
+    return _key_of(meshes) if meshes else None
+
+
+def _enabled(context):
+    prefs = operators.addon_preferences(context)
+    return prefs is not None and prefs.prepare_poses and client.sidecar_running(operators.sidecar_config(context))
+
+
+def note_shown(context):
+    """The panel shows its meshes, or a pose setting changed: have them prepared once they settle. Cheap enough for a
+    panel's draw (no mesh is read here; the timer reads it)."""
+    if not _enabled(context):
+        return
+    if _preparer.note(shown_key(context)) and not bpy.app.timers.is_registered(_tick):
+        bpy.app.timers.register(_tick, first_interval=TICK)
+
+
+def status(context):
+    """The panel's line about its meshes' prepare, or None."""
+    return _preparer.status(shown_key(context)) if _enabled(context) else None
+
+
+def _prepare_job(context, meshes):
+    """A client.Job of a pose.prepare of `meshes`, read as Apply Latent Pose reads them (their Basis, world space);
+    the auto-rig is asked for unless they have a Mixamo armature (Apply then sends it)."""
+    objects, _counts = scene_io.mesh_objects(meshes)
+    auto_rig = operators.mixamo_armature_of(meshes) is None
+    request = messages.pose_prepare_request(client.new_job_id("prepare"), objects, auto_rig=auto_rig)
+    return client.Job(operators.sidecar_config(context), request, messages.check_pose_prepare_result,
+                      client_name=operators.client_name())
+
+
+def _tick():
+    """Timer: drive the prepare in flight; send the noted one once it has settled. Runs while either remains."""
+    context = bpy.context
+    in_flight = _preparer.poll()
+    key = _preparer.due()
+    if key is not None and _enabled(context) and not client.jobs_in_flight(besides=_preparer.job):
+        meshes = [bpy.data.objects.get(entry[0]) for entry in key[1:]]
+        if any(obj is None or obj.type != 'MESH' or obj.mode != 'OBJECT' for obj in meshes) or _key_of(meshes) != key:
+            _preparer.forget_pending()  # the scene moved on: the panel's next draw notes what it shows then
+        else:
+            try:
+                _preparer.start(key, _prepare_job(context, meshes))
+                in_flight = True
+            except messages.AutoRigFailure as err:
+                _preparer.failed_to_start(key, err.code, err.message)
+    elif key is not None and not _enabled(context):
+        _preparer.forget_pending()
+    return TICK if in_flight or _preparer.pending_key is not None else None
+
+
+@persistent
+def _count_geometry_updates(_scene, depsgraph):
+    for update in depsgraph.updates:
+        if update.is_updated_geometry and isinstance(update.id, (bpy.types.Object, bpy.types.Mesh)):
+            _geometry["updates"] += 1
+            return
+
+
+@persistent
+def _forget_on_load(*_args):
+    _preparer.reset()
+
+
+def register():
+    bpy.app.handlers.depsgraph_update_post.append(_count_geometry_updates)
+    bpy.app.handlers.load_post.append(_forget_on_load)
+
+
+def unregister():
+    _preparer.reset()
+    if bpy.app.timers.is_registered(_tick):
+        bpy.app.timers.unregister(_tick)
+    for handlers, handler in ((bpy.app.handlers.depsgraph_update_post, _count_geometry_updates),
+                              (bpy.app.handlers.load_post, _forget_on_load)):
+        if handler in handlers:
+            handlers.remove(handler)
