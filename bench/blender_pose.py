@@ -10,13 +10,19 @@ MESH.obj is imported as one object. Timed:
   first:   Apply Latent Pose (elbowBentLf) on N copies of the mesh, each scaled a little (nothing to reuse), median
   again:   another pose (kneeBentRt, ...) on the last copy (the sidecar reuses its latent and auto-rig), median of N
   all:     Apply All Poses on the last copy: a shape key per pose of the menu
+  ahead:   (--click only) Apply Latent Pose on N new copies, each clicked once the Latent Pose panel has shown it
+           and the add-on's read ahead (pose.prepare, prepare_on_show) has finished, median
+  soon:    (--click only) the same, each clicked SOON seconds after the panel showed it (the read ahead still
+           running: the sidecar holds the click's request until it is done), median
 Without --click each is the operator's whole blocking call (EXEC_DEFAULT: reading the mesh, the request, the
 sidecar's work, checking the answer, the shape key). With --click, in a Blender with a window (under Xvfb), each is
 what a click runs: the operator invoked (INVOKE_DEFAULT: modal, its timer polling the sidecar), timed from the
 invoke to the shape keys being on the mesh, read every 2 ms from Blender's event loop. The 3D viewport is switched
 to an outliner first: Xvfb draws it on the CPU (Mesa's software rasteriser), beside the sidecar, where a user's
 Blender draws on a GPU.
-Writes OUT.json: {vertices, mode, first: {seconds, runs}, again: {seconds, runs}, all: {seconds, keys}} or {error}.
+Writes OUT.json: {vertices, mode, first: {seconds, runs}, again: {seconds, runs}, all: {seconds, keys}, ahead: {seconds,
+runs, read: the read aheads' own seconds as the sidecar answered them, settle}, soon: {seconds, runs, after: SOON,
+settle}} or {error}; settle: the add-on's wait before it reads a shown mesh (pose_prepare.SETTLE).
 """
 
 import json
@@ -28,6 +34,8 @@ import bpy
 
 AGAIN_POSES = ("kneeBentRt", "kneeBentLf", "elbowBentRt", "spineTwistLf", "neckTurnRt")
 CLICK_TIMEOUT = 120.0
+# "soon": seconds from the panel showing a mesh to the click (a user who goes straight for the Apply button)
+SOON = 0.5
 
 
 def option(args, name, default):
@@ -94,6 +102,35 @@ def scenario(args, report):
     report["first"] = {"seconds": median(firsts), "runs": firsts}
     report["again"] = {"seconds": median(agains), "runs": agains}
     report["all"] = {"seconds": every, "keys": key_count(copy) - keys_before}
+    if report.get("mode") != "click":
+        return
+    # the panel shows a new mesh ("show": prepare_on_show.note_shown, what its draw calls), then the click: once the
+    # read ahead is done, or SOON seconds after
+    from autorig import prepare_on_show
+
+    for name, wait in (("ahead", "done"), ("soon", SOON)):
+        runs, reads = [], []
+        for k in range(repeat):
+            copy = source.copy()
+            copy.data = source.data.copy()
+            bpy.context.collection.objects.link(copy)
+            scale = (1.1 if name == "ahead" else 1.2) + 0.01 * (k + 1)
+            for v in copy.data.vertices:
+                v.co *= scale
+            select_only(copy)
+            # the new mesh evaluated before the panel shows it, as a mesh the user selects has been long since
+            bpy.context.view_layer.update()
+            yield "show", wait, copy
+            outcome = prepare_on_show._preparer.outcome
+            if wait == "done":
+                if outcome is None or outcome[0] != "done":
+                    raise RuntimeError("the read ahead ended %r" % (outcome,))
+                reads.append(outcome[1]["seconds"])
+            runs.append((yield bpy.ops.autorig.apply_latent_pose, {"pose": "elbowBentLf"}, copy))
+        from autorig import pose_prepare
+
+        report[name] = {"seconds": median(runs), "runs": runs, "settle": pose_prepare.SETTLE,
+                        **({"read": reads} if reads else {"after": SOON})}
 
 
 def run_blocking(steps):
@@ -124,6 +161,23 @@ def run_clicks(steps, done):
 
     def start(seconds=None):
         call = next(steps) if seconds is None else steps.send(seconds)
+        if call[0] == "show":
+            # the panel shows the selected mesh (its draw's call), then the click waits: until the read ahead of it
+            # is done, or a number of seconds
+            from autorig import prepare_on_show
+
+            _, wait, _obj = call
+            preparer = prepare_on_show._preparer
+            preparer.reset()
+            with bpy.context.temp_override(window=window, screen=window.screen, area=area, region=region):
+                prepare_on_show.note_shown(bpy.context)
+            if preparer.pending_key is None:
+                raise RuntimeError("the panel's read ahead did not start (is the sidecar running?)")
+            began = time.monotonic()
+            until = (lambda: time.monotonic() - began >= wait) if wait != "done" else (
+                lambda: preparer.outcome is not None and preparer.job is None and preparer.pending_key is None)
+            state["call"] = ("show", until, began)
+            return
         op, props, obj = call
         before = key_count(obj)
         from autorig import poses
@@ -145,6 +199,13 @@ def run_clicks(steps, done):
                 return 0.002
             obj, want, began = state["call"]
             now = time.monotonic()
+            if obj == "show":
+                if not want():
+                    if now - began > CLICK_TIMEOUT:
+                        raise RuntimeError("the read ahead did not end %d s after the panel showed the mesh" % CLICK_TIMEOUT)
+                    return 0.002
+                start(0.0)
+                return 0.002
             if key_count(obj) < want:
                 if now - began > CLICK_TIMEOUT:
                     raise RuntimeError("no shape key %d s after the click" % CLICK_TIMEOUT)

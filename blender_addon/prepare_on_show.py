@@ -38,6 +38,17 @@ def shown_key(context):
     return _key_of(meshes) if meshes else None
 
 
+def _selected_key(view_layer):
+    """shown_key read from the view layer (a timer has no screen context): the active mesh first, then the other
+    selected ones, as scene_io.selected_meshes orders them; None unless all are in Object Mode."""
+    active = view_layer.objects.active
+    meshes = [active] if active is not None and active.type == 'MESH' else []
+    meshes += [obj for obj in view_layer.objects.selected if obj.type == 'MESH' and obj not in meshes]
+    if not meshes or any(obj.mode != 'OBJECT' for obj in meshes):
+        return None, meshes
+    return _key_of(meshes), meshes
+
+
 def _enabled(context):
     prefs = operators.addon_preferences(context)
     return prefs is not None and prefs.prepare_poses and client.sidecar_running(operators.sidecar_config(context))
@@ -73,9 +84,11 @@ def _tick():
     in_flight = _preparer.poll()
     key = _preparer.due()
     if key is not None and _enabled(context) and not client.jobs_in_flight(besides=_preparer.job):
-        meshes = [bpy.data.objects.get(entry[0]) for entry in key[1:]]
-        if any(obj is None or obj.type != 'MESH' or obj.mode != 'OBJECT' for obj in meshes) or _key_of(meshes) != key:
-            _preparer.forget_pending()  # the scene moved on: the panel's next draw notes what it shows then
+        now, meshes = _selected_key(context.view_layer)
+        if now != key:
+            # the scene moved on since it was noted (another selection, an edit, the depsgraph's first evaluation of
+            # a new mesh): what is selected now waits its turn, or nothing is sent
+            _preparer.note(now)
         else:
             try:
                 _preparer.start(key, _prepare_job(context, meshes))

@@ -73,7 +73,7 @@ class Preparer(unittest.TestCase):
         self.assertIsNone(p.due())
         self.clock.now += pose_prepare.SETTLE / 2
         self.assertTrue(p.note("A"))  # the same meshes shown again: the wait goes on, not restarts
-        self.clock.now += pose_prepare.SETTLE / 2
+        self.clock.now += pose_prepare.SETTLE / 2 + 1e-9
         self.assertEqual(p.due(), "A")
         job = FakeJob()
         p.start("A", job)
@@ -103,15 +103,31 @@ class Preparer(unittest.TestCase):
         self.assertFalse(p.note(None))
         self.assertIsNone(p.due())
 
-    def test_a_newer_prepare_closes_the_older_one(self):
+    def test_other_meshes_shown_wait_for_the_prepare_in_flight(self):
         p = self.preparer
-        first, second = FakeJob(), FakeJob()
+        first = FakeJob()
         p.start("A", first)
+        self.assertTrue(p.note("B"))
+        self.clock.now += 10
+        self.assertIsNone(p.due())  # A's prepare is let finish: cancelling it would end the sidecar's job thread
+        with self.assertRaises(RuntimeError):
+            p.start("B", FakeJob())
+        self.assertFalse(first.closed)
+        first.state = client.DONE
+        self.assertFalse(p.poll())
+        self.assertEqual(p.due(), "B")
+        second = FakeJob()
         p.start("B", second)
-        self.assertTrue(first.closed)  # the sidecar cancels it when its connection closes
-        self.assertFalse(second.closed)
         self.assertEqual(p.job_key, "B")
-        self.assertTrue(p.note("A"))  # A never finished: wanted again when shown again
+        self.assertFalse(p.note("A"))  # A was read
+
+    def test_drop_closes_the_prepare_in_flight(self):
+        p = self.preparer
+        job = FakeJob()
+        p.start("A", job)
+        p.drop()
+        self.assertTrue(job.closed)  # the sidecar cancels it when its connection closes
+        self.assertTrue(p.note("A"))  # never finished: wanted again when shown again
 
     def test_a_failed_prepare_is_not_retried_and_says_nothing(self):
         p = self.preparer
