@@ -1,5 +1,5 @@
 """The Latent Pose panel's meshes read ahead (pose_prepare.PosePreparer driven from Blender): when the panel shows
-meshes in Object Mode, or one of its pose settings changes, a timer sends a pose.prepare of them once they have stayed
+meshes in Object Mode (at most pose_prepare.READ_AHEAD_MAX_VERTICES in all), or one of its pose settings changes, a timer sends a pose.prepare of them once they have stayed
 the same a moment (pose_prepare.SETTLE), to a sidecar that is already running (never one started for it), and only
 while no other AutoRig request is in flight. Apply Latent Pose then finds them read (or waits on the sidecar for the
 read under way) instead of reading them itself.
@@ -35,7 +35,11 @@ def shown_key(context):
     if context.mode != 'OBJECT':
         return None
     meshes = scene_io.selected_meshes(context)
-    return _key_of(meshes) if meshes else None
+    return _key_of(meshes) if _readable_ahead(meshes) else None
+
+
+def _readable_ahead(meshes):
+    return pose_prepare.worth_reading_ahead(len(obj.data.vertices) for obj in meshes)
 
 
 def _selected_key(view_layer):
@@ -44,7 +48,7 @@ def _selected_key(view_layer):
     active = view_layer.objects.active
     meshes = [active] if active is not None and active.type == 'MESH' else []
     meshes += [obj for obj in view_layer.objects.selected if obj.type == 'MESH' and obj not in meshes]
-    if not meshes or any(obj.mode != 'OBJECT' for obj in meshes):
+    if not _readable_ahead(meshes) or any(obj.mode != 'OBJECT' for obj in meshes):
         return None, meshes
     return _key_of(meshes), meshes
 

@@ -62,6 +62,15 @@ class Messages(unittest.TestCase):
         self.assertEqual(caught.exception.code, protocol.ERROR_TOO_LARGE)
 
 
+class Size(unittest.TestCase):
+    def test_only_meshes_of_a_size_the_ui_reads_at_once_are_read_ahead(self):
+        self.assertTrue(pose_prepare.worth_reading_ahead([50_000]))
+        self.assertTrue(pose_prepare.worth_reading_ahead([100_000, pose_prepare.READ_AHEAD_MAX_VERTICES - 100_000]))
+        self.assertFalse(pose_prepare.worth_reading_ahead([200_000, pose_prepare.READ_AHEAD_MAX_VERTICES - 199_999]))
+        self.assertFalse(pose_prepare.worth_reading_ahead([]))
+        self.assertFalse(pose_prepare.worth_reading_ahead(iter([0])))
+
+
 class Preparer(unittest.TestCase):
     def setUp(self):
         self.clock = Clock()
