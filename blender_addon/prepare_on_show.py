@@ -82,9 +82,20 @@ def _prepare_job(context, meshes):
                       client_name=operators.client_name())
 
 
+def _redraw_sidebars(context):
+    """The panel's status line follows the prepare: redraw the 3D views' sidebars (a draw is cheap; nothing else asks)."""
+    for window in context.window_manager.windows:
+        for area in window.screen.areas:
+            if area.type == 'VIEW_3D':
+                for region in area.regions:
+                    if region.type == 'UI':
+                        region.tag_redraw()
+
+
 def _tick():
     """Timer: drive the prepare in flight; send the noted one once it has settled. Runs while either remains."""
     context = bpy.context
+    was_in_flight = _preparer.job is not None
     in_flight = _preparer.poll()
     key = _preparer.due()
     if key is not None and _enabled(context) and not client.jobs_in_flight(besides=_preparer.job):
@@ -101,6 +112,8 @@ def _tick():
                 _preparer.failed_to_start(key, err.code, err.message)
     elif key is not None and not _enabled(context):
         _preparer.forget_pending()
+    if in_flight != was_in_flight:
+        _redraw_sidebars(context)
     return TICK if in_flight or _preparer.pending_key is not None else None
 
 
