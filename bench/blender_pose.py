@@ -92,6 +92,9 @@ def scenario(args, report):
         for v in copy.data.vertices:
             v.co *= scale
         select_only(copy)
+        # evaluated before the clock starts, as a mesh the user selects has been long since (bpy.ops would evaluate
+        # the new copy inside the timed call: a click on the panel's button does not go through it)
+        bpy.context.view_layer.update()
         firsts.append((yield bpy.ops.autorig.apply_latent_pose, {"pose": "elbowBentLf"}, copy))
     agains = []
     for pose in AGAIN_POSES[:max(1, repeat)]:
@@ -118,7 +121,7 @@ def scenario(args, report):
             for v in copy.data.vertices:
                 v.co *= scale
             select_only(copy)
-            # the new mesh evaluated before the panel shows it, as a mesh the user selects has been long since
+            # evaluated before the panel shows it, as above
             bpy.context.view_layer.update()
             yield "show", wait, copy
             outcome = prepare_on_show._preparer.outcome

@@ -4,6 +4,7 @@ ping/pong, close handshake, protocol violations, bad Accept, and non-blocking po
 import struct
 import time
 import unittest
+from unittest import mock
 
 import support  # noqa: F401
 from blender_addon import websocket as ws
@@ -78,11 +79,15 @@ class Frames(unittest.TestCase):
         self.assertEqual(ws.encode_frame(ws.OP_TEXT, b"x", fin=False, mask=mask)[0], 0x01)
 
     def test_mask_is_xor_and_involution(self):
-        payload = bytes(range(256)) * 3 + b"abc"
         mask = b"\xaa\x55\x0f\xf0"
-        masked = ws.mask_payload(payload, mask)
-        self.assertEqual(masked, bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-        self.assertEqual(ws.mask_payload(masked, mask), payload)
+        for tail in (b"", b"a", b"ab", b"abc"):
+            payload = bytes(range(256)) * 3 + tail
+            for numpy in (ws._np, None):  # with numpy (Blender) and without
+                with self.subTest(tail=tail, numpy=numpy is not None), mock.patch.object(ws, "_np", numpy):
+                    masked = ws.mask_payload(payload, mask)
+                    self.assertEqual(masked, bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+                    self.assertEqual(ws.mask_payload(masked, mask), payload)
+        self.assertEqual(ws.mask_payload(b"xyz", mask), bytes(b ^ mask[i] for i, b in enumerate(b"xyz")))
 
     def test_all_payload_sizes_round_trip(self):
         with TestServer(echo) as server:
