@@ -25,6 +25,15 @@ def make_launcher(folder):
     return path
 
 
+def fake_launcher_for(test):
+    """A launcher of fake_sidecar.py in a temporary folder for `test` (a TestCase, in its setUp): the folder is removed
+    and the add-on's sidecar stopped when the test ends. Returns the launcher's path."""
+    tmp = tempfile.TemporaryDirectory()
+    test.addCleanup(tmp.cleanup)
+    test.addCleanup(client.stop_sidecar)
+    return make_launcher(tmp.name)
+
+
 def two_triangle_mesh():
     """A 4-vertex quad standing up along z: 2 vertices low, 2 high."""
     positions = array("f", [0, 0, 0, 1, 0, 0, 1, 0, 2, 0, 0, 2])
@@ -104,10 +113,7 @@ class StatusLine(unittest.TestCase):
 
 class Jobs(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.launcher = make_launcher(self.tmp.name)
-        self.addCleanup(client.stop_sidecar)
-        self.addCleanup(self.tmp.cleanup)
+        self.launcher = fake_launcher_for(self)
 
     def config(self, mode="normal"):
         env = dict(os.environ, FAKE_SIDECAR_MODE=mode)
@@ -175,7 +181,7 @@ class Jobs(unittest.TestCase):
         self.assertEqual(job.run(), client.CANCELLED)
 
     def test_send_request_leaves_a_starting_sidecar_to_the_timer(self):
-        slow = os.path.join(self.tmp.name, "slow-autorig")
+        slow = os.path.join(os.path.dirname(self.launcher), "slow-autorig")
         with open(slow, "w") as f:
             f.write("#!/bin/sh\nsleep 1\nexec %s \"$@\"\n" % self.launcher)
         os.chmod(slow, 0o755)

@@ -11,7 +11,7 @@ from array import array
 
 import support  # noqa: F401
 from blender_addon import client, messages, poses, protocol
-from test_client import make_launcher, two_triangle_mesh
+from test_client import fake_launcher_for, two_triangle_mesh
 
 
 def pose_payload(objects, pose="elbowBentLf", **fields):
@@ -188,10 +188,7 @@ class Reachable(unittest.TestCase):
 
 class RoundTrips(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.launcher = make_launcher(self.tmp.name)
-        self.addCleanup(client.stop_sidecar)
-        self.addCleanup(self.tmp.cleanup)
+        self.launcher = fake_launcher_for(self)
 
     def config(self, mode="normal"):
         return client.SidecarConfig(entry=self.launcher, port=0, environ=dict(os.environ, FAKE_SIDECAR_MODE=mode))

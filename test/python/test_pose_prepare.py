@@ -4,12 +4,11 @@ a failure not retried), the client's view of a running sidecar and of jobs in fl
 fake_sidecar.py followed by an apply the fake answers as reused."""
 
 import os
-import tempfile
 import unittest
 
 import support  # noqa: F401
 from blender_addon import client, messages, pose_prepare, protocol
-from test_client import make_launcher, two_triangle_mesh
+from test_client import fake_launcher_for, two_triangle_mesh
 
 
 class Clock:
@@ -164,11 +163,7 @@ class Preparer(unittest.TestCase):
 
 class EndToEnd(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.launcher = make_launcher(self.tmp.name)
-        self.addCleanup(client.stop_sidecar)
-        self.addCleanup(self.tmp.cleanup)
-        self.config = client.SidecarConfig(entry=self.launcher, port=0, environ=dict(os.environ))
+        self.config = client.SidecarConfig(entry=fake_launcher_for(self), port=0, environ=dict(os.environ))
 
     def test_running_sidecar_and_jobs_in_flight(self):
         self.assertFalse(client.sidecar_running(self.config))  # nothing started, and a prepare must not start one
