@@ -110,6 +110,8 @@ def _tick():
                 in_flight = True
             except messages.AutoRigFailure as err:
                 _preparer.failed_to_start(key, err.code, err.message)
+            except Exception as err:  # unforeseen: not sent, and not tried again on every redraw (Apply will say)
+                _preparer.failed_to_start(key, "INTERNAL", "%s: %s" % (type(err).__name__, err))
     elif key is not None and not _enabled(context):
         _preparer.forget_pending()
     if in_flight != was_in_flight:
