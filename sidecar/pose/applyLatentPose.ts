@@ -31,6 +31,7 @@ import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
+import { reuseHolds } from './reuseHolds.js';
 import { POSE_PROXY_ABOVE, poseProxyOf, rigCarriedToMesh, type PoseProxy } from './poseProxy.js';
 import { correctiveShareOf } from './correctiveShare.js';
 import { keepPoseJoints } from './keepPoseJoints.js';
@@ -322,7 +323,7 @@ export async function prepareLatentPose(
   const rig = autoRig ? 'auto' : 'none';
   const { reuse } = options;
   const done = (reusable: LatentPoseReuse, reused: boolean): LatentPosePrepared => ({ reusable, reused, rig, seconds: (performance.now() - t0) / 1000 });
-  if (reuse?.mu && reuse.frame && (!autoRig || reuse.autoRig)) return done(reuse, true);
+  if (reuseHolds(reuse, autoRig)) return done(reuse!, true);
   if (autoRig) {
     const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
     const shape = framedForPose(parts, { reuse }, onProgress);
@@ -332,7 +333,7 @@ export async function prepareLatentPose(
   // the applies bring their rig: the models they run then, checked as they would check them
   for (const model of modelsRunByPose(true)) requireModelFile(modelPath(model));
   onProgress('encode', 0.05);
-  const { mu, frame } = reuse?.mu && reuse.frame ? reuse : await latentAndFrameOf(parts, onProgress);
+  const { mu, frame } = await latentAndFrameOf(parts, onProgress);
   return done({ ...reuse, mu, frame }, false);
 }
 

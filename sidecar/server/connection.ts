@@ -13,7 +13,8 @@ import {
 } from '../../shared-schema/validate.js';
 import type { CorrectivesPreviewResult, CorrectivesResult, ObjectOffsets } from '../correctives/bakeCorrectives.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
-import type { LatentPosePrepared, LatentPoseResult, LatentPoseReuse } from '../pose/applyLatentPose.js';
+import type { LatentPosePrepared, LatentPoseResult } from '../pose/applyLatentPose.js';
+import { reuseHolds } from '../pose/reuseHolds.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
 import type { JobInput, JobResult } from './jobMessages.js';
@@ -73,7 +74,7 @@ export function serveConnection(
     const started = performance.now();
     const named = `${request.kind} '${printable(id)}'`;
     const reuse = meshKey ? poseReuse.get(meshKey) : undefined;
-    if (request.kind === 'pose.prepare' && preparedAlready(reuse, request.autoRig)) {
+    if (request.kind === 'pose.prepare' && reuseHolds(reuse, request.autoRig)) {
       const reply = resultMessage(id, request.kind, { reusable: reuse!, reused: true, rig: request.autoRig ? 'auto' : 'none', seconds: 0 }, limits, []);
       if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
       else send(reply);
@@ -312,11 +313,6 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
 /** results['pose.prepare'] of protocol.json from prepareLatentPose's result. */
 function prepareResultFields(result: LatentPosePrepared): Record<string, unknown> {
   return { reused: result.reused, rig: result.rig, seconds: result.seconds };
-}
-
-/** Whether what is known of a mesh (its reuse entry) holds all a pose.prepare asks for: the latent and frame, and the auto-rig unless autoRig is false. */
-function preparedAlready(reuse: LatentPoseReuse | undefined, autoRig: boolean): boolean {
-  return reuse !== undefined && reuse.frame !== undefined && (!autoRig || reuse.autoRig !== undefined);
 }
 
 /** ObjectOffsets of protocol.json. */
