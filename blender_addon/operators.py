@@ -457,21 +457,26 @@ def mixamo_armature_of(meshes):
     """The armature that deforms every one of `meshes` through an Armature modifier, when its deforming bones hold
     every Mixamo template joint (Apply Latent Pose poses the meshes through it), else None (the sidecar auto-rigs
     them). Reads no weights."""
+    return _mixamo_deforming(meshes)[0]
+
+
+def _mixamo_deforming(meshes):
+    """mixamo_armature_of's armature and its deforming bones' names, or (None, None)."""
     armatures = [scene_io.deforming_armature(obj) for obj in meshes]
     armature = armatures[0] if armatures else None
     if armature is None or any(other != armature for other in armatures):
-        return None
-    return armature if poses.mixamo_rigged(corrective_keys.deform_bone_names(armature)) else None
+        return None, None
+    deforming = corrective_keys.deform_bone_names(armature)
+    return (armature, deforming) if poses.mixamo_rigged(deforming) else (None, None)
 
 
 def mixamo_rig_of(meshes):
     """mixamo_armature_of's armature with what Apply Latent Pose sends of it: (armature object, its Joint maps in world
     space, one ObjectWeights map per mesh), as Pose Correctives reads them. Else (None, None, None): the sidecar
     auto-rigs the meshes."""
-    armature = mixamo_armature_of(meshes)
+    armature, deforming = _mixamo_deforming(meshes)
     if armature is None:
         return None, None, None
-    deforming = corrective_keys.deform_bone_names(armature)
     joints = scene_io.armature_joints(armature)
     weights = [messages.object_weights(obj.name, *corrective_keys.mesh_bone_weights(obj, joints, deforming),
                                        correctives.INFLUENCES) for obj in meshes]

@@ -1,5 +1,5 @@
 """The Latent Pose panel's meshes read ahead (pose_prepare.PosePreparer driven from Blender): when the panel shows
-meshes in Object Mode (at most pose_prepare.READ_AHEAD_MAX_VERTICES in all), or one of its pose settings changes, a timer sends a pose.prepare of them once they have stayed
+meshes all in Object Mode (at most pose_prepare.READ_AHEAD_MAX_VERTICES in all), or one of its pose settings changes, a timer sends a pose.prepare of them once they have stayed
 the same a moment (pose_prepare.SETTLE), to a sidecar that is already running (never one started for it), and only
 while no other AutoRig request is in flight. Apply Latent Pose then finds them read (or waits on the sidecar for the
 read under way) instead of reading them itself.
@@ -30,27 +30,19 @@ def _key_of(meshes):
          tuple(tuple(row) for row in obj.matrix_world)) for obj in meshes)
 
 
+def _read_ahead_key(meshes):
+    """The key of `meshes` when they are to be read ahead (some, all in Object Mode, not too large), else None."""
+    if any(obj.mode != 'OBJECT' for obj in meshes):
+        return None
+    return _key_of(meshes) if pose_prepare.worth_reading_ahead(len(obj.data.vertices) for obj in meshes) else None
+
+
 def shown_key(context):
-    """The key of the meshes the panel shows (the active and selected ones), or None: none, or not in Object Mode."""
+    """The key of the meshes the panel shows (the active and selected ones), or None: none, not in Object Mode, or too
+    large to read ahead."""
     if context.mode != 'OBJECT':
         return None
-    meshes = scene_io.selected_meshes(context)
-    return _key_of(meshes) if _readable_ahead(meshes) else None
-
-
-def _readable_ahead(meshes):
-    return pose_prepare.worth_reading_ahead(len(obj.data.vertices) for obj in meshes)
-
-
-def _selected_key(view_layer):
-    """shown_key read from the view layer (a timer has no screen context): the active mesh first, then the other
-    selected ones, as scene_io.selected_meshes orders them; None unless all are in Object Mode."""
-    active = view_layer.objects.active
-    meshes = [active] if active is not None and active.type == 'MESH' else []
-    meshes += [obj for obj in view_layer.objects.selected if obj.type == 'MESH' and obj not in meshes]
-    if not _readable_ahead(meshes) or any(obj.mode != 'OBJECT' for obj in meshes):
-        return None, meshes
-    return _key_of(meshes), meshes
+    return _read_ahead_key(scene_io.selected_meshes(context))
 
 
 def _enabled(context):
@@ -99,7 +91,9 @@ def _tick():
     in_flight = _preparer.poll()
     key = _preparer.due()
     if key is not None and _enabled(context) and not client.jobs_in_flight(besides=_preparer.job):
-        now, meshes = _selected_key(context.view_layer)
+        layer = context.view_layer
+        meshes = scene_io.meshes_active_first(layer.objects.active, layer.objects.selected)
+        now = _read_ahead_key(meshes)
         if now != key:
             # the scene moved on since it was noted (another selection, an edit, the depsgraph's first evaluation of
             # a new mesh): what is selected now waits its turn, or nothing is sent

@@ -16,16 +16,21 @@ except ImportError:  # a Blender built without it takes the plain-Python path
 from . import messages
 from .weights import locked_weight_rows
 
-__all__ = ["selected_meshes", "mesh_world_arrays", "mesh_objects", "evaluated_mesh_object", "world_to_local",
+__all__ = ["selected_meshes", "meshes_active_first", "mesh_world_arrays", "mesh_objects", "evaluated_mesh_object", "world_to_local",
            "bound_armature", "deforming_armature", "armature_joints", "locked_groups", "pose_example_texts",
            "selected_armature", "example_armature"]
 
 
 def selected_meshes(context):
     """The character's meshes: the active mesh first, then the other selected meshes (one character)."""
-    active = context.active_object
+    return meshes_active_first(context.active_object, context.selected_objects)
+
+
+def meshes_active_first(active, selected):
+    """selected_meshes from an active object (or None) and the selected objects, as a view layer has them too (a
+    timer has no screen context)."""
     meshes = [active] if active is not None and active.type == 'MESH' else []
-    for obj in context.selected_objects:
+    for obj in selected:
         if obj.type == 'MESH' and obj not in meshes:
             meshes.append(obj)
     return meshes
