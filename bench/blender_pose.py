@@ -57,6 +57,20 @@ def key_count(obj):
     return 0 if keys is None else len(keys.key_blocks)
 
 
+def scaled_copy(source, scale):
+    """A new object with a copy of source's mesh scaled by `scale` (nothing the sidecar knows), selected alone and
+    evaluated before any clock starts, as a mesh the user selects has been long since (bpy.ops, which the bench calls,
+    would evaluate the new copy inside the timed call: a click on the panel's button does not go through it)."""
+    copy = source.copy()
+    copy.data = source.data.copy()
+    bpy.context.collection.objects.link(copy)
+    for v in copy.data.vertices:
+        v.co *= scale
+    select_only(copy)
+    bpy.context.view_layer.update()
+    return copy
+
+
 def scenario(args, report):
     """The bench's steps: a generator that yields each timed operator call as (operator, properties, mesh) and is
     sent back its seconds."""
@@ -85,16 +99,7 @@ def scenario(args, report):
     firsts = []
     copy = None
     for k in range(repeat):
-        copy = source.copy()
-        copy.data = source.data.copy()
-        bpy.context.collection.objects.link(copy)
-        scale = 1.0 + 0.01 * (k + 1)
-        for v in copy.data.vertices:
-            v.co *= scale
-        select_only(copy)
-        # evaluated before the clock starts, as a mesh the user selects has been long since (bpy.ops would evaluate
-        # the new copy inside the timed call: a click on the panel's button does not go through it)
-        bpy.context.view_layer.update()
+        copy = scaled_copy(source, 1.0 + 0.01 * (k + 1))
         firsts.append((yield bpy.ops.autorig.apply_latent_pose, {"pose": "elbowBentLf"}, copy))
     agains = []
     for pose in AGAIN_POSES[:max(1, repeat)]:
@@ -114,15 +119,7 @@ def scenario(args, report):
     for name, wait in (("ahead", "done"), ("soon", SOON)):
         runs, reads = [], []
         for k in range(repeat):
-            copy = source.copy()
-            copy.data = source.data.copy()
-            bpy.context.collection.objects.link(copy)
-            scale = (1.1 if name == "ahead" else 1.2) + 0.01 * (k + 1)
-            for v in copy.data.vertices:
-                v.co *= scale
-            select_only(copy)
-            # evaluated before the panel shows it, as above
-            bpy.context.view_layer.update()
+            copy = scaled_copy(source, (1.1 if name == "ahead" else 1.2) + 0.01 * (k + 1))
             yield "show", wait, copy
             outcome = prepare_on_show._preparer.outcome
             if wait == "done":
