@@ -376,6 +376,40 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     expect(client.finals('held-cancelled')).toHaveLength(1);
   });
 
+  it('holds what comes for a mesh that an apply is reading (a second apply, a prepare), which then reuse what it left', async () => {
+    const runs = async () => (await server.models.stats()).runs;
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.06) }));
+    const before = await runs();
+    client.send({ kind: 'pose.apply', id: 'reading', objects: wire(mesh), pose: 'elbowBentLf' });
+    client.send({ kind: 'pose.apply', id: 'second', objects: wire(mesh), pose: 'kneeBentRt' });
+    client.send({ kind: 'pose.prepare', id: 'panel', objects: wire(mesh) });
+    expect(await client.answer('reading')).toMatchObject({ kind: 'result', reused: false, rig: 'auto' });
+    const second = await client.answer('second');
+    expect(second, String(second.message ?? second.kind)).toMatchObject({ kind: 'result', reused: true, rig: 'auto' });
+    expect(await client.answer('panel')).toMatchObject({ kind: 'result', reused: true, seconds: 0 });
+    // the first apply's 4 runs and the second's decoder; with two job slots the second would have read the mesh too (8)
+    expect((await runs()) - before).toBe(5);
+    expect(meanMotion(mesh[region('RightLeg')].positions, posedPositions(second)[region('RightLeg')], () => true)).toBeGreaterThan(0.02);
+  });
+
+  it('lets the requests held for one mesh read what the job before them left out one at a time', async () => {
+    const runs = async () => (await server.models.stats()).runs;
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.07) }));
+    // the mesh's own rig (its auto-rig, made here): an apply through it reads the latent and frame, not an auto-rig
+    const rig = (await applyLatentPose(mesh, { pose: 'elbowBentLf' })).reusable.autoRig!;
+    const before = await runs();
+    client.send({ kind: 'pose.apply', id: 'given', objects: wire(mesh), pose: 'elbowBentLf', skeleton: rig.skeleton, weights: rig.objects });
+    client.send({ kind: 'pose.apply', id: 'auto-1', objects: wire(mesh), pose: 'elbowBentLf' });
+    client.send({ kind: 'pose.apply', id: 'auto-2', objects: wire(mesh), pose: 'kneeBentRt' });
+    expect(await client.answer('given')).toMatchObject({ kind: 'result', rig: 'given', reused: false });
+    // both held applies need the auto-rig the first one did not make: one makes it (reusing the latent), the other waits
+    const [one, two] = [await client.answer('auto-1'), await client.answer('auto-2')];
+    expect(one).toMatchObject({ kind: 'result', rig: 'auto', reused: true });
+    expect(two).toMatchObject({ kind: 'result', rig: 'auto', reused: true });
+    // encoder + decoder, then 2D joints + point_rig + decoder, then the decoder: 6 (both held ones rigging would be 8)
+    expect((await runs()) - before).toBe(6);
+  });
+
   it('prepares the latent alone when the applies will bring the mesh\'s rig (autoRig false); its errors are the apply\'s, and an apply after a failed prepare is answered', async () => {
     const runs = async () => (await server.models.stats()).runs;
     const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.05) }));

@@ -47,21 +47,30 @@ export function serveConnection(
     if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
     // pose.apply / pose.prepare: what is known of exactly this mesh is keyed by its digest, taken before the arrays move
     const meshKey = request.kind === 'pose.apply' || request.kind === 'pose.prepare' ? meshDigest(request.objects) : null;
-    const preparing = meshKey ? poseReuse.preparing(meshKey) : undefined;
-    if (!preparing) {
+    startOrHold(request, meshKey);
+  };
+
+  /**
+   * Start `request` now, or, when another pose job is reading its mesh (a prepare from the panel, or an apply), once
+   * that job has ended: submitted at once, it would run beside that job having read nothing, and do the same work
+   * again. Released, it asks again, so that of several requests held for one mesh the first reads what the job left
+   * did not hold and the others wait for it in turn.
+   */
+  const startOrHold = (request: JobRequest, meshKey: string | null) => {
+    const { id } = request;
+    const reading = meshKey ? poseReuse.reading(meshKey) : undefined;
+    if (!reading) {
       startJob(request, meshKey);
       return;
     }
-    // A prepare of this mesh is under way: this request waits for what it leaves. Submitted now, it would run beside
-    // the prepare (or after it) having read nothing, and do the same work again.
     let waiting = true;
     jobs.set(id, { cancel: () => { waiting = false; } });
-    log(`${label}: ${request.kind} '${printable(id)}' waits for the prepare of its mesh`);
-    void preparing.then(() => {
+    log(`${label}: ${request.kind} '${printable(id)}' waits for the job reading its mesh`);
+    void reading.then(() => {
       if (!waiting) return; // cancelled, or the connection closed
       jobs.delete(id);
       try {
-        startJob(request, meshKey);
+        startOrHold(request, meshKey);
       } catch (err) {
         sendError(id, err instanceof AutoRigError ? err.code : 'INTERNAL', err instanceof Error ? err.message : String(err));
       }
@@ -87,8 +96,11 @@ export function serveConnection(
     const sentLengths = request.objects.map((part) => part.positions.length);
     const input = jobInput(request);
     if ((input.request === 'pose' || input.request === 'pose.prepare') && reuse) input.reuse = reuse;
-    // until a prepare ends (answered, failed or cancelled), the applies of its mesh wait for it
-    const prepared = request.kind === 'pose.prepare' ? poseReuse.beginPrepare(meshKey!) : () => {};
+    // A job that will read its mesh (what it needs is not remembered) holds the other pose requests of that mesh
+    // until it ends (answered, failed or cancelled): startOrHold.
+    const needsAutoRig = request.kind === 'pose.prepare' ? request.autoRig : request.kind === 'pose.apply' && !request.rig;
+    const reads = meshKey !== null && !reuseHolds(reuse, needsAutoRig);
+    const readingEnded = reads ? poseReuse.beginReading(meshKey) : () => {};
     let running = false;
     const job = queue.submit(input, {
       onProgress: (stage, fraction) => {
@@ -109,19 +121,19 @@ export function serveConnection(
           const reusable = (result as LatentPoseResult | LatentPosePrepared).reusable;
           if (meshKey && reusable) poseReuse.set(meshKey, reusable);
         }
-        prepared();
+        readingEnded();
         log(`${label}: ${named} done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       },
       onError: (code, message) => {
         ended = true;
         jobs.delete(id);
-        prepared();
+        readingEnded();
         sendError(id, code, message);
         log(`${label}: ${named} failed: ${code} ${printable(message)}`);
       },
     });
     if (ended) return;
-    jobs.set(id, { cancel: () => { job.cancel(); prepared(); } });
+    jobs.set(id, { cancel: () => { job.cancel(); readingEnded(); } });
     const counts = queue.counts;
     log(`${label}: ${named} accepted (${request.objects.length} objects; ${counts.running} running, ${counts.waiting} waiting)`);
   };

@@ -51,26 +51,27 @@ function reuseBytes(reuse: LatentPoseReuse): number {
  */
 export class PoseReuseCache {
   private readonly entries = new Map<string, LatentPoseReuse>();
-  /** digest → settles when the pose.prepare of that mesh ends (answered, failed or cancelled) */
-  private readonly prepares = new Map<string, Promise<void>>();
+  /** digest → settles when the job reading that mesh ends (answered, failed or cancelled) */
+  private readonly readings = new Map<string, Promise<void>>();
 
   /**
-   * A pose.prepare of the mesh with this digest starts: until the returned function is called (once its job has
-   * answered, failed or been cancelled; later calls do nothing), preparing(key) gives a promise that settles then.
+   * A pose.apply or pose.prepare starts reading the mesh with this digest (what it needs is not remembered yet): until
+   * the returned function is called (once its job has answered, failed or been cancelled; later calls do nothing),
+   * reading(key) gives a promise that settles then.
    */
-  beginPrepare(key: string): () => void {
+  beginReading(key: string): () => void {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => { end = resolve; });
-    this.prepares.set(key, ended);
+    this.readings.set(key, ended);
     return () => {
-      if (this.prepares.get(key) === ended) this.prepares.delete(key);
+      if (this.readings.get(key) === ended) this.readings.delete(key);
       end();
     };
   }
 
-  /** A promise that settles when the running pose.prepare of this mesh ends, or undefined when none runs. */
-  preparing(key: string): Promise<void> | undefined {
-    return this.prepares.get(key);
+  /** A promise that settles when the job now reading this mesh ends, or undefined when none does. */
+  reading(key: string): Promise<void> | undefined {
+    return this.readings.get(key);
   }
 
   constructor(readonly maxEntries = POSE_REUSE_ENTRIES, readonly maxBytes = POSE_REUSE_BYTES) {}
