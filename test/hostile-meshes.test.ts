@@ -21,6 +21,7 @@ import {
   IDENTITY, applySimilarity, axisRotation, flipTriangles, makeBoxQuadruped, makeCube, makeQuadruped, nestedTorsoLayers, rotateDirection,
   scatteredTetrahedra, transformParts, triangleSoup, withDuplicateVertices, withShiftedCopy, type Similarity,
 } from './fixtures/hostileMeshes.js';
+import { notHumanoidShapes, refusedMeshes, triangle, withValue } from './fixtures/hostileCases.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -147,26 +148,7 @@ beforeAll(() => {
 });
 
 describe('hostile meshes that cannot be rigged get a specific error', () => {
-  const triangle = (positions: number[]) => ({ name: 'Triangle', positions: new Float32Array(positions), triangles: new Uint32Array([0, 1, 2]) });
-  const withValue = (value: number) => () => {
-    const parts = makeHumanoid();
-    parts[0].positions[3 * 100 + 1] = value;
-    return parts;
-  };
-  const cases: [string, () => MeshPart[], string][] = [
-    ['no parts at all', () => [], 'EMPTY_MESH'],
-    ['a part with no vertices and no triangles', () => [{ name: 'Empty', positions: new Float32Array(0), triangles: new Uint32Array(0) }], 'EMPTY_MESH'],
-    ['vertices but no triangles', () => [{ name: 'Points', positions: makeHumanoid()[0].positions, triangles: new Uint32Array(0) }], 'EMPTY_MESH'],
-    ['one triangle (3 vertices: under the protocol minimum, as the server says)', () => [triangle([0, 0, 0, 1, 0, 0, 0, 1, 0])], 'EMPTY_MESH'],
-    ['one upright triangle and a stray vertex', () => [{ ...triangle([0, 0, 0, 1, 0, 0, 0.5, 0, 2, 3, 3, 3]) }], 'NOT_HUMANOID'],
-    ['positions that are not whole triples', () => [{ name: 'Torn', positions: new Float32Array(10), triangles: new Uint32Array([0, 1, 2]) }], 'BAD_ARRAY'],
-    ['a triangle index past the last vertex', () => [{ ...triangle([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]), triangles: new Uint32Array([0, 1, 2, 0, 2, 4]) }], 'BAD_INDEX'],
-    ['a NaN coordinate', withValue(NaN), 'BAD_NUMBER'],
-    ['an infinite coordinate', withValue(Infinity), 'BAD_NUMBER'],
-    ['a coordinate of minus infinity', withValue(-Infinity), 'BAD_NUMBER'],
-    ['all points equal', () => [{ name: 'Point', positions: new Float32Array(300).fill(0.25), triangles: Uint32Array.from({ length: 297 }, (_, i) => (i * 7) % 100) }], 'EMPTY_MESH'],
-    ['every triangle degenerate (collinear corners)', () => [{ name: 'Line', positions: Float32Array.from({ length: 300 }, (_, i) => (i % 3 === 1 ? Math.floor(i / 3) * 0.01 : 0)), triangles: Uint32Array.from({ length: 297 }, (_, i) => (i * 7) % 100) }], 'EMPTY_MESH'],
-  ];
+  const cases = refusedMeshes();
   for (const [name, make, code] of cases) {
     it(`${name}: ${code}`, () => {
       const parts = make();
@@ -186,21 +168,7 @@ describe('hostile meshes that cannot be rigged get a specific error', () => {
 });
 
 describe('shapes that are no standing humanoid get NOT_HUMANOID, never a skeleton', () => {
-  const upright = (parts: MeshPart[]) => transformParts(parts, { ...IDENTITY, rotation: axisRotation(0, -90) });
-  const cases: [string, () => MeshPart[], RegExp][] = [
-    ['a cube', () => makeCube(), /fills 100% of its bounding box/],
-    ['a cube, 1000 times larger and 10 km from the origin', () => transformParts(makeCube(), { ...IDENTITY, scale: 1e3, translation: [1e4, 0, 0] }), /bounding box/],
-    ['a dog (capsules), Z up', () => makeQuadruped(1), /deeper front to back than it is wide/],
-    ['a dog, Y up', () => upright(makeQuadruped(1)), /deeper front to back/],
-    ['a long-legged animal (taller than long), Z up', () => makeQuadruped(1, 1.2), /deeper front to back/],
-    ['a long-legged animal, Y up', () => upright(makeQuadruped(1, 1.2)), /deeper front to back/],
-    ['a dachshund (long, short legs)', () => makeQuadruped(1.4, 0.3), /deeper front to back/],
-    ['a four-legged animal of boxes (body, 4 legs, neck, head)', () => makeBoxQuadruped(), /deeper front to back/],
-    ['a dog lying on its side', () => transformParts(makeQuadruped(1), { ...IDENTITY, rotation: axisRotation(1, 90) }), /deeper front to back/],
-    ['a dog upside down', () => transformParts(makeQuadruped(1), { ...IDENTITY, rotation: axisRotation(1, 180) }), /deeper front to back/],
-    ['5,000 tiny tetrahedra scattered through a box, alone', () => [scatteredTetrahedra(5000, 0.01, 1, [-0.5, -0.5, 0], [0.5, 0.5, 1.8])], /falls apart into scattered pieces/],
-    ['a humanoid tilted 37° between the axes', () => transformParts(makeHumanoid(), { ...IDENTITY, rotation: axisRotation(0, 37) }), /leans 37°/],
-  ];
+  const cases = notHumanoidShapes();
   for (const [name, make, why] of cases) {
     it(name, () => {
       const parts = make();

@@ -235,6 +235,18 @@ describe('the installed latent pose models on a held-out dev character', { timeo
     expect(corrective, `corrective ${corrective}, pose ${posed}`).toBeLessThan(0.25 * posed);
   });
 
+  it.skipIf(!installed)('poses a mesh wound inside out (a mirrored object, a clockwise export) exactly as wound outward', async () => {
+    const own = await apply('kneeBentRt');
+    const parts = character.parts.map((p) => {
+      const triangles = p.triangles.slice();
+      for (let t = 0; t < triangles.length; t += 3) [triangles[t + 1], triangles[t + 2]] = [triangles[t + 2], triangles[t + 1]];
+      return { ...p, triangles };
+    });
+    const read = await applyLatentPose(parts, { pose: 'kneeBentRt' });
+    read.objects.forEach((o, k) => expect(Array.from(o.positions)).toEqual(Array.from(own[k])));
+    expect(limbMotion(character, own).RightFoot).toBeGreaterThan(0);
+  });
+
   it.skipIf(!installed)('poses the same with a μ read beforehand (latentOfParts) as without, and refuses a μ of the wrong size', async () => {
     const mu = await latentOfParts(character.parts);
     expect(mu.some((x) => x !== 0)).toBe(true);

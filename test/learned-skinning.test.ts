@@ -27,6 +27,7 @@ import { farthestPointOrder } from '../sidecar/skinning/farthestPointOrder.js';
 import { sharpenWeights } from '../sidecar/skinning/sharpenWeights.js';
 import { sampleSurface } from '../sidecar/skinning/surfaceSamples.js';
 import type { MeshPart, PartWeights, Skeleton, Vec3 } from '../sidecar/types.js';
+import { icosphere } from './fixtures/icosphere.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ON_CI = process.env.CI === 'true';
@@ -629,5 +630,21 @@ describe('sharpenWeights', () => {
     // an even blend stays even: sharpening moves no weight between equals
     expect(Array.from(w.subarray(8, 12))).toEqual([0.5, 0.5, 0, 0]);
     for (let v = 0; v < 3; v++) expect(w[4 * v] + w[4 * v + 1] + w[4 * v + 2] + w[4 * v + 3]).toBeCloseTo(1, 6);
+  });
+});
+
+describe('drawPointRigClouds', () => {
+  it('draws the same points with outward normals from a surface wound inside out', () => {
+    const sphere = icosphere(3, 0.4, [0, 0, 1]);
+    const outward = drawPointRigClouds(sphere.positions, sphere.triangles, { clouds: 1 });
+    for (let s = 0; s < outward.points.length; s += 3) {
+      const d = [0, 1, 2].map((k) => outward.points[s + k] - [0, 0, 1][k]);
+      expect(d[0] * outward.normals[s] + d[1] * outward.normals[s + 1] + d[2] * outward.normals[s + 2]).toBeGreaterThan(0);
+    }
+    const triangles = sphere.triangles.slice();
+    for (let t = 0; t < triangles.length; t += 3) [triangles[t + 1], triangles[t + 2]] = [triangles[t + 2], triangles[t + 1]];
+    const drawn = drawPointRigClouds(sphere.positions, triangles, { clouds: 1 });
+    expect(Array.from(drawn.points)).toEqual(Array.from(outward.points));
+    expect(Array.from(drawn.normals)).toEqual(Array.from(outward.normals));
   });
 });

@@ -2,36 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AutoRigError } from '../sidecar/errors.js';
 import { sdfHelperThreadId, sdfSamplesBeside } from '../sidecar/pose/sdfSamplesBeside.js';
 import { DEFAULT_NEAR_SIGMA, sdfSamples, signedDistances } from '../sidecar/pose/sdfSamples.js';
-
-interface Soup { positions: Float32Array; triangles: Uint32Array }
-
-/** A sphere as an icosphere (20·4^s triangles, outward): radius, centre. */
-function icosphere(subdivisions: number, radius = 1, centre = [0, 0, 0]): Soup {
-  const g = (1 + Math.sqrt(5)) / 2;
-  const unit = (p: number[]) => { const l = Math.hypot(p[0], p[1], p[2]); return p.map((x) => x / l); };
-  const vertices: number[][] = [[-1, g, 0], [1, g, 0], [-1, -g, 0], [1, -g, 0], [0, -1, g], [0, 1, g], [0, -1, -g], [0, 1, -g], [g, 0, -1], [g, 0, 1], [-g, 0, -1], [-g, 0, 1]].map(unit);
-  let faces = [[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]];
-  for (let s = 0; s < subdivisions; s++) {
-    const midpoints = new Map<string, number>();
-    const midpoint = (a: number, b: number) => {
-      const key = a < b ? `${a},${b}` : `${b},${a}`;
-      if (!midpoints.has(key)) { midpoints.set(key, vertices.length); vertices.push(unit([0, 1, 2].map((k) => (vertices[a][k] + vertices[b][k]) / 2))); }
-      return midpoints.get(key)!;
-    };
-    faces = faces.flatMap(([a, b, c]) => { const ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a); return [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]; });
-  }
-  // outward: on a sphere the normal and the centroid's direction agree
-  for (const f of faces) {
-    const [a, b, c] = f.map((v) => vertices[v]);
-    const u = [0, 1, 2].map((k) => b[k] - a[k]), v = [0, 1, 2].map((k) => c[k] - a[k]);
-    const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
-    if (n[0] * (a[0] + b[0] + c[0]) + n[1] * (a[1] + b[1] + c[1]) + n[2] * (a[2] + b[2] + c[2]) < 0) [f[1], f[2]] = [f[2], f[1]];
-  }
-  return {
-    positions: Float32Array.from(vertices.flatMap((p) => p.map((x, k) => x * radius + centre[k]))),
-    triangles: Uint32Array.from(faces.flat()),
-  };
-}
+import { icosphere, type Soup } from './fixtures/icosphere.js';
 
 /** An open tube (no caps) around the y axis: radius R, y from −h to h, n sides, normals away from the axis. */
 function openTube(R: number, h: number, n: number): Soup {
@@ -231,6 +202,30 @@ describe('sdfSamples', () => {
     }
     expect(inside / nearCount).toBeGreaterThan(0.4);
     expect(inside / nearCount).toBeLessThan(0.6);
+  });
+
+  it('read the surface, not the file\'s winding: a sphere wound inward gives the outward sphere\'s samples bit for bit', () => {
+    const outward = sdfSamples(sphere.positions, sphere.triangles, { count: 1000, seed: 9 });
+    const turned = sphere.triangles.slice();
+    for (let t = 0; t < turned.length; t += 3) [turned[t + 1], turned[t + 2]] = [turned[t + 2], turned[t + 1]];
+    const read = sdfSamples(sphere.positions, turned, { count: 1000, seed: 9 });
+    expect(read.points).toEqual(outward.points);
+    expect(read.sdf).toEqual(outward.sdf);
+    // two spheres in one soup, the second wound inward: its inside is inside too
+    const other = icosphere(3, 0.5, [3, 0, 0]);
+    const inward = other.triangles.map((v, i) => (i % 3 === 1 ? other.triangles[i + 1] : i % 3 === 2 ? other.triangles[i - 1] : v) + sphere.positions.length / 3);
+    const positions = Float32Array.from([...sphere.positions, ...other.positions]);
+    const triangles = Uint32Array.from([...sphere.triangles, ...inward]);
+    const queries = Float32Array.of(3, 0, 0, 3.2, 0.1, 0, 0, 0, 0, 3, 0, 0.8);
+    const before = signedDistances(positions, triangles, queries);
+    expect(Array.from(before).map(Math.sign)).toEqual([1, 1, -1, 1]); // signedDistances alone reads the winding as given
+    const { points, sdf } = sdfSamples(positions, triangles, { count: 3000, seed: 2 });
+    let checked = 0;
+    for (let i = 0; i < sdf.length; i++) {
+      const r = Math.hypot(points[3 * i] - 3, points[3 * i + 1], points[3 * i + 2]);
+      if (r < 0.45) { expect(sdf[i]).toBeLessThan(0); checked++; }
+    }
+    expect(checked).toBeGreaterThan(20);
   });
 
   it('refuse bad options and broken meshes with a code', () => {

@@ -17,6 +17,7 @@ import { readBundle, writeBundle } from '../io/binaryBundle.js';
 import { findCanonicalFrame, pointToCanonical, toCanonical } from '../mesh/canonicalFrame.js';
 import { bodyTriangles } from '../mesh/debris.js';
 import { mergeParts } from '../mesh/mergeParts.js';
+import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { FRONT_VIEW_RESOLUTION } from '../skeleton/estimateSkeleton.js';
 import { renderFrontView } from '../skeleton/frontView.js';
 import { canonicalToImage, frontViewImage } from '../skeleton/frontViewImage.js';
@@ -91,9 +92,10 @@ export function makeTrainingSample(character: RiggedCharacter, seed: number, ima
   }
 
   // Dense weights per vertex would be #V*23 floats for 300k vertices: read the parts' top-k per sampled point instead.
-  const { points, normals: pointNormals, triangle, bary } = sampleSurface(canonical, mesh.triangles, pointCount, seed);
+  // wound as the sidecar winds what it samples (learnedSkinning's drawPointRigClouds): the face normals are the surface's
+  const tris = orientPiecesOutward(canonical, mesh.triangles);
+  const { points, normals: pointNormals, triangle, bary } = sampleSurface(canonical, tris, pointCount, seed);
   const pointWeights = new Float32Array(pointCount * J);
-  const tris = mesh.triangles;
   const partOf = (v: number) => {
     let lo = 0, hi = mesh.partOffsets.length - 2;
     while (lo < hi) { const m = (lo + hi + 1) >> 1; if (mesh.partOffsets[m] <= v) lo = m; else hi = m - 1; }

@@ -5,7 +5,9 @@
  * The distance is to the nearest triangle and the sign comes from the generalised winding number, both read from one
  * hierarchy over the triangles (sidecar/geometry/windingNumber.ts), so the sign holds on soups: open meshes, holes, separate overlapping shells merged
  * into one mesh (winding numbers add: a point in two shells has w ≈ 2, still inside). Inside means w > 0.5.
- * Orientation matters: a shell whose triangles face inward counts −1 inside, so its inside reads as outside.
+ * Orientation matters to the winding number (a shell whose triangles face inward counts −1 inside, its inside reading
+ * as outside), so each piece is first wound consistently and outward where it encloses a volume (mesh/orientPieces):
+ * a mirrored object or an inward-wound export gets the samples of the same surface wound outward, bit for bit.
  *
  * The magnitude is the distance to the nearest triangle of any shell: inside two overlapping shells it is the distance
  * to the nearer wall, which may be a wall buried inside the union (a sleeve inside a jacket), not to the union's skin.
@@ -24,6 +26,7 @@
 import { SeededRandom } from '../data/seededRandom.js';
 import { AutoRigError } from '../errors.js';
 import { buildWindingNumberTree, closestDistances, windingNumbers } from '../geometry/windingNumber.js';
+import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { hypot3 } from '../geometry/hypot3.js';
 
 /** Winding numbers above this are inside (see the file comment on open sheets). */
@@ -73,14 +76,16 @@ export function sdfSamples(positions: Float32Array, triangles: Uint32Array, opti
   if (!(nearFraction >= 0 && nearFraction <= 1)) throw new AutoRigError('BAD_REQUEST', `sdfSamples: nearFraction must be in [0, 1], got ${nearFraction}`);
   if (!(nearSigma > 0 && Number.isFinite(nearSigma))) throw new AutoRigError('BAD_REQUEST', `sdfSamples: nearSigma must be a positive number, got ${nearSigma}`);
   checkSoup(positions, triangles);
+  // the sign is the surface's, whatever the file's winding (a mirrored object, an inward-wound export)
+  const wound = orientPiecesOutward(positions, triangles);
 
-  const { min, max } = boundingBox(positions, triangles);
+  const { min, max } = boundingBox(positions, wound);
   const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
   const random = new SeededRandom(seed);
   const nearCount = Math.round(count * nearFraction);
   const points = new Float32Array(count * 3);
 
-  const surface = surfacePoints(positions, triangles, nearCount, random);
+  const surface = surfacePoints(positions, wound, nearCount, random);
   const wide = nearSigma * diagonal;
   const narrow = wide * NARROW_SIGMA_RATIO;
   for (let i = 0; i < nearCount; i++) {
@@ -93,7 +98,7 @@ export function sdfSamples(positions: Float32Array, triangles: Uint32Array, opti
       points[i * 3 + k] = random.range(min[k] - grow, max[k] + grow);
     }
   }
-  return { points, sdf: signedDistances(positions, triangles, points), nearCount };
+  return { points, sdf: signedDistances(positions, wound, points), nearCount };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { AutoRigError } from '../errors.js';
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
+import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
 import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, CARRY_NEIGHBOURS, SIDE_MARGIN, type CarryOptions, type CarryStencil } from './carryPointWeights.js';
 import { sharpenWeights } from './sharpenWeights.js';
@@ -85,7 +86,8 @@ export function drawPointRigClouds(canonical: Float32Array, triangles: Uint32Arr
   if (N % 16 !== 0 || N < 256) throw new Error(`point_rig reads a multiple of 16 points, at least 256; asked for ${N}`);
   let t = performance.now();
   const lap = () => { const now = performance.now(), s = (now - t) / 1000; t = now; return s; };
-  const drawn = sampleSurface(canonical, triangles, B * N, options.seed ?? POINT_RIG_SEED);
+  // the face normals are the surface's, whatever the file's winding (mesh/orientPieces)
+  const drawn = sampleSurface(canonical, orientPiecesOutward(canonical, triangles), B * N, options.seed ?? POINT_RIG_SEED);
   const sample = lap();
   const points = new Float32Array(B * N * 3);
   const normals = new Float32Array(B * N * 3);
