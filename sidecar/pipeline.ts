@@ -11,6 +11,7 @@ import { findCanonicalFrame, pointToCanonical, toCanonical, usedBounds } from '.
 import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
 import { meshShells } from './mesh/meshShells.js';
+import { orientPiecesOutward } from './mesh/orientPieces.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
@@ -287,6 +288,7 @@ export interface SkinStage {
 
 /** A mesh ready for the skeleton stage: the parts merged, the body's triangles, its canonical frame and the mesh in it. */
 export interface PreparedMesh {
+  /** the parts merged (mergeParts), each piece wound inside out turned (mesh/orientPieces) */
   mesh: MergedMesh;
   /** triangle indices of the body (debris left out): Uint32Array #B*3 */
   body: Uint32Array;
@@ -299,7 +301,8 @@ export interface PreparedMesh {
 
 /**
  * prepareMesh: the first stages of every job: merge the parts (progress 'mesh'), bound the work, run `checkInput`
- * (checks that need the merged mesh to have passed), then the canonical frame (progress 'frame'). The frame and the
+ * (checks that need the merged mesh to have passed), turn the pieces wound inside out, then the canonical frame
+ * (progress 'frame'). The frame and the
  * skeleton are read from the body alone; debris scattered around it is skinned with the rest.
  * parts: MeshPart[], voxelised: whether the job will voxelise the mesh (default true: then TOO_LARGE bounds the work)
  * → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what checkInput and
@@ -309,12 +312,15 @@ export function prepareMesh(
   parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}, voxelised = true,
 ): PreparedMesh {
   onProgress('mesh', 0);
-  const mesh = mergeParts(parts);
+  const merged = mergeParts(parts);
   // the bound is the voxel skinning's: a caller that will not voxelise (a pose through a given rig) skips it
-  if (voxelised) checkSurfaceWork(mesh);
+  if (voxelised) checkSurfaceWork(merged);
   checkInput();
   onProgress('frame', 0.05);
-  const shells = meshShells(mesh.positions, mesh.triangles);
+  const shells = meshShells(merged.positions, merged.triangles);
+  // every stage reads the surface wound outward: what reads the winding (point_rig's normals, the SDF's sign) sees a
+  // mirrored object or a clockwise export as the same surface (mesh/orientPieces)
+  const mesh = { ...merged, triangles: orientPiecesOutward(merged.positions, merged.triangles, shells) };
   const body = bodyTriangles(mesh.positions, mesh.triangles, shells);
   const cf = findCanonicalFrame(mesh.positions, body);
   return { mesh, body, shells, cf, canonical: toCanonical(mesh.positions, cf) };

@@ -18,6 +18,8 @@ import { linearBlendSkinning, poseTransforms, restSkeleton } from '../sidecar/de
 import { writeSkinnedGlb } from '../sidecar/io/glbWriter.js';
 import { loadModel, runModel } from '../sidecar/learned/onnxSession.js';
 import { modelPath } from '../sidecar/learned/modelFiles.js';
+import { mergeParts } from '../sidecar/mesh/mergeParts.js';
+import { signedDistances } from '../sidecar/pose/sdfSamples.js';
 import { prepareMesh, rigCharacterAsync, rigPreparedAsync, skinCharacter, skinCharacterAsync } from '../sidecar/pipeline.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
 import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, carryStencilToVoxels, NearSampleSearch, Neighbours, sampleHash, searchSamples } from '../sidecar/skinning/carryPointWeights.js';
@@ -27,7 +29,7 @@ import { farthestPointOrder } from '../sidecar/skinning/farthestPointOrder.js';
 import { sharpenWeights } from '../sidecar/skinning/sharpenWeights.js';
 import { sampleSurface } from '../sidecar/skinning/surfaceSamples.js';
 import type { MeshPart, PartWeights, Skeleton, Vec3 } from '../sidecar/types.js';
-import { icosphere } from './fixtures/icosphere.js';
+import { makeHumanoid } from './fixtures/humanoid.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ON_CI = process.env.CI === 'true';
@@ -633,18 +635,39 @@ describe('sharpenWeights', () => {
   });
 });
 
-describe('drawPointRigClouds', () => {
-  it('draws the same points with outward normals from a surface wound inside out', () => {
-    const sphere = icosphere(3, 0.4, [0, 0, 1]);
-    const outward = drawPointRigClouds(sphere.positions, sphere.triangles, { clouds: 1 });
-    for (let s = 0; s < outward.points.length; s += 3) {
-      const d = [0, 1, 2].map((k) => outward.points[s + k] - [0, 0, 1][k]);
-      expect(d[0] * outward.normals[s] + d[1] * outward.normals[s + 1] + d[2] * outward.normals[s + 2]).toBeGreaterThan(0);
-    }
-    const triangles = sphere.triangles.slice();
-    for (let t = 0; t < triangles.length; t += 3) [triangles[t + 1], triangles[t + 2]] = [triangles[t + 2], triangles[t + 1]];
-    const drawn = drawPointRigClouds(sphere.positions, triangles, { clouds: 1 });
-    expect(Array.from(drawn.points)).toEqual(Array.from(outward.points));
-    expect(Array.from(drawn.normals)).toEqual(Array.from(outward.normals));
+describe('the clouds point_rig reads', () => {
+  it('have outward normals, and are the same for a mesh wound inside out: prepareMesh turns its pieces', () => {
+    const humanoid = makeHumanoid();
+    const outward = prepareMesh(humanoid);
+    const inside = prepareMesh(humanoid.map((p) => {
+      const triangles = p.triangles.slice();
+      for (let t = 0; t < triangles.length; t += 3) [triangles[t + 1], triangles[t + 2]] = [triangles[t + 2], triangles[t + 1]];
+      return { ...p, triangles };
+    }));
+    expect(Array.from(inside.mesh.triangles)).toEqual(Array.from(outward.mesh.triangles));
+    const a = drawPointRigClouds(outward.canonical, outward.mesh.triangles, { clouds: 1 });
+    const b = drawPointRigClouds(inside.canonical, inside.mesh.triangles, { clouds: 1 });
+    expect(Array.from(b.points)).toEqual(Array.from(a.points));
+    expect(Array.from(b.normals)).toEqual(Array.from(a.normals));
+    // outward: a little way along a point's normal is outside the body, a little way against it inside (not where
+    // the fixture's capsules overlap: a point of one inside another has both sides inside)
+    const outwardShare = (clouds: typeof a) => {
+      const n = clouds.points.length / 3, step = 0.002;
+      const probes = new Float32Array(6 * n);
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < 3; k++) {
+          probes[6 * i + k] = clouds.points[3 * i + k] + step * clouds.normals[3 * i + k];
+          probes[6 * i + 3 + k] = clouds.points[3 * i + k] - step * clouds.normals[3 * i + k];
+        }
+      }
+      const sdf = signedDistances(outward.canonical, outward.mesh.triangles, probes);
+      let facing = 0;
+      for (let i = 0; i < n; i++) if (sdf[2 * i] > 0 && sdf[2 * i + 1] < 0) facing++;
+      return facing / n;
+    };
+    expect(outwardShare(a)).toBeGreaterThan(0.8);
+    // the inside-out triangles as they came, not through prepareMesh: the normals face in
+    const raw = mergeParts(humanoid.map((p) => ({ ...p, triangles: p.triangles.map((v, i) => (i % 3 === 1 ? p.triangles[i + 1] : i % 3 === 2 ? p.triangles[i - 1] : v)) })));
+    expect(outwardShare(drawPointRigClouds(inside.canonical, raw.triangles, { clouds: 1 }))).toBeLessThan(0.05);
   });
 });

@@ -22,14 +22,16 @@ export const INWARD_SHARE = 0.2;
  * orientPiecesOutward: the triangles with each piece of the surface that is wound inside out turned. Pieces are
  * meshShells' (connected through shared vertices, seams welded); a piece is inside out when its signed volume about
  * the mean of its triangles' corners is below −INWARD_SHARE of its unsigned volume.
- * positions: Float32Array #V*3, triangles: Uint32Array #T*3 → triangles: the same array when no piece is inside out (a
- * surface wound outward is left bit for bit), else a copy with the second and third corners of each triangle of those
- * pieces swapped (the order of the triangles is kept). Turning every triangle of a surface and orienting it gives
- * back the surface as it was.
+ * positions: Float32Array #V*3, triangles: Uint32Array #T*3, shells: their meshShells when the caller has them →
+ * triangles: the same array when no piece is inside out (a surface wound outward is left bit for bit), else a copy with
+ * the second and third corners of each triangle of those pieces swapped (the order of the triangles is kept). Turning
+ * every triangle of a surface and orienting it gives back the surface as it was.
  */
-export function orientPiecesOutward(positions: Float32Array, triangles: Uint32Array): Uint32Array {
+export function orientPiecesOutward(
+  positions: Float32Array, triangles: Uint32Array, shells: { shellOf: Int32Array; count: number } = meshShells(positions, triangles),
+): Uint32Array {
   if (triangles.length === 0) return triangles;
-  const { shellOf, count } = meshShells(positions, triangles);
+  const { shellOf, count } = shells;
   const inward = inwardPieces(positions, triangles, shellOf, count);
   if (!inward.includes(1)) return triangles;
   const out = triangles.slice();

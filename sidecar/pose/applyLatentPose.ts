@@ -26,6 +26,7 @@ import { modelsRunByPose } from '../methods.js';
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { toCanonical } from '../mesh/canonicalFrame.js';
 import { mergeParts, type MergedMesh } from '../mesh/mergeParts.js';
+import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { HYBRID_DEPTH_CLOUDS, meshInFrame, prepareMesh, rigPreparedAsync, type PreparedMesh, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, ProgressFn, RigResult } from '../types.js';
@@ -382,7 +383,7 @@ function poseWorkMesh(parts: MeshPart[], voxelised: boolean, onProgress: Progres
 async function autoRigOfWork(work: PoseWorkMesh, onProgress: ProgressFn = () => {}): Promise<Pick<RigResult, 'skeleton' | 'objects'>> {
   // the network's clouds come from the mesh itself: where they are drawn moves the trunk's depth (SkinStage.cloudSurface)
   const stage: SkinStage = work.proxy
-    ? { ...POSE_SKIN_STAGE, cloudSurface: { canonical: work.posed.canonical, triangles: work.proxy.merged.triangles } }
+    ? { ...POSE_SKIN_STAGE, cloudSurface: { canonical: work.posed.canonical, triangles: orientPiecesOutward(work.proxy.merged.positions, work.proxy.merged.triangles) } }
     : POSE_SKIN_STAGE;
   let rig: RigResult;
   try {

@@ -5,7 +5,6 @@
  */
 import { AutoRigError } from '../errors.js';
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
-import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { MIXAMO_JOINTS, MIXAMO_PARENTS } from '../skeleton/mixamoTemplate.js';
 import { applyCarryStencil, carryPointWeights, carryPointWeightsToVoxels, CARRY_NEIGHBOURS, SIDE_MARGIN, type CarryOptions, type CarryStencil } from './carryPointWeights.js';
 import { sharpenWeights } from './sharpenWeights.js';
@@ -78,7 +77,8 @@ export interface PointRigClouds {
 /**
  * drawPointRigClouds: area-uniform points with face normals on the canonical mesh (surfaceSamples.ts, as the training
  * samples), split into clouds, each in farthest-point order (the first quarter picked, as in training).
- * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, options: points, clouds, seed → PointRigClouds
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3 wound outward (prepareMesh's: the normals are read off
+ * the winding), options: points, clouds, seed → PointRigClouds
  */
 export function drawPointRigClouds(canonical: Float32Array, triangles: Uint32Array, options: PointRigOptions = {}): PointRigClouds {
   const N = options.points ?? POINT_RIG_POINTS;
@@ -86,8 +86,7 @@ export function drawPointRigClouds(canonical: Float32Array, triangles: Uint32Arr
   if (N % 16 !== 0 || N < 256) throw new Error(`point_rig reads a multiple of 16 points, at least 256; asked for ${N}`);
   let t = performance.now();
   const lap = () => { const now = performance.now(), s = (now - t) / 1000; t = now; return s; };
-  // the face normals are the surface's, whatever the file's winding (mesh/orientPieces)
-  const drawn = sampleSurface(canonical, orientPiecesOutward(canonical, triangles), B * N, options.seed ?? POINT_RIG_SEED);
+  const drawn = sampleSurface(canonical, triangles, B * N, options.seed ?? POINT_RIG_SEED);
   const sample = lap();
   const points = new Float32Array(B * N * 3);
   const normals = new Float32Array(B * N * 3);
