@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Triangle, Vector3 } from 'three';
 import { buildWindingNumberTree, closestDistances, exactWindingNumbers, triangleDistance2, triangleSolidAngle, windingNumbers } from '../sidecar/geometry/windingNumber.js';
 import { SeededRandom } from '../sidecar/data/seededRandom.js';
+import { icosphere, type Soup } from './fixtures/icosphere.js';
 
-interface Soup { positions: Float32Array; triangles: Uint32Array }
 
 /** Turns every triangle so that its normal points away from `inward(centroid)` (a point on its inside). */
 function orientOutward(positions: number[], triangles: number[], inward: (c: number[]) => number[]): Soup {
@@ -17,26 +17,6 @@ function orientOutward(positions: number[], triangles: number[], inward: (c: num
     if (n[0] * out[0] + n[1] * out[1] + n[2] * out[2] < 0) [triangles[t + 1], triangles[t + 2]] = [triangles[t + 2], triangles[t + 1]];
   }
   return { positions: Float32Array.from(positions), triangles: Uint32Array.from(triangles) };
-}
-
-/** A unit icosphere (20·4^s triangles, outward), scaled by `radius` and moved to `centre`. */
-function icosphere(subdivisions: number, radius = 1, centre = [0, 0, 0]): Soup {
-  const g = (1 + Math.sqrt(5)) / 2;
-  let vertices: number[][] = [[-1, g, 0], [1, g, 0], [-1, -g, 0], [1, -g, 0], [0, -1, g], [0, 1, g], [0, -1, -g], [0, 1, -g], [g, 0, -1], [g, 0, 1], [-g, 0, -1], [-g, 0, 1]];
-  let faces = [[0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11], [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8], [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9], [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1]];
-  const unit = (p: number[]) => { const l = Math.hypot(p[0], p[1], p[2]); return p.map((x) => x / l); };
-  vertices = vertices.map(unit);
-  for (let s = 0; s < subdivisions; s++) {
-    const midpoints = new Map<string, number>();
-    const midpoint = (a: number, b: number) => {
-      const key = a < b ? `${a},${b}` : `${b},${a}`;
-      if (!midpoints.has(key)) { midpoints.set(key, vertices.length); vertices.push(unit([0, 1, 2].map((k) => (vertices[a][k] + vertices[b][k]) / 2))); }
-      return midpoints.get(key)!;
-    };
-    faces = faces.flatMap(([a, b, c]) => { const ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a); return [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]; });
-  }
-  const positions = vertices.flatMap((p) => p.map((x, k) => x * radius + centre[k]));
-  return orientOutward(positions, faces.flat(), () => centre);
 }
 
 /** A torus around the y axis: ring radius R, tube radius r, nu × nv quads, outward. */
