@@ -8,6 +8,9 @@
  * robot_expressive).
  * A piece's own winding is otherwise kept as the artist made it: where a few of its triangles disagree with their
  * neighbours (clonk_farmer's collar: 56 triangles, 14 edges) nothing is turned (docs/EVAL.md, thirty-fourth session).
+ * Every piece is taken for a solid, nested ones too: a character's pieces inside others are garments over a body, not
+ * cavities (a cavity wound inward on purpose would be turned as well). The procedural humanoids' few pieces turned
+ * this way are fragments of 10–12 vertices outside the rest of the surface (winding number 0 there), wound inward.
  */
 import { meshShells } from './meshShells.js';
 
