@@ -11,9 +11,9 @@ import { findCanonicalFrame, pointToCanonical, toCanonical, usedBounds } from '.
 import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
 import { meshShells } from './mesh/meshShells.js';
-import { orientPiecesOutward } from './mesh/orientPieces.js';
 import { mergeParts } from './mesh/mergeParts.js';
 import type { MergedMesh } from './mesh/mergeParts.js';
+import { orientPiecesOutward } from './mesh/orientPieces.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
 import { renderFrontView, type FrontView } from './skeleton/frontView.js';
 import { liftJointsByFrontPiece } from './skeleton/liftJoints.js';
@@ -302,8 +302,8 @@ export interface PreparedMesh {
 /**
  * prepareMesh: the first stages of every job: merge the parts (progress 'mesh'), bound the work, run `checkInput`
  * (checks that need the merged mesh to have passed), turn the pieces wound inside out, then the canonical frame
- * (progress 'frame'). The frame and the
- * skeleton are read from the body alone; debris scattered around it is skinned with the rest.
+ * (progress 'frame'). The frame and the skeleton are read from the body alone; debris scattered around it is skinned
+ * with the rest.
  * parts: MeshPart[], voxelised: whether the job will voxelise the mesh (default true: then TOO_LARGE bounds the work)
  * → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what checkInput and
  * findCanonicalFrame throw.

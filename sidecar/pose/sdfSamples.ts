@@ -6,8 +6,8 @@
  * hierarchy over the triangles (sidecar/geometry/windingNumber.ts), so the sign holds on soups: open meshes, holes, separate overlapping shells merged
  * into one mesh (winding numbers add: a point in two shells has w ≈ 2, still inside). Inside means w > 0.5.
  * Orientation matters to the winding number (a shell whose triangles face inward counts −1 inside, its inside reading
- * as outside), so each piece is first wound consistently and outward where it encloses a volume (mesh/orientPieces):
- * a mirrored object or an inward-wound export gets the samples of the same surface wound outward, bit for bit.
+ * as outside), so the pieces wound inside out are turned first (mesh/orientPieces): a mirrored object or an
+ * inward-wound export gets the samples of the same surface wound outward, bit for bit.
  *
  * The magnitude is the distance to the nearest triangle of any shell: inside two overlapping shells it is the distance
  * to the nearer wall, which may be a wall buried inside the union (a sleeve inside a jacket), not to the union's skin.
@@ -26,8 +26,8 @@
 import { SeededRandom } from '../data/seededRandom.js';
 import { AutoRigError } from '../errors.js';
 import { buildWindingNumberTree, closestDistances, windingNumbers } from '../geometry/windingNumber.js';
-import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { hypot3 } from '../geometry/hypot3.js';
+import { orientPiecesOutward } from '../mesh/orientPieces.js';
 
 /** Winding numbers above this are inside (see the file comment on open sheets). */
 export const INSIDE_WINDING_NUMBER = 0.5;
