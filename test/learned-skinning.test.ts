@@ -636,6 +636,17 @@ describe('sharpenWeights', () => {
 });
 
 describe('the clouds point_rig reads', () => {
+  it.skipIf((!MODEL || !HAS_JOINTS2D) && !ON_CI)('make a humanoid wound inside out rig (hybrid) exactly as wound outward: the same skeleton and weights', async () => {
+    const humanoid = makeHumanoid();
+    const inside = humanoid.map((p) => ({ ...p, triangles: p.triangles.map((v, i) => (i % 3 === 1 ? p.triangles[i + 1] : i % 3 === 2 ? p.triangles[i - 1] : v)) }));
+    const [a, b] = [await rigCharacterAsync(humanoid), await rigCharacterAsync(inside)];
+    expect(b.skeleton).toEqual(a.skeleton);
+    b.objects.forEach((o, k) => {
+      expect(Array.from(o.indices)).toEqual(Array.from(a.objects[k].indices));
+      expect(Array.from(o.weights)).toEqual(Array.from(a.objects[k].weights));
+    });
+  });
+
   it('have outward normals, and are the same for a mesh wound inside out: prepareMesh turns its pieces', () => {
     const humanoid = makeHumanoid();
     const outward = prepareMesh(humanoid);
