@@ -18,8 +18,8 @@ import { isDeformingJoint, rigCharacter, skinCharacter } from '../sidecar/pipeli
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import type { Joint, MeshPart, PartWeights, RigResult, Skeleton, Vec3 } from '../sidecar/types.js';
 import {
-  IDENTITY, applySimilarity, axisRotation, flipTriangles, makeBoxQuadruped, makeCube, makeQuadruped, nestedTorsoLayers, rotateDirection,
-  scatteredTetrahedra, transformParts, triangleSoup, withDuplicateVertices, withShiftedCopy, type Similarity,
+  IDENTITY, applySimilarity, axisRotation, flipTriangles, nestedTorsoLayers, rotateDirection, scatteredTetrahedra, transformParts,
+  triangleSoup, withDuplicateVertices, withShiftedCopy, type Similarity,
 } from './fixtures/hostileMeshes.js';
 import { notHumanoidShapes, refusedMeshes, triangle, withValue } from './fixtures/hostileCases.js';
 import { makeHumanoid } from './fixtures/humanoid.js';

@@ -54,6 +54,8 @@ export class PoseReuseCache {
   /** digest → settles when the job reading that mesh ends (answered, failed or cancelled) */
   private readonly readings = new Map<string, Promise<void>>();
 
+  constructor(readonly maxEntries = POSE_REUSE_ENTRIES, readonly maxBytes = POSE_REUSE_BYTES) {}
+
   /**
    * A pose.apply or pose.prepare starts reading the mesh with this digest (what it needs is not remembered yet): until
    * the returned function is called (once its job has answered, failed or been cancelled; later calls do nothing),
@@ -73,8 +75,6 @@ export class PoseReuseCache {
   reading(key: string): Promise<void> | undefined {
     return this.readings.get(key);
   }
-
-  constructor(readonly maxEntries = POSE_REUSE_ENTRIES, readonly maxBytes = POSE_REUSE_BYTES) {}
 
   /** What an earlier apply of the mesh with this digest left, or undefined; marks it recently used. */
   get(key: string): LatentPoseReuse | undefined {
