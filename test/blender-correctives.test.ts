@@ -44,7 +44,7 @@ interface Run {
     corrected_vs_lbs_elbow: Stats; corrected_vs_lbs_far: Stats; lbs_vs_dqs_elbow: Stats; corrected_vs_dqs_elbow: Stats;
     rest_unchanged: number;
   };
-  again: KeyFacts & { finished: boolean; error: string | null; count_before: number };
+  again: KeyFacts & { finished: boolean; error: string | null; count_before: number; seconds: number };
   fails: { finished: boolean; error: string | null; driver_calls: number; differences: string[] };
   poll_cube: boolean;
   total_seconds: number;

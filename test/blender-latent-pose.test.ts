@@ -27,6 +27,7 @@ interface PoseRun {
   registered: { apply: boolean; refresh: boolean; settings: boolean; apply_options: string[]; undo_flag: boolean };
   character: { mesh: string; vertices: number; rigged: boolean; world_is_local: boolean; shape_keys_before: boolean };
   limb_vertices: Record<string, number>;
+  start_early: Record<string, boolean>;
   poll: boolean;
   panel: { labels: string[]; props: string[]; operators: string[]; apply_button: Record<string, unknown>[] };
   refresh: { finished: boolean; error: string | null; identifiers: string[]; labels: string[]; settable: boolean; scene_unchanged: boolean };

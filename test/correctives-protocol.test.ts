@@ -53,7 +53,7 @@ describe('correctives requests from the add-on', () => {
       const file = join(tmp, 'correctives.msgpack');
       execFileSync(PYTHON, ['test/python/sample_requests.py', file, '--correctives'], { cwd: ROOT });
       const frames = new Unpackr({ useRecords: false }).unpack(readFileSync(file)) as Uint8Array[];
-      const requests = frames.map((frame) => validateRequest(decodeMessage(frame)) as Message);
+      const requests = frames.map((frame) => validateRequest(decodeMessage(frame)) as unknown as Message);
       expect(requests.map((r) => r.kind)).toEqual(['correctives', 'correctives', 'correctives.preview']);
       expect(requests[1].options).toEqual({ method: 'dualQuaternion', poses: ['elbowBend', 'kneeBend'] });
       expect((requests[2].rotations as Float32Array).length).toBe(23 * 9);

@@ -128,7 +128,7 @@ describe('the share file', () => {
 
 describe('Apply Latent Pose with a corrective share, on a held-out dev character', { timeout: 240_000 }, () => {
   let character: Character;
-  let rig: RigResult;
+  let rig: Pick<RigResult, 'skeleton' | 'objects'>;
   let mu: Float32Array;
   beforeAll(async () => {
     if (!installed) return;

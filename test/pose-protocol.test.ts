@@ -21,7 +21,7 @@ import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
 import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { validateRequest, validateServerMessage } from '../shared-schema/validate.js';
 import { AutoRigError } from '../sidecar/errors.js';
-import { loadCharacter, type Character } from '../sidecar/io/character.js';
+import { loadCharacter } from '../sidecar/io/character.js';
 import { limbMotion } from './fixtures/limbMotion.js';
 import { rigWeights, skeletonFromRig } from '../sidecar/io/rigSkeleton.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
@@ -38,7 +38,6 @@ import { ProtocolClient as Client } from './fixtures/protocolClient.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PYTHON = '/usr/bin/python3';
-const ON_CI = process.env.CI === 'true';
 const TRAINED = join(ROOT, 'models');
 const trainedInstalled = ['latent_pose_encoder.onnx', 'latent_pose_decoder.onnx', 'latent_pose_library.bin']
   .every((name) => existsSync(join(TRAINED, name)));
@@ -396,7 +395,7 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     const runs = async () => (await server.models.stats()).runs;
     const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.07) }));
     // the mesh's own rig (its auto-rig, made here): an apply through it reads the latent and frame, not an auto-rig
-    const rig = (await applyLatentPose(mesh, { pose: 'elbowBentLf' })).reusable.autoRig!;
+    const rig = (await applyLatentPose(mesh, { pose: 'elbowBentLf' })).reusable!.autoRig!;
     const before = await runs();
     client.send({ kind: 'pose.apply', id: 'given', objects: wire(mesh), pose: 'elbowBentLf', skeleton: rig.skeleton, weights: rig.objects });
     client.send({ kind: 'pose.apply', id: 'auto-1', objects: wire(mesh), pose: 'elbowBentLf' });

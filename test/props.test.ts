@@ -169,7 +169,7 @@ const truthWeightOn = (character: RiggedCharacter, pi: number, v: number, joint:
   return sum;
 };
 /** The weight a rig gives vertex v of part pi on the joint named `name`. */
-const rigWeightOn = (rig: RigResult, pi: number, v: number, name: string): number => {
+const rigWeightOn = (rig: Pick<RigResult, 'skeleton' | 'objects'>, pi: number, v: number, name: string): number => {
   const o = rig.objects[pi];
   let sum = 0;
   for (let s = 0; s < o.influences; s++) if (rig.skeleton.joints[o.indices[o.influences * v + s]].name === name) sum += o.weights[o.influences * v + s];

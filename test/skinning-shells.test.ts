@@ -7,6 +7,7 @@ import { skinCharacter } from '../sidecar/pipeline.js';
 import { meshShells } from '../sidecar/mesh/meshShells.js';
 import { hangingBoneSets, restrictToShellBones, rigidShells, shellBoneSets } from '../sidecar/skinning/shellBones.js';
 import type { MeshPart, Skeleton } from '../sidecar/types.js';
+import type { SkinBone } from '../sidecar/skinning/voxelBoneWeights.js';
 import { boxMesh } from './fixtures/boxMesh.js';
 
 function concat(parts: MeshPart[]): MeshPart {
@@ -158,7 +159,7 @@ describe('a closed piece no bone runs through follows what it hangs from', () =>
 
 describe('a separate piece with no joint inside moves rigidly with the bone it lies along', () => {
   // an arm along x: upper arm bone 0 (0 → 1), forearm bone 1 (1 → 2), hand bone 2 (2 → 2.3)
-  const arm = [
+  const arm: SkinBone[] = [
     { head: [0, 0, 0], tail: [1, 0, 0], parent: -1, deform: true },
     { head: [1, 0, 0], tail: [2, 0, 0], parent: 0, deform: true },
     { head: [2, 0, 0], tail: [2.3, 0, 0], parent: 1, deform: true },

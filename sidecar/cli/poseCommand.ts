@@ -35,7 +35,6 @@ import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES, type PoseName } from '../pos
 import { missingTemplateJoints } from '../pose/templateRig.js';
 import type { PartWeights } from '../types.js';
 import { writeMeshGlb } from './meshGlb.js';
-import { EXIT_OK } from './exitCodes.js';
 import { checkOutputsPerInput, expandInputFolders, forEachInput, InputListError, NAME_PLACEHOLDER, withName } from './inputFiles.js';
 import { progressReporter, type TextSink } from './progress.js';
 

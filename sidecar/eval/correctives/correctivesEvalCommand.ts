@@ -3,13 +3,12 @@
  * sidecar/cli/main.ts hands it the arguments after `eval correctives`, its output streams and its UsageError.
  */
 import { writeFileSync } from 'node:fs';
-import { extname } from 'node:path';
 import { loadModel } from '../../learned/onnxSession.js';
 import { modelPath } from '../../learned/modelFiles.js';
 import { correctivesMarkdown } from './correctivesReport.js';
 import { BASELINE_METHODS, fieldMethod, fittedMethod, type DeformationMethod } from './deformationMethods.js';
 import { parseCorrectivesEvalArguments } from './correctivesEvalArguments.js';
-import { runCorrectivesEval, type CorrectivesOptions } from './runCorrectivesEval.js';
+import { runCorrectivesEval } from './runCorrectivesEval.js';
 
 interface Writer {
   write(text: string): unknown;
