@@ -30,7 +30,7 @@ import bpy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bare_character import import_bare_hero  # noqa: E402
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import fake_sidecar_launcher, run_and_report, script_args, step_logger  # noqa: E402
+from script_run import fake_sidecar_launcher, install_addon, run_and_report, script_args, step_logger  # noqa: E402
 
 MARKER = "AUTORIG_CLICK"
 CASE_TIMEOUT = 60.0
@@ -327,12 +327,7 @@ def main():
     """Once the window is up (a timer's first call): install the add-on, build the scene, then click through the cases."""
     args = parse_args()
     step("install")
-    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="autorig")
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.node_executable = args.node
-    prefs.port = 0
-    prefs.auto_start = True
+    install_addon(args.zip, args.node)
     import_bare_character(args.character)
     results["hero_vertices"] = len(bpy.data.objects["Hero"].data.vertices)
     sent = []

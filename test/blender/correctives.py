@@ -15,7 +15,6 @@ Run by test/blender-correctives.test.ts:
 Prints one line `AUTORIG_CORRECTIVES {json}` with every measured fact; the vitest test asserts on them.
 """
 
-import argparse
 import math
 import os
 import sys
@@ -27,35 +26,19 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
 from bare_character import import_gltf_alone, strip_rig  # noqa: E402
-from script_run import run_and_report  # noqa: E402
+from script_run import install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
 
 P = "mixamorig:"
 ELBOW_KEY = P + "LeftForeArm_elbowBend"
 results = {"steps": []}
 
 
-def step(name):
-    results["steps"].append(name)
-    print("correctives: " + name, flush=True)
-
-
-def parse_args():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    parser = argparse.ArgumentParser()
-    for name in ("--zip", "--node", "--entry", "--character"):
-        parser.add_argument(name, required=True)
-    return parser.parse_args(argv)
+step = step_logger(results, "correctives")
 
 
 def install_addon(args):
     step("install")
-    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="autorig")
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.node_executable = args.node
-    prefs.sidecar_entry = args.entry
-    prefs.port = 0
-    prefs.auto_start = True
+    install_addon_zip(args.zip, args.node, args.entry)
     results["registered"] = {
         "bake": hasattr(bpy.ops.autorig, "pose_correctives"),
         "preview": hasattr(bpy.ops.autorig, "preview_correctives"),
@@ -216,7 +199,7 @@ def key_facts(mesh):
 
 
 def main():
-    args = parse_args()
+    args = script_args()
     t0 = time.monotonic()
     install_addon(args)
     mesh = import_bare_character(args.character)

@@ -6,7 +6,6 @@ Run by test/blender-e2e.test.ts:
 Prints one line `AUTORIG_E2E {json}` with every measured fact; the vitest test asserts on them.
 """
 
-import argparse
 import math
 import os
 import sys
@@ -17,7 +16,7 @@ from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bare_character import import_gltf_alone, strip_rig  # noqa: E402
-from script_run import run_and_report  # noqa: E402
+from script_run import install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
 
 MIXAMO = ["Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End", "LeftShoulder", "LeftArm",
           "LeftForeArm", "LeftHand", "RightShoulder", "RightArm", "RightForeArm", "RightHand", "LeftUpLeg", "LeftLeg",
@@ -33,30 +32,12 @@ P = "mixamorig:"
 results = {"steps": []}
 
 
-def step(name):
-    results["steps"].append(name)
-    print("e2e: " + name, flush=True)
-
-
-def parse_args():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--zip", required=True)
-    parser.add_argument("--node", required=True)
-    parser.add_argument("--entry", required=True)
-    parser.add_argument("--character", required=True)
-    return parser.parse_args(argv)
+step = step_logger(results, "e2e")
 
 
 def install_addon(args):
     step("install")
-    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="autorig")
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.node_executable = args.node
-    prefs.sidecar_entry = args.entry
-    prefs.port = 0
-    prefs.auto_start = True
+    install_addon_zip(args.zip, args.node, args.entry)
     results["operators_registered"] = hasattr(bpy.ops.autorig, "auto_rig") and hasattr(bpy.ops.autorig, "reskin")
     results["panel_registered"] = hasattr(bpy.types, "AUTORIG_PT_main")
 
@@ -217,7 +198,7 @@ def pose_forearm(mesh, arm):
 
 
 def main():
-    args = parse_args()
+    args = script_args()
     t0 = time.monotonic()
     install_addon(args)
     meshes = import_bare_character(args.character)

@@ -9,45 +9,28 @@ Run by test/blender-latent-pose.test.ts (AUTORIG_MODELS in the environment picks
 Prints one line `AUTORIG_POSE {json}` with every measured fact; the vitest test asserts on them.
 """
 
-import argparse
 import math
 import os
 import sys
 import time
 
 import bpy
-from mathutils import Euler, Matrix, Vector
+from mathutils import Euler, Matrix
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import run_and_report  # noqa: E402
+from script_run import install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
 
 P = "mixamorig:"
 results = {"steps": []}
 
 
-def step(name):
-    results["steps"].append(name)
-    print("latent pose: " + name, flush=True)
-
-
-def parse_args():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    parser = argparse.ArgumentParser()
-    for name in ("--zip", "--node", "--entry", "--character"):
-        parser.add_argument(name, required=True)
-    return parser.parse_args(argv)
+step = step_logger(results, "latent pose")
 
 
 def install_addon(args):
     step("install")
-    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="autorig")
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.node_executable = args.node
-    prefs.sidecar_entry = args.entry
-    prefs.port = 0
-    prefs.auto_start = True
+    install_addon_zip(args.zip, args.node, args.entry)
     results["registered"] = {
         "apply": hasattr(bpy.ops.autorig, "apply_latent_pose"),
         "refresh": hasattr(bpy.ops.autorig, "refresh_poses"),
@@ -171,7 +154,7 @@ def check_undo(before, after):
 
 
 def main():
-    args = parse_args()
+    args = script_args()
     t0 = time.monotonic()
     install_addon(args)
     mesh = import_rigged_character(args.character)

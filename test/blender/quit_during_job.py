@@ -13,7 +13,6 @@ started, prints `AUTORIG_QUIT {"pid": <sidecar pid>, ...}`. Then:
 The test then watches the sidecar's pid.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -23,17 +22,16 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bare_character import import_gltf_alone  # noqa: E402
+from script_run import install_addon, script_args  # noqa: E402
 
 JOB_START_TIMEOUT = 60.0
 
 
 def parse_args():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
-    parser = argparse.ArgumentParser()
-    for name in ("zip", "node", "entry", "character"):
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--how", choices=("quit", "stay"), required=True)
-    return parser.parse_args(argv)
+    args = script_args("how")
+    if args.how not in ("quit", "stay"):
+        raise SystemExit("--how: quit or stay, not %r" % args.how)
+    return args
 
 
 def import_character(path):
@@ -71,13 +69,7 @@ def sidecar_running(pid):
 
 def main():
     args = parse_args()
-    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="autorig")
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.node_executable = args.node
-    prefs.sidecar_entry = args.entry
-    prefs.port = 0
-    prefs.auto_start = True
+    install_addon(args.zip, args.node, args.entry)
     mesh = import_character(args.character)
     job, process = start_rig_job(mesh)
     # Whether the sidecar runs is read here, while the job is known to run: once this script returns ("quit"),

@@ -28,7 +28,7 @@ import bpy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bare_character import import_bare_hero  # noqa: E402
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import fake_sidecar_launcher, run_and_report, script_args, step_logger  # noqa: E402
+from script_run import fake_sidecar_launcher, install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
 
 P = "mixamorig:"
 results = {"steps": [], "cases": {}}
@@ -47,11 +47,7 @@ def parse_args():
 
 def install_addon(args):
     step("install")
-    bpy.ops.preferences.addon_install(filepath=args.zip, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="autorig")
-    prefs = bpy.context.preferences.addons["autorig"].preferences
-    prefs.port = 0
-    prefs.auto_start = True
+    install_addon_zip(args.zip)
 
 
 def use_real_sidecar(args):

@@ -1,7 +1,7 @@
 """What the Blender test scripts share. Their end (run_and_report): run main(), keep a traceback in the results instead
 of losing it, stop the sidecar the add-on started, and print the one line the test reads, `<MARKER> <json>`
-(test/fixtures/blenderScript.ts). Their arguments (script_args), their step log (step_logger), and a launcher of the
-fake sidecar (fake_sidecar_launcher)."""
+(test/fixtures/blenderScript.ts). Their arguments (script_args), their step log (step_logger), the add-on's install
+(install_addon), and a launcher of the fake sidecar (fake_sidecar_launcher)."""
 
 import json
 import traceback
@@ -47,6 +47,23 @@ def step_logger(results, label):
         print("%s: %6.2f s %s" % (label, time.monotonic() - start, name), flush=True)
 
     return step
+
+
+def install_addon(zip_path, node=None, entry=None):
+    """Installs and enables the add-on zip, set to start its own sidecar on a free port (port 0), with `node` and
+    `entry` as its Node.js and sidecar entry point where given → the add-on's preferences."""
+    import bpy
+
+    bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
+    bpy.ops.preferences.addon_enable(module="autorig")
+    prefs = bpy.context.preferences.addons["autorig"].preferences
+    if node is not None:
+        prefs.node_executable = node
+    if entry is not None:
+        prefs.sidecar_entry = entry
+    prefs.port = 0
+    prefs.auto_start = True
+    return prefs
 
 
 def fake_sidecar_launcher(args, mode):
