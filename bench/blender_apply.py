@@ -24,25 +24,9 @@ import bpy
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO not in sys.path:
     sys.path.insert(0, REPO)
-
-
-def read_bundle(path):
-    """(header dict, [bytes per blob]) of a bundle file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    length = int.from_bytes(data[:4], "little")
-    header = json.loads(data[4:4 + length].decode("utf-8"))
-    start = (4 + length + 7) & ~7
-    blobs = [data[start + b["offset"]:start + b["offset"] + b["byteLength"]] for b in header["blobs"]]
-    return header, blobs
-
-
-def typed(blob, code):
-    values = array(code)
-    values.frombytes(blob)
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values
+# the bundle's reader is the eval's Blender script's (the same file layout)
+sys.path.insert(0, os.path.join(REPO, "sidecar", "eval"))
+from blender_bone_heat import read_bundle, typed  # noqa: E402
 
 
 def build_meshes(header, blobs, suffix):
