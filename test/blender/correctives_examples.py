@@ -31,7 +31,7 @@ from mathutils import Vector
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import correctives as harness  # noqa: E402  (test/blender/correctives.py: its main() only runs as a script)
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import run_and_report  # noqa: E402
+from script_run import run_and_report, script_args  # noqa: E402
 
 P = harness.P
 FOREARM = P + "LeftForeArm"
@@ -139,7 +139,7 @@ def describe_examples(request):
 
 
 def main():
-    args = harness.parse_args()
+    args = script_args()
     t0 = time.monotonic()
     harness.install_addon(args)
     scene = bpy.context.scene
