@@ -26,7 +26,8 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
 from bare_character import import_gltf_alone, strip_rig  # noqa: E402
-from script_run import install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
+from script_run import (draw_autorig_panel, evaluated_positions, install_addon as install_addon_zip,  # noqa: E402
+                        run_and_report, run_operator, script_args, select_only, step_logger)
 
 P = "mixamorig:"
 ELBOW_KEY = P + "LeftForeArm_elbowBend"
@@ -74,35 +75,6 @@ def import_bare_character(path):
     return mesh
 
 
-def select_only(obj):
-    for other in bpy.context.view_layer.objects:
-        other.select_set(False)
-    obj.select_set(True)
-    bpy.context.view_layer.objects.active = obj
-
-
-def run_operator(op, **props):
-    """Run an operator as a click does ('EXEC_DEFAULT', undo=True: the UI's undo push); → (finished, error, s)."""
-    start = time.monotonic()
-    try:
-        finished, error = 'FINISHED' in op('EXEC_DEFAULT', True, **props), None
-    except RuntimeError as err:
-        finished, error = False, str(err)
-    return finished, error, round(time.monotonic() - start, 2)
-
-
-def evaluated_positions(obj):
-    """World positions of the evaluated mesh (armature, shape keys and drivers applied)."""
-    bpy.context.view_layer.update()
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    evaluated = obj.evaluated_get(depsgraph)
-    mesh = evaluated.to_mesh()
-    world = obj.matrix_world
-    positions = [world @ v.co for v in mesh.vertices]
-    evaluated.to_mesh_clear()
-    return positions
-
-
 def group_members(mesh, bone_names, threshold):
     """Vertices whose summed weight of the named bones' groups exceeds threshold."""
     wanted = {mesh.vertex_groups[n].index for n in bone_names if n in mesh.vertex_groups}
@@ -130,36 +102,11 @@ def set_preserve_volume(mesh, on):
             modifier.use_deform_preserve_volume = on
 
 
-class _LayoutRecorder:
-    """Stands in for a UILayout (background mode draws no UI): records labels, properties and operator buttons."""
-
-    def __init__(self, record):
-        self._record = record
-
-    def _nested(self, *_args, **_kwargs):
-        return self
-
-    column = row = box = split = _nested
-
-    def label(self, text="", **_kwargs):
-        self._record["labels"].append(text)
-
-    def prop(self, data, name, **_kwargs):
-        self._record["props"].append("%s.%s" % (type(data).__name__, name))
-
-    def operator(self, idname, **_kwargs):
-        button = type("OperatorButton", (), {})()
-        self._record["operators"].append((idname, button))
-        return button
-
-
 def draw_panel():
-    record = {"labels": [], "props": [], "operators": []}
-    panel = type("Panel", (), {"layout": _LayoutRecorder(record)})()
-    bpy.types.AUTORIG_PT_main.draw(panel, bpy.context)
-    buttons = {idname: vars(button) for idname, button in record["operators"] if "correctives" in idname}
-    return {"labels": record["labels"], "props": record["props"],
-            "operators": [idname for idname, _ in record["operators"]], "corrective_buttons": buttons}
+    drawn = draw_autorig_panel()
+    return {"labels": drawn["labels"], "props": drawn["props"],
+            "operators": [idname for idname, _ in drawn["operators"]],
+            "corrective_buttons": {idname: button for idname, button in drawn["operators"] if "correctives" in idname}}
 
 
 def capture_checked_results():

@@ -16,7 +16,8 @@ from mathutils import Matrix, Vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bare_character import import_gltf_alone, strip_rig  # noqa: E402
-from script_run import install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
+from script_run import (evaluated_positions, install_addon as install_addon_zip, run_and_report,  # noqa: E402
+                        script_args, step_logger)
 
 MIXAMO = ["Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "HeadTop_End", "LeftShoulder", "LeftArm",
           "LeftForeArm", "LeftHand", "RightShoulder", "RightArm", "RightForeArm", "RightHand", "LeftUpLeg", "LeftLeg",
@@ -120,16 +121,6 @@ def group_weights(obj, name):
             if g.group == index:
                 weights[v.index] = g.weight
     return weights
-
-
-def evaluated_positions(obj):
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    evaluated = obj.evaluated_get(depsgraph)
-    mesh = evaluated.to_mesh()
-    world = obj.matrix_world
-    positions = [world @ v.co for v in mesh.vertices]
-    evaluated.to_mesh_clear()
-    return positions
 
 
 def segment_distance(p, a, b):

@@ -19,7 +19,8 @@ from mathutils import Euler, Matrix
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scene_digest import digest_differences, scene_digest  # noqa: E402
-from script_run import install_addon as install_addon_zip, run_and_report, script_args, step_logger  # noqa: E402
+from script_run import (draw_autorig_panel, install_addon as install_addon_zip, run_and_report,  # noqa: E402
+                        run_operator, script_args, select_only, step_logger)
 
 P = "mixamorig:"
 results = {"steps": []}
@@ -66,13 +67,6 @@ def import_rigged_character(path):
     return mesh
 
 
-def select_only(obj):
-    for other in bpy.context.view_layer.objects:
-        other.select_set(False)
-    obj.select_set(True)
-    bpy.context.view_layer.objects.active = obj
-
-
 def limb_vertices(mesh):
     """Vertex indices per limb, from the artist's weights: the bone groups' members with weight > 0.5."""
     limbs = {"left_forearm": ("LeftForeArm", "LeftHand"), "right_forearm": ("RightForeArm", "RightHand"),
@@ -98,48 +92,12 @@ def key_motion(mesh, key_name, limbs):
     return out
 
 
-class _LayoutRecorder:
-    """Stands in for a UILayout (background mode draws no UI): records labels, properties and operator buttons."""
-
-    def __init__(self, record):
-        self._record = record
-
-    def _nested(self, *_args, **_kwargs):
-        return self
-
-    column = row = box = split = _nested
-
-    def label(self, text="", **_kwargs):
-        self._record["labels"].append(text)
-
-    def prop(self, data, name, **_kwargs):
-        self._record["props"].append("%s.%s" % (type(data).__name__, name))
-
-    def operator(self, idname, **_kwargs):
-        button = type("OperatorButton", (), {})()
-        self._record["operators"].append((idname, button))
-        return button
-
-
 def draw_panel():
-    """Run the AutoRig panel's draw() with a recording layout: what the user would see, and what the Apply button
-    carries."""
-    record = {"labels": [], "props": [], "operators": []}
-    panel = type("Panel", (), {"layout": _LayoutRecorder(record)})()
-    bpy.types.AUTORIG_PT_main.draw(panel, bpy.context)
-    apply_buttons = [vars(button) for idname, button in record["operators"] if idname == "autorig.apply_latent_pose"]
-    return {"labels": record["labels"], "props": record["props"],
-            "operators": [idname for idname, _ in record["operators"]], "apply_button": apply_buttons}
-
-
-def run_operator(op, **props):
-    """Run an operator as a click does ('EXEC_DEFAULT', undo=True: the UI's undo push); → (finished, error, s)."""
-    start = time.monotonic()
-    try:
-        finished, error = 'FINISHED' in op('EXEC_DEFAULT', True, **props), None
-    except RuntimeError as err:
-        finished, error = False, str(err)
-    return finished, error, time.monotonic() - start
+    """What the user would see in the AutoRig panel, and what the Apply button carries."""
+    drawn = draw_autorig_panel()
+    return {"labels": drawn["labels"], "props": drawn["props"],
+            "operators": [idname for idname, _ in drawn["operators"]],
+            "apply_button": [button for idname, button in drawn["operators"] if idname == "autorig.apply_latent_pose"]}
 
 
 def check_undo(before, after):

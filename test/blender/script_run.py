@@ -1,9 +1,12 @@
 """What the Blender test scripts share. Their end (run_and_report): run main(), keep a traceback in the results instead
 of losing it, stop the sidecar the add-on started, and print the one line the test reads, `<MARKER> <json>`
 (test/fixtures/blenderScript.ts). Their arguments (script_args), their step log (step_logger), the add-on's install
-(install_addon), and a launcher of the fake sidecar (fake_sidecar_launcher)."""
+(install_addon), a launcher of the fake sidecar (fake_sidecar_launcher), and what a user's hand does in the scene:
+select one object (select_only), click an operator (run_operator), look at the panel (draw_autorig_panel) and at the
+deformed mesh (evaluated_positions)."""
 
 import json
+import time
 import traceback
 
 
@@ -78,3 +81,72 @@ def fake_sidecar_launcher(args, mode):
             f.write("#!/bin/sh\nFAKE_SIDECAR_MODE=%s exec %s %s \"$@\"\n" % (mode, args.python, args.fake))
         os.chmod(launcher, os.stat(launcher).st_mode | stat.S_IXUSR)
     return launcher
+
+
+def select_only(obj):
+    """Select obj alone and make it the active object, as a click on it in the viewport does."""
+    import bpy
+
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def run_operator(op, **props):
+    """Run an operator as a click does ('EXEC_DEFAULT', undo=True: the UI's undo push) → (finished, error, seconds)."""
+    start = time.monotonic()
+    try:
+        finished, error = 'FINISHED' in op('EXEC_DEFAULT', True, **props), None
+    except RuntimeError as err:
+        finished, error = False, str(err)
+    return finished, error, round(time.monotonic() - start, 3)
+
+
+def evaluated_positions(obj):
+    """World positions of obj's evaluated mesh (armature, shape keys and drivers applied) → [Vector], #V."""
+    import bpy
+
+    bpy.context.view_layer.update()
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    world = obj.matrix_world
+    positions = [world @ v.co for v in mesh.vertices]
+    evaluated.to_mesh_clear()
+    return positions
+
+
+class _LayoutRecorder:
+    """Stands in for a UILayout (background mode draws no UI): records labels, properties and operator buttons."""
+
+    def __init__(self, record):
+        self._record = record
+
+    def _nested(self, *_args, **_kwargs):
+        return self
+
+    column = row = box = split = _nested
+
+    def label(self, text="", **_kwargs):
+        self._record["labels"].append(text)
+
+    def prop(self, data, name, **_kwargs):
+        self._record["props"].append("%s.%s" % (type(data).__name__, name))
+
+    def operator(self, idname, **_kwargs):
+        button = type("OperatorButton", (), {})()
+        self._record["operators"].append((idname, button))
+        return button
+
+
+def draw_autorig_panel():
+    """Run the AutoRig panel's draw() with a recording layout: what the user would see → {"labels": [str],
+    "props": ["Type.name"], "operators": [(idname, {property: value the button carries})]} in drawing order."""
+    import bpy
+
+    record = {"labels": [], "props": [], "operators": []}
+    panel = type("Panel", (), {"layout": _LayoutRecorder(record)})()
+    bpy.types.AUTORIG_PT_main.draw(panel, bpy.context)
+    record["operators"] = [(idname, vars(button)) for idname, button in record["operators"]]
+    return record
