@@ -30,7 +30,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import csv
-import math
 import shlex
 import sys
 import time
@@ -55,6 +54,7 @@ from latent_pose.pose_io import (VARIANTS, list_pose_files, pose_rig_path, read_
                                  split_by_identity)
 from latent_pose.rig import posed_variants  # noqa: E402
 from malloc_tuning import keep_freed_memory  # noqa: E402
+from training_run import distributed, learning_rate  # noqa: E402
 
 CURVE_A = ["step", "seconds", "lr", "split", "loss", "sdf_l1", "kl", "identity_ce", "pose_ce", "consistency",
            "additivity", "contrast", "pose_accuracy", "cosine"]
@@ -127,22 +127,6 @@ def parse_args(argv):
         if args.lr == p.get_default("lr"):
             args.lr = 2e-3
     return args
-
-
-def distributed():
-    """(rank, world size, local rank) from torchrun's environment; (0, 1, 0) for a plain run."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    if world <= 1:
-        return 0, 1, 0
-    return int(os.environ["RANK"]), world, int(os.environ.get("LOCAL_RANK", "0"))
-
-
-def learning_rate(progress, peak, warmup=0.03, floor=0.05):
-    """Linear warm-up over the first `warmup` of training, then cosine decay to floor × peak; progress in [0, 1]."""
-    if progress < warmup:
-        return peak * (0.1 + 0.9 * progress / warmup)
-    t = min(1.0, (progress - warmup) / (1.0 - warmup))
-    return peak * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * t)))
 
 
 class Curve:

@@ -31,6 +31,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from malloc_tuning import keep_freed_memory  # noqa: E402
+from training_run import distributed, learning_rate  # noqa: E402
 from point_rig.card import write_card  # noqa: E402
 from point_rig.dataset import (SampleSet, character_of, make_batch, make_example, split_by_character,  # noqa: E402
                                validation_batches)
@@ -106,22 +107,6 @@ def parse_args(argv):
     if any(PARENTS[j] == j for j in args.corrective_joint_indices):
         p.error("--corrective-joints: the root has no parent bone to bend across")
     return args
-
-
-def distributed():
-    """(rank, world size, local rank) from torchrun's environment; (0, 1, 0) for a plain run."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    if world <= 1:
-        return 0, 1, 0
-    return int(os.environ["RANK"]), world, int(os.environ.get("LOCAL_RANK", "0"))
-
-
-def learning_rate(progress, peak, warmup=0.03, floor=0.05):
-    """Linear warm-up over the first `warmup` of training, then cosine decay to floor × peak; progress in [0, 1]."""
-    if progress < warmup:
-        return peak * (0.1 + 0.9 * progress / warmup)
-    t = min(1.0, (progress - warmup) / (1.0 - warmup))
-    return peak * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * t)))
 
 
 class BatchStream(torch.utils.data.IterableDataset):

@@ -22,7 +22,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import csv
-import math
 import shlex
 import sys
 import time
@@ -39,6 +38,7 @@ from pose_weights.export import export_field, write_check  # noqa: E402
 from pose_weights.losses import (SKINNINGS, blend_region, chamfer, knn_graph, pose_losses,  # noqa: E402
                                  region_plane_distance, skin)
 from pose_weights.model import PoseWeightField, parameter_count, rest_features  # noqa: E402
+from training_run import learning_rate  # noqa: E402
 
 TERMS = ["point_to_plane", "point_to_point", "gt_to_pred", "smooth", "rigid", "delta", "silhouette", "posed_laplacian",
          "locality"]
@@ -107,12 +107,6 @@ def split_by_character(files, every=10):
     if len(files) < 2:
         return list(files), []
     return [f for i, f in enumerate(files) if i % every != 0], [f for i, f in enumerate(files) if i % every == 0]
-
-
-def learning_rate(progress, peak, floor=0.05):
-    """Cosine decay from peak to floor × peak over progress in [0, 1]."""
-    t = min(1.0, max(0.0, progress))
-    return peak * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * t)))
 
 
 def pose_family(keys):
@@ -287,7 +281,7 @@ def main(argv=None):
     pairs = [(i, p) for i, c in enumerate(train) for p in range(len(c.poses))]
     t0, window = time.time(), []
     for step in range(1, args.steps + 1):
-        lr = learning_rate((step - 1) / args.steps, args.lr)
+        lr = learning_rate((step - 1) / args.steps, args.lr, warmup=0.0)
         for group in optimizer.param_groups:
             group["lr"] = lr
         picks = rng.choice(len(pairs), size=min(args.batch, len(pairs)), replace=False)
