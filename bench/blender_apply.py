@@ -17,7 +17,6 @@ import sys
 import tempfile
 import time
 import traceback
-from array import array
 
 import bpy
 
@@ -26,28 +25,15 @@ if REPO not in sys.path:
     sys.path.insert(0, REPO)
 # the bundle's reader is the eval's Blender script's (the same file layout)
 sys.path.insert(0, os.path.join(REPO, "sidecar", "eval"))
-from blender_bone_heat import read_bundle, typed  # noqa: E402
+from blender_bone_heat import build_mesh, read_bundle, typed  # noqa: E402
 
 
 def build_meshes(header, blobs, suffix):
     """One mesh object per part (positions f32 #V*3, triangles u32 #T*3 from the bundle), linked to the scene."""
     objects = []
     for i, part in enumerate(header["parts"]):
-        positions = typed(blobs[2 * i], "f")
-        corners = typed(blobs[2 * i + 1], "i")  # u32 indices below 2^31: same bits
-        nv, nt = len(positions) // 3, len(corners) // 3
-        mesh = bpy.data.meshes.new(part["name"] + suffix)
-        mesh.vertices.add(nv)
-        mesh.vertices.foreach_set("co", positions)
-        mesh.loops.add(3 * nt)
-        mesh.loops.foreach_set("vertex_index", corners)
-        mesh.polygons.add(nt)
-        mesh.polygons.foreach_set("loop_start", array("i", range(0, 3 * nt, 3)))
-        mesh.polygons.foreach_set("loop_total", array("i", [3]) * nt)
-        mesh.update()
-        obj = bpy.data.objects.new(part["name"] + suffix, mesh)
-        bpy.context.scene.collection.objects.link(obj)
-        objects.append(obj)
+        # u32 triangle indices below 2^31: the same bits as i32
+        objects.append(build_mesh(part["name"] + suffix, typed(blobs[2 * i], "f"), typed(blobs[2 * i + 1], "i")))
     # A user's mesh has been evaluated (drawn) long before they click: do that here, outside the timed part, or the
     # first operator's view-layer update would pay for it.
     bpy.context.view_layer.update()
