@@ -94,6 +94,11 @@ const sessions = new Map<string, Promise<ModelSession>>();
 export function loadModel(path: string): Promise<ModelSession> {
   const key = resolve(path);
   let session = sessions.get(key);
+  if (!session && !hostClient && hostEnded) {
+    // Work of a job that outlived it (a branch still running when another failed) must not load onnxruntime here:
+    // a kept job thread that is later terminated under a load or run of its own aborts the whole sidecar.
+    return Promise.reject(new AutoRigError('INTERNAL', `model ${basename(key)} asked for after this thread's job ended (no model host)`));
+  }
   if (!session) {
     session = hostClient ? hostClient.load(key) : createSession(key);
     sessions.set(key, session);
@@ -298,6 +303,8 @@ class ModelHostClient {
 }
 
 let hostClient: ModelHostClient | null = null;
+/** Set by stopUsingModelHostUntilNextJob until the next useModelHost: this thread is between the jobs of a server. */
+let hostEnded = false;
 
 /**
  * From now on, this thread's loadModel and runModel go through the model host at the other end of `port` (a job
@@ -307,15 +314,28 @@ let hostClient: ModelHostClient | null = null;
 export function useModelHost(port: MessagePort): void {
   hostClient?.close();
   hostClient = new ModelHostClient(port);
+  hostEnded = false;
   sessions.clear();
 }
 
 /**
- * This thread's job is done with the model host: its port is closed (the host forgets it) and the sessions it handed
- * out are forgotten here. A job thread kept for the next job calls it after each job; the next job brings a new port.
+ * This thread is done with the model host: its port is closed (the host forgets it) and the sessions it handed out
+ * are forgotten here; loadModel loads this thread's own sessions again (the one-shot command's end).
  */
 export function stopUsingModelHost(): void {
   hostClient?.close();
   hostClient = null;
+  hostEnded = false;
   sessions.clear();
+}
+
+/**
+ * A server's job thread is done with its job's model host (stopUsingModelHost), and kept for the next job, which
+ * brings a new port. Until then loadModel rejects (INTERNAL) instead of loading a session on this thread: whatever
+ * asks now is work of a job that has ended (a branch still running when another failed), and onnxruntime loading or
+ * running on a thread that is then terminated (a later job cancelled, the idle thread ended) aborts the process.
+ */
+export function stopUsingModelHostUntilNextJob(): void {
+  stopUsingModelHost();
+  hostEnded = true;
 }
