@@ -80,7 +80,7 @@ export type FuzzCase = MessagesCase | FramesCase | HandshakeCase;
 /** What the sidecar does with one binary message on a connection where no job is running. */
 export type Prediction =
   | { kind: 'reply'; reply: ExpectedReply }
-  /** A valid rig/skin request: a job starts; its id is free for nothing else until it ends. */
+  /** A valid job request (rig, skin, pose.apply, pose.prepare, correctives…): a job starts; its id is free for nothing else until it ends. */
   | { kind: 'job'; id: string }
   /** A valid cancel: no reply of its own. */
   | { kind: 'silent'; id: string };
@@ -101,6 +101,9 @@ export function predictReply(payload: Buffer): Prediction {
         return { kind: 'reply', reply: { kind: 'result', id: request.id } };
       case 'cancel':
         return { kind: 'silent', id: request.id };
+      case 'pose.list':
+        // the installed library's poses, or its error (MODEL_MISSING / MODEL_FAILED) where no models are installed
+        return { kind: 'reply', reply: { kind: 'terminal', id: request.id } };
       default:
         return { kind: 'job', id: request.id };
     }
@@ -129,7 +132,7 @@ export function cancelFrame(id: string): Buffer {
  * The frames and expected replies of independent messages sent back to back on one connection (each with an id of
  * its own). A message predicted to start a job is followed by a cancel for it, so that the job ends at once with
  * CANCELLED (pipeline runs are what the 'terminal' schema cases are for). Returns null when a message would get no
- * reply at all (a valid cancel): the caller makes another.
+ * reply at all (a valid cancel) or one out of order (a valid pose.list): the caller makes another.
  */
 export function independentMessages(payloads: Buffer[]): { frames: Buffer[]; replies: ExpectedReply[] } | null {
   const frames: Buffer[] = [];
@@ -137,7 +140,8 @@ export function independentMessages(payloads: Buffer[]): { frames: Buffer[]; rep
   const jobIds = new Set<string>();
   for (const payload of payloads) {
     const prediction = predictReply(payload);
-    if (prediction.kind === 'silent') return null;
+    // A valid cancel has no reply; pose.list's comes after a module load, out of the burst's order.
+    if (prediction.kind === 'silent' || (prediction.kind === 'reply' && prediction.reply.kind === 'terminal')) return null;
     if (prediction.kind === 'job') {
       // Two jobs with one id in a burst would be a DUPLICATE_ID case; bursts are about independence.
       if (jobIds.has(prediction.id)) return null;

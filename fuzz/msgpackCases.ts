@@ -26,7 +26,10 @@ const TYPE_BYTES = [
 /** A valid request (or a schema mutation of one) to start mangling from. */
 function baseBytes(rng: SeededRandom, id: string): Buffer {
   if (rng.chance(0.3)) return schemaMutation(rng, id).payload;
-  const kind = rng.weighted([['hello', 4], ['rig', 3], ['skin', 2], ['cancel', 1]] as const);
+  const kind = rng.weighted([
+    ['hello', 4], ['rig', 3], ['skin', 2], ['cancel', 1], ['pose.list', 0.5], ['pose.apply', 1], ['pose.apply+rig', 1],
+    ['pose.prepare', 1], ['correctives', 1], ['correctives.preview', 1],
+  ] as const);
   return encodeMessage(BASE_REQUESTS[kind](id));
 }
 

@@ -10,7 +10,7 @@ import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import type { ErrorCode } from '../sidecar/errors.js';
 import { cancelFrame, singlePhase, splitBytes, type ExpectedReply, type FuzzCase } from './cases.js';
 import type { SeededRandom } from './random.js';
-import { BASE_REQUESTS, cloneDraft, tetrahedron, type Draft } from './requests.js';
+import { BASE_NAMES, BASE_REQUESTS, cloneDraft, tetrahedron, tetrahedronWeights, type BaseName, type Draft } from './requests.js';
 import { binaryFrame } from './wsWire.js';
 
 type FieldMap = Record<string, string>;
@@ -28,8 +28,16 @@ interface Slot {
   optional: boolean;
 }
 
-type RequestKind = keyof typeof BASE_REQUESTS;
-const JOB_KINDS: RequestKind[] = ['rig', 'skin'];
+/** The kinds whose valid request starts a job (answered when it ends, or CANCELLED). */
+const JOB_KINDS: readonly string[] = ['rig', 'skin', 'pose.apply', 'pose.prepare', 'correctives', 'correctives.preview'];
+/** The bases that send a mesh (objects). */
+const MESH_BASES: BaseName[] = ['rig', 'skin', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives.preview'];
+/** The bases that send a skeleton. */
+const SKELETON_BASES: BaseName[] = ['skin', 'pose.apply+rig', 'correctives', 'correctives.preview'];
+/** The bases that send weights per object (ObjectWeights). */
+const WEIGHTS_BASES: BaseName[] = ['pose.apply+rig', 'correctives', 'correctives.preview'];
+/** The bases whose valid request, with every optional field nil or extra fields added, is still valid. */
+const TOLERANT_BASES: BaseName[] = ['hello', 'rig', 'skin', 'pose.list', 'pose.apply', 'pose.prepare', 'correctives', 'correctives.preview'];
 
 /** A mutated request and the one reply it must get ('valid': it must be accepted). */
 interface Mutation {
@@ -111,8 +119,8 @@ function error(code: ErrorCode, id: string | null): ExpectedReply {
   return { kind: 'error', code, id };
 }
 
-function pickBase(rng: SeededRandom, id: string, kinds: RequestKind[] = ['hello', 'rig', 'skin', 'cancel']): Draft {
-  return cloneDraft(BASE_REQUESTS[rng.pick(kinds)](id));
+function pickBase(rng: SeededRandom, id: string, names: readonly BaseName[] = BASE_NAMES): Draft {
+  return cloneDraft(BASE_REQUESTS[rng.pick(names)](id));
 }
 
 // ---- the mutations, one idea each -------------------------------------------------------------------------------
@@ -132,17 +140,43 @@ function missingField(rng: SeededRandom, id: string): Mutation {
   return { draft, expect: error('BAD_REQUEST', slot.path[0] === 'id' ? null : id) };
 }
 
-/** A bin whose byte length is not a whole number of elements (or tuples), or a weight list of the wrong length. */
+/**
+ * A bin whose byte length is not a whole number of elements (or tuples), a weight list of the wrong length, weights per
+ * object that do not fit the objects, or rotations for another number of joints.
+ */
 function badByteLength(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['rig', 'skin']);
-  const which = rng.pick(draft.kind === 'skin' ? ['positions', 'triangles', 'weights', 'weightCount'] : ['positions', 'triangles']);
+  const draft = pickBase(rng, id, MESH_BASES);
+  const choices = ['positions', 'triangles'];
+  if (draft.kind === 'skin') choices.push('locked', 'lockedCount');
+  if (draft.weights) choices.push('weightBytes', 'weightCount', 'weightEntries');
+  if (draft.kind === 'correctives.preview') choices.push('rotationBytes', 'rotationCount');
+  const which = rng.pick(choices);
   const object = (draft.objects as Draft[])[0];
-  if (which === 'weightCount') {
+  if (which === 'lockedCount') {
     const group = (draft.locked as Draft[])[0];
     const count = rng.pick([0, 1, 3, 5, 64]);
     group.weights = new Float32Array(count).fill(0.5);
-  } else if (which === 'weights') {
+  } else if (which === 'locked') {
     (draft.locked as Draft[])[0].weights = Buffer.alloc(4 * rng.range(0, 8) + rng.range(1, 3));
+  } else if (which === 'weightBytes') {
+    // bytes that are not whole u16 / f32 pairs (two influences)
+    const entry = (draft.weights as Draft[])[0];
+    const field = rng.pick(['indices', 'weights']);
+    const pair = field === 'indices' ? 4 : 8;
+    entry[field] = Buffer.alloc(pair * rng.range(0, 6) + rng.range(1, pair - 1));
+  } else if (which === 'weightCount') {
+    // whole pairs, but not one per vertex
+    const entry = (draft.weights as Draft[])[0];
+    const pairs = rng.pick([0, 1, 3, 5, 40]);
+    if (rng.chance(0.5)) entry.indices = new Uint16Array(2 * pairs);
+    else entry.weights = new Float32Array(2 * pairs).fill(0.5);
+  } else if (which === 'weightEntries') {
+    draft.weights = rng.chance(0.5) ? [] : [tetrahedronWeights(), tetrahedronWeights('Other')];
+  } else if (which === 'rotationBytes') {
+    draft.rotations = Buffer.alloc(36 * rng.range(0, 30) + rng.range(1, 35));
+  } else if (which === 'rotationCount') {
+    const joints = ((draft.skeleton as Draft).joints as Draft[]).length;
+    draft.rotations = new Float32Array(9 * rng.pick([0, 1, joints - 1, joints + 1, 256]));
   } else {
     object[which] = rng.bytes(12 * rng.range(0, 8) + rng.range(1, 11));
   }
@@ -150,14 +184,23 @@ function badByteLength(rng: SeededRandom, id: string): Mutation {
 }
 
 function indexOutOfRange(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['rig', 'skin']);
-  const which = rng.pick(draft.kind === 'skin' ? ['triangle', 'parent', 'lockedObject'] : ['triangle']);
+  const draft = pickBase(rng, id, MESH_BASES);
+  const choices = ['triangle'];
+  if (draft.skeleton) choices.push('parent');
+  if (draft.kind === 'skin') choices.push('lockedObject');
+  if (draft.weights) choices.push('weightJoint');
+  const which = rng.pick(choices);
   if (which === 'triangle') {
     const triangles = (draft.objects as Draft[])[0].triangles as Uint32Array;
     triangles[rng.int(triangles.length)] = rng.pick([4, 5, 1000, 0x7fffffff, 0xffffffff, 4 + rng.int(1 << 20)]);
   } else if (which === 'parent') {
     const joints = (draft.skeleton as Draft).joints as Draft[];
-    joints[rng.int(joints.length)].parent = rng.pick([3, 4, 255, 2 ** 31, -2, -100, -(2 ** 31)]);
+    joints[rng.int(joints.length)].parent = rng.pick([joints.length, joints.length + 1, 255, 2 ** 31, -2, -100, -(2 ** 31)]);
+  } else if (which === 'weightJoint') {
+    // a weighted influence on a joint the skeleton does not have (a zero weight's index is never read)
+    const joints = ((draft.skeleton as Draft).joints as Draft[]).length;
+    const entry = (draft.weights as Draft[])[0];
+    (entry.indices as Uint16Array)[2 * rng.int(4)] = rng.pick([joints, joints + 1, 1000, 65535]);
   } else {
     (draft.locked as Draft[])[0].object = rng.pick([1, 2, 64, 2 ** 32 - 1]);
   }
@@ -166,15 +209,24 @@ function indexOutOfRange(rng: SeededRandom, id: string): Mutation {
 
 /** NaN or ±Inf: in a float32 bin (several bit patterns, signalling NaN included) or a float64 field. */
 function nonFinite(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['rig', 'skin']);
-  const where = rng.pick(draft.kind === 'skin' ? ['positions', 'head', 'tail', 'roll', 'weights'] : ['positions']);
+  const draft = pickBase(rng, id, MESH_BASES);
+  const choices = ['positions'];
+  if (draft.skeleton) choices.push('head', 'tail', 'roll');
+  if (draft.kind === 'skin') choices.push('locked');
+  if (draft.weights) choices.push('weights');
+  if (draft.rotations) choices.push('rotations');
+  if (draft.strength !== undefined) choices.push('strength');
+  const where = rng.pick(choices);
   const bits = rng.pick([0x7fc00000, 0x7f800001, 0x7fbfffff, 0xffc00000, 0xffffffff, 0x7f800000, 0xff800000]);
   const poison = (array: Float32Array) => new DataView(array.buffer).setUint32(4 * rng.int(array.length), bits, true);
+  const bad = rng.pick([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
   if (where === 'positions') poison((draft.objects as Draft[])[0].positions as Float32Array);
-  else if (where === 'weights') poison((draft.locked as Draft[])[0].weights as Float32Array);
+  else if (where === 'locked') poison((draft.locked as Draft[])[0].weights as Float32Array);
+  else if (where === 'weights') poison((draft.weights as Draft[])[0].weights as Float32Array);
+  else if (where === 'rotations') poison(draft.rotations as Float32Array);
+  else if (where === 'strength') draft.strength = bad;
   else {
     const joint = rng.pick((draft.skeleton as Draft).joints as Draft[]);
-    const bad = rng.pick([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
     if (where === 'roll') joint.roll = bad;
     else (joint[where] as number[])[rng.int(3)] = bad;
   }
@@ -210,27 +262,32 @@ function idLimits(rng: SeededRandom, _id: string): Mutation {
   const fits = Math.floor(limits.maxIdLength / unitBytes);
   const count = rng.pick([fits, fits + 1, fits + rng.range(2, 200), 0]);
   const newId = unit.repeat(count);
-  const draft = pickBase(rng, newId, ['hello', 'rig', 'skin']);
+  const draft = pickBase(rng, newId, TOLERANT_BASES.filter((name) => name !== 'pose.list'));
   const ok = newId.length > 0 && Buffer.byteLength(newId) <= limits.maxIdLength;
   return { draft, expect: ok ? 'valid' : error('BAD_REQUEST', null) };
 }
 
-/** Object, joint and bone names at and past maxNameLength. */
+/** Object, joint, bone and weights-entry names at and past maxNameLength. */
 function nameLimits(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['rig', 'skin']);
+  const draft = pickBase(rng, id, MESH_BASES);
   const unit = rng.pick(['n', 'ü', '字']);
   const fits = Math.floor(limits.maxNameLength / Buffer.byteLength(unit));
   const name = unit.repeat(rng.pick([fits + 1, fits + rng.range(2, 300)]));
-  const where = rng.pick(draft.kind === 'skin' ? ['object', 'joint', 'bone'] : ['object']);
+  const choices = ['object'];
+  if (draft.skeleton) choices.push('joint');
+  if (draft.kind === 'skin') choices.push('bone');
+  if (draft.weights) choices.push('weights');
+  const where = rng.pick(choices);
   if (where === 'object') (draft.objects as Draft[])[0].name = name;
   else if (where === 'joint') rng.pick((draft.skeleton as Draft).joints as Draft[]).name = name;
+  else if (where === 'weights') (draft.weights as Draft[])[0].name = name;
   else (draft.locked as Draft[])[0].bone = name;
   return { draft, expect: error('BAD_REQUEST', id) };
 }
 
 function tooMany(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['rig', 'skin']);
-  const what = rng.pick(draft.kind === 'skin' ? ['objects', 'joints'] : ['objects']);
+  const draft = pickBase(rng, id, MESH_BASES);
+  const what = rng.pick(draft.skeleton ? ['objects', 'joints'] : ['objects']);
   if (what === 'objects') {
     draft.objects = Array.from({ length: limits.maxObjects + rng.range(1, 20) }, (_, i) => tetrahedron(`Part${i}`));
   } else {
@@ -249,7 +306,7 @@ function tooManyVertices(_rng: SeededRandom, id: string): Mutation {
 }
 
 function emptyMesh(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['rig', 'skin']);
+  const draft = pickBase(rng, id, MESH_BASES);
   const object = (draft.objects as Draft[])[0];
   switch (rng.pick(['noObjects', 'threeVertices', 'noTriangles', 'nothing'])) {
     case 'noObjects':
@@ -271,7 +328,7 @@ function emptyMesh(rng: SeededRandom, id: string): Mutation {
 }
 
 function badSkeleton(rng: SeededRandom, id: string): Mutation {
-  const draft = cloneDraft(BASE_REQUESTS.skin(id));
+  const draft = pickBase(rng, id, SKELETON_BASES);
   const joints = (draft.skeleton as Draft).joints as Draft[];
   switch (rng.pick(['noJoints', 'selfParent', 'forwardParent', 'duplicateName'])) {
     case 'noJoints':
@@ -309,22 +366,85 @@ function badLocked(rng: SeededRandom, id: string): Mutation {
 
 /** Unknown extra fields (newer clients): tolerated, so the request is valid. */
 function extraFields(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['hello', 'rig', 'skin']);
+  const draft = pickBase(rng, id, TOLERANT_BASES);
   const extras = rng.range(1, 6);
   for (let i = 0; i < extras; i++) draft[rng.pick(['x', 'future', 'priority', 'meta', `f${i}`, 'kind2'])] = rng.pick([1, 'a', null, [1, 2], { b: [] }, Buffer.alloc(3)]);
-  if (draft.kind !== 'hello' && rng.chance(0.5)) (draft.objects as Draft[])[0].uv = Buffer.alloc(32);
+  if (draft.objects && rng.chance(0.5)) (draft.objects as Draft[])[0].uv = Buffer.alloc(32);
   return { draft, expect: 'valid' };
 }
 
 /** Optional fields sent as nil count as absent. */
 function nilOptional(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['hello', 'rig', 'skin']);
+  const draft = pickBase(rng, id, TOLERANT_BASES);
   for (const slot of slotsOf(draft)) {
     const parent = getAt(draft, slot.path.slice(0, -1));
     // A slot inside an optional field already set to nil is gone with it.
     if (slot.optional && parent !== null && typeof parent === 'object' && rng.chance(0.7)) setAt(draft, slot.path, null);
   }
   return { draft, expect: 'valid' };
+}
+
+/** A pose.apply's choice out of the vocabulary or its ranges, or half of the mesh's own rig: BAD_REQUEST. */
+function badPoseChoice(rng: SeededRandom, id: string): Mutation {
+  const draft = pickBase(rng, id, ['pose.apply', 'pose.apply+rig']);
+  switch (rng.pick(draft.skeleton ? ['pose', 'strength', 'strategy', 'halfRig'] : ['pose', 'strength', 'strategy'])) {
+    case 'pose':
+      draft.pose = rng.pick(['', 'elbowbentlf', 'elbowBent', 'elbowBentLf ', 'moonwalk', 'elbowBentLf+', '+kneeBentRt', 'kneeBentRt+kneeBentRt+kneeBentLf', randomText(rng, 12)]);
+      break;
+    case 'strength':
+      draft.strength = rng.pick([-0.001, -1, 1.5001, 2, 1e9, -1e300]);
+      break;
+    case 'strategy':
+      draft.strategy = rng.pick(['', 'Mean', 'median', 'nearest ', randomText(rng, 8)]);
+      break;
+    default:
+      delete draft[rng.pick(['skeleton', 'weights'])];
+  }
+  return { draft, expect: error('BAD_REQUEST', id) };
+}
+
+/** Weights per object that break a rule the schema alone cannot say: another object's name, a negative weight, no influences. */
+function badWeights(rng: SeededRandom, id: string): Mutation {
+  const draft = pickBase(rng, id, WEIGHTS_BASES);
+  const entry = (draft.weights as Draft[])[0];
+  switch (rng.pick(['name', 'negative', 'influences'])) {
+    case 'name':
+      entry.name = rng.pick(['body', 'Body ', '', 'Other']);
+      break;
+    case 'negative':
+      (entry.weights as Float32Array)[rng.int(8)] = rng.pick([-1e-6, -0.5, -3e38]);
+      break;
+    default:
+      entry.influences = 0;
+  }
+  return { draft, expect: error('BAD_REQUEST', id) };
+}
+
+/** A corrective method or key pose the sidecar does not know, or an empty list of poses: BAD_REQUEST. */
+function badCorrectiveOptions(rng: SeededRandom, id: string): Mutation {
+  const draft = pickBase(rng, id, ['correctives', 'correctives.preview']);
+  const options = draft.options as Draft;
+  switch (rng.pick(['method', 'noPoses', 'pose'])) {
+    case 'method':
+      options.method = rng.pick(['', 'DualQuaternion', 'linear', 'poseDependent ', randomText(rng, 10)]);
+      break;
+    case 'noPoses':
+      options.poses = [];
+      break;
+    default:
+      options.poses = ['elbowBend', rng.pick(['elbowBent', 'kneeBendLf', '', 'ElbowBend', randomText(rng, 6)])];
+  }
+  return { draft, expect: error('BAD_REQUEST', id) };
+}
+
+/**
+ * A skeleton that lacks a joint of the Mixamo template (renamed away), where the request needs them all (Apply Latent
+ * Pose's own rig, the correctives' key poses): BAD_SKELETON. correctives.preview poses any skeleton, so it is valid there.
+ */
+function notTemplateSkeleton(rng: SeededRandom, id: string): Mutation {
+  const draft = pickBase(rng, id, ['pose.apply+rig', 'correctives', 'correctives.preview']);
+  rng.pick((draft.skeleton as Draft).joints as Draft[]).name = rng.pick(['Elbow.L', 'joint_7', 'Root', 'mixamorig_Hips']);
+  return { draft, expect: draft.kind === 'correctives.preview' ? 'valid' : error('BAD_SKELETON', id) };
 }
 
 // ---- jobs that run to their end ---------------------------------------------------------------------------------
@@ -369,6 +489,39 @@ function unknownMethod(rng: SeededRandom, id: string): Mutation {
   return { draft, expect: error('BAD_REQUEST', id) };
 }
 
+/**
+ * Valid pose, pose.prepare, correctives and pose.list requests run to their end on small or strange meshes: a result
+ * or a coded error (NOT_HUMANOID, MODEL_MISSING…), never INTERNAL.
+ */
+function poseAndCorrectivesRun(rng: SeededRandom, id: string): Mutation {
+  const draft = pickBase(rng, id, ['pose.list', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives.preview']);
+  if (draft.objects) {
+    const object = (draft.objects as Draft[])[0];
+    // Moved somewhere of its own, so that what a pose job learns of this mesh (kept by its digest) is never the base
+    // tetrahedron's: a later valid pose.prepare of that one must still start a job (the cases cancel it).
+    const offset = [rng.float() + 0.5, rng.float(), rng.float()];
+    object.positions = (object.positions as Float32Array).map((x, k) => x + offset[k % 3]);
+    const shape = rng.pick(['tetrahedron', 'scaled', 'flat', 'soup']);
+    if (shape === 'scaled') {
+      const s = rng.pick([1e-30, 1e-6, 1e6, 1e30]);
+      object.positions = (object.positions as Float32Array).map((x) => x * s);
+    } else if (shape === 'flat') {
+      object.positions = Float32Array.of(0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0);
+    } else if (shape === 'soup') {
+      const positions = new Float32Array(12);
+      for (let i = 0; i < positions.length; i++) positions[i] = (rng.float() - 0.5) * 2;
+      object.positions = positions;
+    }
+  }
+  if (draft.kind === 'pose.apply') {
+    draft.pose = rng.pick(['elbowBentLf', 'kneeBentRt', 'spineTwistLf+elbowBentRt', 'headNodDown']);
+    draft.strength = rng.pick([0, 0.5, 1, 1.5]);
+    draft.strategy = rng.pick(['mean', 'nearest']);
+  }
+  if (draft.kind === 'pose.prepare') draft.autoRig = rng.chance(0.5);
+  return { draft, expect: { kind: 'terminal', id } };
+}
+
 /** Random printable-and-not text of n UTF-16 units (lone surrogates included). */
 export function randomText(rng: SeededRandom, n: number): string {
   let text = '';
@@ -399,10 +552,15 @@ const GENERATORS: ReadonlyArray<readonly [string, (rng: SeededRandom, id: string
   ['nil-optional', nilOptional, 2],
   ['pipeline-run', pipelineRun, 0.25],
   ['unknown-method', unknownMethod, 0.06],
+  ['bad-pose-choice', badPoseChoice, 4],
+  ['bad-weights', badWeights, 3],
+  ['bad-corrective-options', badCorrectiveOptions, 3],
+  ['not-template-skeleton', notTemplateSkeleton, 2],
+  ['pose-and-correctives-run', poseAndCorrectivesRun, 0.25],
 ];
 
 /** Mutations whose job runs to its end (or whose message is huge): kept out of bursts, which must stay quick. */
-export const SLOW_MUTATIONS: ReadonlySet<string> = new Set(['pipeline-run', 'unknown-method', 'too-many-vertices']);
+export const SLOW_MUTATIONS: ReadonlySet<string> = new Set(['pipeline-run', 'unknown-method', 'too-many-vertices', 'pose-and-correctives-run']);
 
 /** One mutated request and its expected reply: the building block of schema cases (and of bursts). */
 export function schemaMutation(rng: SeededRandom, id: string): SchemaMutation {
@@ -428,11 +586,12 @@ export function mutationExchange(mutation: SchemaMutation): { frames: Buffer[]; 
   const frames = [binaryFrame(mutation.payload)];
   if (mutation.expect !== 'valid') return { frames, replies: [mutation.expect] };
   const acceptedId = mutation.id as string;
-  if (JOB_KINDS.includes(mutation.kind as RequestKind)) {
+  if (JOB_KINDS.includes(mutation.kind as string)) {
     frames.push(cancelFrame(acceptedId));
     return { frames, replies: [{ kind: 'error', code: 'CANCELLED', id: acceptedId }] };
   }
-  return { frames, replies: [{ kind: 'result', id: acceptedId }] };
+  // pose.list: the installed library's poses, or its coded error where the sidecar has no models
+  return { frames, replies: [{ kind: mutation.kind === 'pose.list' ? 'terminal' : 'result', id: acceptedId }] };
 }
 
 /** A schema-level case: one mutated request, sent whole or split across TCP segments. */

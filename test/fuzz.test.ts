@@ -7,6 +7,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
+import { REQUEST_KINDS, validateRequest } from '../shared-schema/validate.js';
+import { BASE_NAMES, BASE_REQUESTS } from '../fuzz/requests.js';
 import { formatReport, fuzzPassed } from '../fuzz/run.js';
 import { runFuzz } from '../fuzz/runner.js';
 import type { SidecarCommand } from '../fuzz/sidecarProcess.js';
@@ -15,6 +18,19 @@ const CASES = 10_000;
 const SEED = 20_240_917;
 
 describe('protocol fuzzing', () => {
+  it('starts from a valid request of every kind protocol.json names', () => {
+    const kinds = new Set<string>();
+    for (const name of BASE_NAMES) {
+      const request = validateRequest(decodeMessage(encodeMessage(BASE_REQUESTS[name]('v1'))));
+      expect(request.id).toBe('v1');
+      kinds.add(request.kind);
+    }
+    // a request kind added to protocol.json without a base here would go unfuzzed
+    expect([...kinds].sort()).toEqual([...REQUEST_KINDS].sort());
+    const withRig = validateRequest(decodeMessage(encodeMessage(BASE_REQUESTS['pose.apply+rig']('v2'))));
+    expect(withRig.kind === 'pose.apply' && withRig.rig?.skeleton.joints.length).toBe(23);
+  });
+
   it(`answers ${CASES} fuzz cases (seed ${SEED}) without a crash, and still serves`, { timeout: 240_000 }, async () => {
     const report = await runFuzz({ cases: CASES, seed: SEED });
     console.log(formatReport(report));
@@ -32,6 +48,10 @@ describe('protocol fuzzing', () => {
       expect(report.errors[code] ?? 0, code).toBeGreaterThan(0);
     }
     for (const close of ['1002', '1007', '1009', '1000']) expect(report.closes[close] ?? 0, `close ${close}`).toBeGreaterThan(0);
+    // the pose and correctives requests' own rules, and their jobs run to the end
+    for (const name of ['bad-pose-choice', 'bad-weights', 'bad-corrective-options', 'not-template-skeleton', 'pose-and-correctives-run']) {
+      expect(report.byGenerator[name] ?? 0, name).toBeGreaterThan(0);
+    }
     for (const status of ['400', '401', '403', '404']) expect(report.http[status] ?? 0, `HTTP ${status}`).toBeGreaterThan(0);
     expect(fuzzPassed(report)).toBe(true);
   });
