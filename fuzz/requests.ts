@@ -100,10 +100,34 @@ export function correctivesRequest(id: string): Draft {
   };
 }
 
-/** correctives.preview with the armature at rest: one identity matrix per joint. */
-export function correctivesPreviewRequest(id: string): Draft {
+/** One 3×3 rotation per template joint (#J*9, row-major), every one the identity: the armature at rest. */
+export function restRotations(): Float32Array {
   const rotations = new Float32Array(MIXAMO_JOINTS.length * 9);
   for (let j = 0; j < MIXAMO_JOINTS.length; j++) rotations.set([1, 0, 0, 0, 1, 0, 0, 0, 1], j * 9);
+  return rotations;
+}
+
+/**
+ * correctives fitted to two posed examples: a separate mesh at the left elbow bent 90° about X, and a sculpted shape
+ * key of the character's own object (shapeKey: its vertices, one for one).
+ */
+export function correctivesWithExamplesRequest(id: string): Draft {
+  const bent = restRotations();
+  bent.set([1, 0, 0, 0, 0, -1, 0, 1, 0], MIXAMO_JOINTS.indexOf('LeftForeArm') * 9);
+  const sculpted = tetrahedron();
+  sculpted.positions = Float32Array.of(0, 0, 0, 1, 0, 0, 0, 1, 0, 0.1, 0.1, 1.1);
+  return {
+    ...correctivesRequest(id),
+    examples: [
+      { name: 'elbow', rotations: bent, objects: [tetrahedron('Scan')] },
+      { name: 'sculpt', rotations: restRotations(), objects: [sculpted], shapeKey: true },
+    ],
+  };
+}
+
+/** correctives.preview with the armature at rest. */
+export function correctivesPreviewRequest(id: string): Draft {
+  const rotations = restRotations();
   return {
     kind: 'correctives.preview', id, objects: [tetrahedron()], skeleton: templateSkeleton(), weights: [tetrahedronWeights()], rotations,
     options: { method: 'dualQuaternion' },
@@ -111,8 +135,8 @@ export function correctivesPreviewRequest(id: string): Draft {
 }
 
 /**
- * A valid request of each kind (pose.apply twice: without a rig and with the mesh's own), by a name that is its
- * kind but for 'pose.apply+rig'.
+ * A valid request of each kind (pose.apply without a rig and with the mesh's own, correctives without and with posed
+ * examples), by a name that is its kind but for 'pose.apply+rig' and 'correctives+examples'.
  */
 export const BASE_REQUESTS = {
   hello: helloRequest,
@@ -124,6 +148,7 @@ export const BASE_REQUESTS = {
   'pose.apply+rig': poseApplyWithRigRequest,
   'pose.prepare': posePrepareRequest,
   correctives: correctivesRequest,
+  'correctives+examples': correctivesWithExamplesRequest,
   'correctives.preview': correctivesPreviewRequest,
 } as const satisfies Record<string, (id: string) => Draft>;
 

@@ -31,13 +31,13 @@ interface Slot {
 /** The kinds whose valid request starts a job (answered when it ends, or CANCELLED). */
 const JOB_KINDS: readonly string[] = ['rig', 'skin', 'pose.apply', 'pose.prepare', 'correctives', 'correctives.preview'];
 /** The bases that send a mesh (objects). */
-const MESH_BASES: BaseName[] = ['rig', 'skin', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives.preview'];
+const MESH_BASES: BaseName[] = ['rig', 'skin', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview'];
 /** The bases that send a skeleton. */
-const SKELETON_BASES: BaseName[] = ['skin', 'pose.apply+rig', 'correctives', 'correctives.preview'];
+const SKELETON_BASES: BaseName[] = ['skin', 'pose.apply+rig', 'correctives', 'correctives+examples', 'correctives.preview'];
 /** The bases that send weights per object (ObjectWeights). */
-const WEIGHTS_BASES: BaseName[] = ['pose.apply+rig', 'correctives', 'correctives.preview'];
+const WEIGHTS_BASES: BaseName[] = ['pose.apply+rig', 'correctives', 'correctives+examples', 'correctives.preview'];
 /** The bases whose valid request, with every optional field nil or extra fields added, is still valid. */
-const TOLERANT_BASES: BaseName[] = ['hello', 'rig', 'skin', 'pose.list', 'pose.apply', 'pose.prepare', 'correctives', 'correctives.preview'];
+const TOLERANT_BASES: BaseName[] = ['hello', 'rig', 'skin', 'pose.list', 'pose.apply', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview'];
 
 /** A mutated request and the one reply it must get ('valid': it must be accepted). */
 interface Mutation {
@@ -215,6 +215,7 @@ function nonFinite(rng: SeededRandom, id: string): Mutation {
   if (draft.kind === 'skin') choices.push('locked');
   if (draft.weights) choices.push('weights');
   if (draft.rotations) choices.push('rotations');
+  if (draft.examples) choices.push('exampleRotations', 'examplePositions');
   if (draft.strength !== undefined) choices.push('strength');
   const where = rng.pick(choices);
   const bits = rng.pick([0x7fc00000, 0x7f800001, 0x7fbfffff, 0xffc00000, 0xffffffff, 0x7f800000, 0xff800000]);
@@ -224,6 +225,8 @@ function nonFinite(rng: SeededRandom, id: string): Mutation {
   else if (where === 'locked') poison((draft.locked as Draft[])[0].weights as Float32Array);
   else if (where === 'weights') poison((draft.weights as Draft[])[0].weights as Float32Array);
   else if (where === 'rotations') poison(draft.rotations as Float32Array);
+  else if (where === 'exampleRotations') poison(rng.pick(draft.examples as Draft[]).rotations as Float32Array);
+  else if (where === 'examplePositions') poison((rng.pick(draft.examples as Draft[]).objects as Draft[])[0].positions as Float32Array);
   else if (where === 'strength') draft.strength = bad;
   else {
     const joint = rng.pick((draft.skeleton as Draft).joints as Draft[]);
@@ -422,7 +425,7 @@ function badWeights(rng: SeededRandom, id: string): Mutation {
 
 /** A corrective method or key pose the sidecar does not know, or an empty list of poses: BAD_REQUEST. */
 function badCorrectiveOptions(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['correctives', 'correctives.preview']);
+  const draft = pickBase(rng, id, ['correctives', 'correctives+examples', 'correctives.preview']);
   const options = draft.options as Draft;
   switch (rng.pick(['method', 'noPoses', 'pose'])) {
     case 'method':
@@ -438,11 +441,49 @@ function badCorrectiveOptions(rng: SeededRandom, id: string): Mutation {
 }
 
 /**
+ * Posed examples that do not fit the request: rotations for another number of joints or a shape key of another object
+ * count or vertex count (BAD_ARRAY), an example without triangles (EMPTY_MESH), a triangle naming a vertex the
+ * example lacks (BAD_INDEX), more examples than maxExamples (TOO_LARGE).
+ */
+function badExamples(rng: SeededRandom, id: string): Mutation {
+  const draft = cloneDraft(BASE_REQUESTS['correctives+examples'](id));
+  const examples = draft.examples as Draft[];
+  const [scan, sculpt] = examples;
+  switch (rng.pick(['rotationCount', 'shapeKeyObjects', 'shapeKeyVertices', 'noTriangles', 'triangleIndex', 'tooMany'])) {
+    case 'rotationCount':
+      rng.pick(examples).rotations = new Float32Array(9 * rng.pick([0, 1, 22, 24, 256]));
+      return { draft, expect: error('BAD_ARRAY', id) };
+    case 'shapeKeyObjects': {
+      const objects = rng.chance(0.5) ? [...(sculpt.objects as Draft[]), tetrahedron('Extra')] : [];
+      sculpt.objects = objects;
+      // none at all is an example without triangles
+      return { draft, expect: error(objects.length === 0 ? 'EMPTY_MESH' : 'BAD_ARRAY', id) };
+    }
+    case 'shapeKeyVertices': {
+      const object = (sculpt.objects as Draft[])[0];
+      object.positions = Float32Array.of(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1);
+      return { draft, expect: error('BAD_ARRAY', id) };
+    }
+    case 'noTriangles':
+      (rng.pick(examples).objects as Draft[])[0].triangles = new Uint32Array(0);
+      return { draft, expect: error('EMPTY_MESH', id) };
+    case 'triangleIndex': {
+      const triangles = (rng.pick([scan, sculpt]).objects as Draft[])[0].triangles as Uint32Array;
+      triangles[rng.int(triangles.length)] = rng.pick([4, 7, 0xffffffff]);
+      return { draft, expect: error('BAD_INDEX', id) };
+    }
+    default:
+      draft.examples = Array.from({ length: limits.maxExamples + rng.range(1, 4) }, () => cloneDraft(scan));
+      return { draft, expect: error('TOO_LARGE', id) };
+  }
+}
+
+/**
  * A skeleton that lacks a joint of the Mixamo template (renamed away), where the request needs them all (Apply Latent
  * Pose's own rig, the correctives' key poses): BAD_SKELETON. correctives.preview poses any skeleton, so it is valid there.
  */
 function notTemplateSkeleton(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['pose.apply+rig', 'correctives', 'correctives.preview']);
+  const draft = pickBase(rng, id, ['pose.apply+rig', 'correctives', 'correctives+examples', 'correctives.preview']);
   rng.pick((draft.skeleton as Draft).joints as Draft[]).name = rng.pick(['Elbow.L', 'joint_7', 'Root', 'mixamorig_Hips']);
   return { draft, expect: draft.kind === 'correctives.preview' ? 'valid' : error('BAD_SKELETON', id) };
 }
@@ -494,7 +535,7 @@ function unknownMethod(rng: SeededRandom, id: string): Mutation {
  * or a coded error (NOT_HUMANOID, MODEL_MISSING…), never INTERNAL.
  */
 function poseAndCorrectivesRun(rng: SeededRandom, id: string): Mutation {
-  const draft = pickBase(rng, id, ['pose.list', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives.preview']);
+  const draft = pickBase(rng, id, ['pose.list', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview']);
   if (draft.objects) {
     const object = (draft.objects as Draft[])[0];
     // Moved somewhere of its own, so that what a pose job learns of this mesh (kept by its digest) is never the base
@@ -556,6 +597,7 @@ const GENERATORS: ReadonlyArray<readonly [string, (rng: SeededRandom, id: string
   ['bad-weights', badWeights, 3],
   ['bad-corrective-options', badCorrectiveOptions, 3],
   ['not-template-skeleton', notTemplateSkeleton, 2],
+  ['bad-examples', badExamples, 3],
   ['pose-and-correctives-run', poseAndCorrectivesRun, 0.25],
 ];
 

@@ -1,7 +1,9 @@
 /**
  * Session-level cases: what only a sequence of messages can get wrong — duplicate ids while a job runs, cancels
  * before, twice, for nothing, ids reused after a cancel, a hello sharing a running job's id, bursts of unrelated
- * messages in one write, and the same id on two connections (a cancel on one must not touch the other).
+ * messages in one write, and the same id on two connections (a cancel on one must not touch the other). The jobs are
+ * of every kind but in the two-connection case, which needs its job still running when the second phase cancels it (a
+ * pose job on a tetrahedron can end, refused, before that).
  */
 import { encodeMessage } from '../shared-schema/codec.js';
 import { cancelFrame, independentMessages, splitBytes, type ExpectedReply, type FuzzCase, type MessagesCase, type Phase } from './cases.js';
@@ -11,7 +13,10 @@ import { BASE_REQUESTS } from './requests.js';
 import { mutationExchange, schemaMutation, SLOW_MUTATIONS } from './schemaCases.js';
 import { binaryFrame } from './wsWire.js';
 
-const job = (kind: 'rig' | 'skin', id: string) => binaryFrame(encodeMessage(BASE_REQUESTS[kind](id)));
+/** The bases whose valid request starts a job. */
+const JOB_BASES = ['rig', 'skin', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview'] as const;
+type JobBase = (typeof JOB_BASES)[number];
+const job = (kind: JobBase, id: string) => binaryFrame(encodeMessage(BASE_REQUESTS[kind](id)));
 const hello = (id: string) => binaryFrame(encodeMessage(BASE_REQUESTS.hello(id)));
 const cancelled = (id: string): ExpectedReply => ({ kind: 'error', code: 'CANCELLED', id });
 
@@ -23,23 +28,23 @@ function onOneConnection(rng: SeededRandom, name: string, frames: Buffer[], repl
 }
 
 function duplicateId(rng: SeededRandom, id: string): MessagesCase {
-  const first = rng.pick(['rig', 'skin'] as const);
-  const second = rng.pick(['rig', 'skin'] as const);
+  const first = rng.pick(JOB_BASES);
+  const second = rng.pick(JOB_BASES);
   return onOneConnection(rng, 'duplicate-id', [job(first, id), job(second, id), cancelFrame(id)], [{ kind: 'error', code: 'DUPLICATE_ID', id }, cancelled(id)]);
 }
 
 function helloSharesJobId(rng: SeededRandom, id: string): MessagesCase {
-  return onOneConnection(rng, 'hello-shares-job-id', [job('rig', id), hello(id), cancelFrame(id)], [{ kind: 'result', id }, cancelled(id)]);
+  return onOneConnection(rng, 'hello-shares-job-id', [job(rng.pick(JOB_BASES), id), hello(id), cancelFrame(id)], [{ kind: 'result', id }, cancelled(id)]);
 }
 
 function cancelTwice(rng: SeededRandom, id: string): MessagesCase {
-  return onOneConnection(rng, 'cancel-twice', [job('rig', id), cancelFrame(id), cancelFrame(id), hello(`${id}h`)], [cancelled(id), { kind: 'result', id: `${id}h` }]);
+  return onOneConnection(rng, 'cancel-twice', [job(rng.pick(JOB_BASES), id), cancelFrame(id), cancelFrame(id), hello(`${id}h`)], [cancelled(id), { kind: 'result', id: `${id}h` }]);
 }
 
 function reuseAfterCancel(rng: SeededRandom, id: string): MessagesCase {
   const rounds = rng.range(2, 4);
   const frames: Buffer[] = [];
-  for (let i = 0; i < rounds; i++) frames.push(job(rng.pick(['rig', 'skin'] as const), id), cancelFrame(id));
+  for (let i = 0; i < rounds; i++) frames.push(job(rng.pick(JOB_BASES), id), cancelFrame(id));
   return onOneConnection(rng, 'reuse-after-cancel', frames, Array.from({ length: rounds }, () => cancelled(id)));
 }
 

@@ -49,7 +49,7 @@ describe('protocol fuzzing', () => {
     }
     for (const close of ['1002', '1007', '1009', '1000']) expect(report.closes[close] ?? 0, `close ${close}`).toBeGreaterThan(0);
     // the pose and correctives requests' own rules, and their jobs run to the end
-    for (const name of ['bad-pose-choice', 'bad-weights', 'bad-corrective-options', 'not-template-skeleton', 'pose-and-correctives-run']) {
+    for (const name of ['bad-pose-choice', 'bad-weights', 'bad-corrective-options', 'not-template-skeleton', 'bad-examples', 'pose-and-correctives-run']) {
       expect(report.byGenerator[name] ?? 0, name).toBeGreaterThan(0);
     }
     for (const status of ['400', '401', '403', '404']) expect(report.http[status] ?? 0, `HTTP ${status}`).toBeGreaterThan(0);
