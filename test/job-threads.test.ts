@@ -3,7 +3,10 @@
  * for the next one, a cancelled or failed-hard job's thread is gone, a job over KEEP_THREAD_MAX_VERTICES is not kept,
  * an idle thread ends after its idle time, and closing the queue ends the idle ones. The jobs are real geometric rigs.
  */
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import type { JobMessage, JobOutput, JobThreadData } from '../sidecar/server/jobMessages.js';
+import { workerEntry } from '../sidecar/server/workerEntry.js';
 import { KEEP_THREAD_MAX_VERTICES } from '../sidecar/server/jobs.js';
 import type { RigResult } from '../sidecar/types.js';
 import { makeHumanoid } from './fixtures/humanoid.js';
@@ -82,4 +85,29 @@ describe('job threads kept between jobs', () => {
     expect(queue.threads.idle).toBe(2);
     expect(queue.threads.started).toBe(2);
   }, JOB_TEST_TIMEOUT_MS);
+});
+
+describe('a job thread of a server with a model host', () => {
+  it('never loads a model of its own: a job that asks for one without the host\'s port is answered INTERNAL', { timeout: 30_000 }, async () => {
+    // onnxruntime loading or running on a job thread that is then terminated (a cancel) aborts the whole process; the
+    // queue gives a job that declares models a port to the host, so a load here could only be an undeclared model or
+    // work that outlived its job
+    const entry = workerEntry('jobWorker');
+    const workerData: JobThreadData = { modelsThroughHost: true };
+    const worker = new Worker(entry.url, { execArgv: entry.execArgv, workerData, stdout: true, stderr: true });
+    try {
+      const answer = new Promise<JobOutput>((resolve) => {
+        worker.on('message', (message: JobOutput) => {
+          if (message.type !== 'progress') resolve(message);
+        });
+      });
+      // the hybrid rig runs joints2d and point_rig, sent here without the port the queue would bring
+      const job: JobMessage = { type: 'job', input: { request: 'rig', objects: makeHumanoid({ segments: 10 }), options: { method: 'hybrid' } } };
+      worker.postMessage(job);
+      const out = await answer;
+      expect(out).toMatchObject({ type: 'error', code: 'INTERNAL', message: expect.stringContaining('without a model host') });
+    } finally {
+      await worker.terminate();
+    }
+  });
 });

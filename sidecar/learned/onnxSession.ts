@@ -94,10 +94,10 @@ const sessions = new Map<string, Promise<ModelSession>>();
 export function loadModel(path: string): Promise<ModelSession> {
   const key = resolve(path);
   let session = sessions.get(key);
-  if (!session && !hostClient && hostEnded) {
-    // Work of a job that outlived it (a branch still running when another failed) must not load onnxruntime here:
-    // a kept job thread that is later terminated under a load or run of its own aborts the whole sidecar.
-    return Promise.reject(new AutoRigError('INTERNAL', `model ${basename(key)} asked for after this thread's job ended (no model host)`));
+  if (!session && !hostClient && localSessionsRefused) {
+    // A server's job thread reaches models through its job's model host only: onnxruntime loading or running on a
+    // thread that is then terminated (a cancel, the idle thread's end) aborts the whole sidecar (refuseLocalSessions).
+    return Promise.reject(new AutoRigError('INTERNAL', `model ${basename(key)} asked for on a job thread without a model host (a job that did not declare it, or work that outlived its job)`));
   }
   if (!session) {
     session = hostClient ? hostClient.load(key) : createSession(key);
@@ -303,8 +303,8 @@ class ModelHostClient {
 }
 
 let hostClient: ModelHostClient | null = null;
-/** Set by stopUsingModelHostUntilNextJob until the next useModelHost: this thread is between the jobs of a server. */
-let hostEnded = false;
+/** Set on a server's job threads (refuseLocalSessions): loadModel never loads a session of this thread's own. */
+let localSessionsRefused = false;
 
 /**
  * From now on, this thread's loadModel and runModel go through the model host at the other end of `port` (a job
@@ -314,7 +314,6 @@ let hostEnded = false;
 export function useModelHost(port: MessagePort): void {
   hostClient?.close();
   hostClient = new ModelHostClient(port);
-  hostEnded = false;
   sessions.clear();
 }
 
@@ -325,17 +324,27 @@ export function useModelHost(port: MessagePort): void {
 export function stopUsingModelHost(): void {
   hostClient?.close();
   hostClient = null;
-  hostEnded = false;
+  localSessionsRefused = false;
   sessions.clear();
 }
 
 /**
- * A server's job thread is done with its job's model host (stopUsingModelHost), and kept for the next job, which
- * brings a new port. Until then loadModel rejects (INTERNAL) instead of loading a session on this thread: whatever
- * asks now is work of a job that has ended (a branch still running when another failed), and onnxruntime loading or
- * running on a thread that is then terminated (a later job cancelled, the idle thread ended) aborts the process.
+ * From now on this thread reaches models only through a model host (useModelHost): without one, loadModel rejects
+ * (INTERNAL) instead of loading a session here. A server's job threads call it at start, when the server has a model
+ * host: onnxruntime loading or running on a thread that is then terminated (a cancelled job, the idle thread's end)
+ * aborts the process, and a job that did not declare its models (methods.ts), or work a failed job left running (Apply
+ * Latent Pose's encoder branch after its auto-rig failed), would otherwise load one on the job thread.
+ */
+export function refuseLocalSessions(): void {
+  localSessionsRefused = true;
+}
+
+/**
+ * A server's job thread is done with its job's model host (stopUsingModelHost) and kept for the next job, which
+ * brings a new port; until then loadModel rejects (refuseLocalSessions): whatever asks now is work of a job that has
+ * ended.
  */
 export function stopUsingModelHostUntilNextJob(): void {
   stopUsingModelHost();
-  hostEnded = true;
+  refuseLocalSessions();
 }

@@ -66,3 +66,9 @@ export function transferables(arrays: ArrayBufferView[]): ArrayBuffer[] {
   }
   return [...buffers];
 }
+
+/** What a job thread is started with (Worker workerData). */
+export interface JobThreadData {
+  /** the server has a model host: a job's models come through the port it brings, never a session of the thread's own */
+  modelsThroughHost: boolean;
+}

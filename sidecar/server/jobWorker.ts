@@ -3,13 +3,13 @@
  * for the next one (jobs.ts keeps it warm, or terminates it). The geometric pipeline is synchronous; running it here
  * lets the server stay responsive and stop a job at once (cancel terminates this thread).
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { bakeCorrectives, previewCorrectives } from '../correctives/bakeCorrectives.js';
 import { AutoRigError } from '../errors.js';
-import { stopUsingModelHostUntilNextJob, useModelHost } from '../learned/onnxSession.js';
+import { refuseLocalSessions, stopUsingModelHostUntilNextJob, useModelHost } from '../learned/onnxSession.js';
 import { applyLatentPose, prepareLatentPose } from '../pose/applyLatentPose.js';
 import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
-import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult } from './jobMessages.js';
+import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult, type JobThreadData } from './jobMessages.js';
 
 /** Run the job described by `input`, reporting progress through `post`. Returns the pipeline's (or pose's) result. */
 async function runJob(input: JobInput, post: (message: JobOutput) => void): Promise<JobResult> {
@@ -57,6 +57,8 @@ async function serveJob(message: JobMessage, post: (message: JobOutput, transfer
 function main(): void {
   const port = parentPort;
   if (!port) throw new Error('jobWorker.ts runs only as a worker thread');
+  // the server has a model host: this thread reaches models through it only (JobThreadData)
+  if ((workerData as JobThreadData | undefined)?.modelsThroughHost) refuseLocalSessions();
   const post = (message: JobOutput, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
   port.on('message', (message: JobMessage) => {
     if (message?.type === 'job') void serveJob(message, post);

@@ -18,7 +18,7 @@ import { SHARE_ENV, Worker, type MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
 import { modelsRunBy, modelsRunByCorrectives, modelsRunByPose } from '../methods.js';
 import type { ModelName } from '../learned/modelFiles.js';
-import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult } from './jobMessages.js';
+import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult, type JobThreadData } from './jobMessages.js';
 import type { ModelHost } from './modelHost.js';
 import { workerEntry } from './workerEntry.js';
 
@@ -57,12 +57,14 @@ class JobThread {
 
   /**
    * onIdleEnd: called when the thread ends while it has no job (its idle time ran out, or it crashed idle);
-   * idleMs: how long it waits for another job once kept.
+   * idleMs: how long it waits for another job once kept; modelsThroughHost: the queue has a model host, so the thread
+   * never loads a session of its own (onnxSession.refuseLocalSessions).
    */
-  constructor(private readonly onIdleEnd: (thread: JobThread) => void, private readonly idleMs: number) {
+  constructor(private readonly onIdleEnd: (thread: JobThread) => void, private readonly idleMs: number, modelsThroughHost: boolean) {
     const entry = workerEntry('jobWorker');
+    const workerData: JobThreadData = { modelsThroughHost };
     // SHARE_ENV: a kept thread reads the server's environment as it is now (AUTORIG_MODELS), not as it was at its start
-    this.worker = new Worker(entry.url, { execArgv: entry.execArgv, env: SHARE_ENV, stdout: true, stderr: true });
+    this.worker = new Worker(entry.url, { execArgv: entry.execArgv, env: SHARE_ENV, stdout: true, stderr: true, workerData });
     // stdout belongs to the ready line (a parent reads it); anything a pipeline stage prints goes to stderr instead.
     // Forwarded chunk by chunk rather than piped: a pipe would add listeners to process.stderr for every thread.
     const forward = (chunk: Buffer) => process.stderr.write(chunk);
@@ -253,7 +255,7 @@ export class JobQueue {
 
   private newThread(): JobThread {
     this.started++;
-    return new JobThread((ended) => this.forget(ended), this.idleMs);
+    return new JobThread((ended) => this.forget(ended), this.idleMs, this.models !== undefined);
   }
 
   /** End the idle threads, and keep no thread from now on (the server is stopping; running jobs are cancelled by their connections). */
