@@ -3,9 +3,10 @@
  * for the next one, a cancelled or failed-hard job's thread is gone, a job over KEEP_THREAD_MAX_VERTICES is not kept,
  * an idle thread ends after its idle time, and closing the queue ends the idle ones. The jobs are real geometric rigs.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { JobMessage, JobOutput, JobThreadData } from '../sidecar/server/jobMessages.js';
+import { ModelHost } from '../sidecar/server/modelHost.js';
 import { workerEntry } from '../sidecar/server/workerEntry.js';
 import { KEEP_THREAD_MAX_VERTICES } from '../sidecar/server/jobs.js';
 import type { RigResult } from '../sidecar/types.js';
@@ -88,26 +89,50 @@ describe('job threads kept between jobs', () => {
 });
 
 describe('a job thread of a server with a model host', () => {
-  it('never loads a model of its own: a job that asks for one without the host\'s port is answered INTERNAL', { timeout: 30_000 }, async () => {
+  it('never loads a model of its own: without its job\'s port, before a job or between jobs, a model is answered INTERNAL', { timeout: 60_000 }, async () => {
     // onnxruntime loading or running on a job thread that is then terminated (a cancel) aborts the whole process; the
     // queue gives a job that declares models a port to the host, so a load here could only be an undeclared model or
-    // work that outlived its job
+    // work that outlived its job (Apply Latent Pose's encoder branch after its auto-rig failed)
     const entry = workerEntry('jobWorker');
     const workerData: JobThreadData = { modelsThroughHost: true };
     const worker = new Worker(entry.url, { execArgv: entry.execArgv, workerData, stdout: true, stderr: true });
+    const host = new ModelHost();
     try {
-      const answer = new Promise<JobOutput>((resolve) => {
-        worker.on('message', (message: JobOutput) => {
-          if (message.type !== 'progress') resolve(message);
-        });
+      const answers: JobOutput[] = [];
+      let heard = () => {};
+      worker.on('message', (message: JobOutput) => {
+        if (message.type === 'progress') return;
+        answers.push(message);
+        heard();
       });
-      // the hybrid rig runs joints2d and point_rig, sent here without the port the queue would bring
-      const job: JobMessage = { type: 'job', input: { request: 'rig', objects: makeHumanoid({ segments: 10 }), options: { method: 'hybrid' } } };
-      worker.postMessage(job);
-      const out = await answer;
-      expect(out).toMatchObject({ type: 'error', code: 'INTERNAL', message: expect.stringContaining('without a model host') });
+      const run = (models?: MessagePort): Promise<JobOutput> => {
+        const count = answers.length;
+        const answered = new Promise<JobOutput>((resolve) => {
+          heard = () => {
+            if (answers.length > count) resolve(answers[count]);
+          };
+        });
+        // the hybrid rig runs joints2d and point_rig
+        const job: JobMessage = { type: 'job', input: { request: 'rig', objects: makeHumanoid({ segments: 10 }), options: { method: 'hybrid' } }, ...(models ? { models } : {}) };
+        worker.postMessage(job, models ? [models] : []);
+        return answered;
+      };
+      const refused = { type: 'error', code: 'INTERNAL', message: expect.stringContaining('without a model host') };
+      // sent without the port the queue would bring
+      expect(await run()).toMatchObject(refused);
+      // the next job's port serves, from the host's sessions
+      const served = await run(host.connect());
+      expect(served.type).toBe('result');
+      expect(served.type === 'result' && (served.result as RigResult).skeleton.joints.length).toBe(23);
+      const stats = await host.stats();
+      expect(stats.loads).toBe(2);
+      expect(stats.runs).toBeGreaterThan(0);
+      // between jobs, after a job that had a port: refused again, and the host loaded nothing more
+      expect(await run()).toMatchObject(refused);
+      expect((await host.stats()).loads).toBe(2);
     } finally {
       await worker.terminate();
+      await host.close();
     }
   });
 });

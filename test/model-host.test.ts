@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { decodeMessage, encodeMessage } from '../shared-schema/codec.js';
 import { existsSync } from 'node:fs';
 import { MODEL_FILES, modelPath, type ModelName } from '../sidecar/learned/modelFiles.js';
-import { loadModel, runModel, stopUsingModelHost, stopUsingModelHostUntilNextJob, useModelHost } from '../sidecar/learned/onnxSession.js';
+import { loadModel, runModel, useModelHost } from '../sidecar/learned/onnxSession.js';
 import { modelsRunBy } from '../sidecar/methods.js';
 import { ModelHost } from '../sidecar/server/modelHost.js';
 import { serve, type RunningServer } from '../sidecar/server/serve.js';
@@ -70,29 +70,6 @@ describe('the model host, asked from this thread', () => {
     // the host going away fails what is asked after, with a code, instead of hanging
     await host.close();
     await expect(runModel(session, feeds)).rejects.toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('model host') });
-  });
-
-  it("refuses a model asked for between a server job thread's jobs instead of loading it on that thread", async () => {
-    const host = new ModelHost();
-    hosts.push(host);
-    try {
-      useModelHost(host.connect());
-      await loadModel(JOINTS2D);
-      expect(await host.stats()).toEqual({ loads: 1, runs: 0 });
-      // the job ended; what it left running asks for a model (the encoder's branch after the auto-rig failed)
-      stopUsingModelHostUntilNextJob();
-      await expect(loadModel(JOINTS2D)).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('joints2d.onnx') });
-      // the next job's port serves again, from the host's one session
-      useModelHost(host.connect());
-      const session = await loadModel(JOINTS2D);
-      const out = await runModel(session, { image: { data: fixedImage(), dims: [1, 5, 128, 128] } });
-      expect(out.coords.dims).toEqual([1, 23, 2]);
-      expect(await host.stats()).toEqual({ loads: 1, runs: 1 });
-    } finally {
-      // this thread loads its own sessions again (the one-shot command's end does the same)
-      stopUsingModelHost();
-    }
-    expect((await loadModel(JOINTS2D)).inputNames).toEqual(['image']);
   });
 });
 

@@ -318,33 +318,23 @@ export function useModelHost(port: MessagePort): void {
 }
 
 /**
- * This thread is done with the model host: its port is closed (the host forgets it) and the sessions it handed out
- * are forgotten here; loadModel loads this thread's own sessions again (the one-shot command's end).
+ * This thread's job is done with the model host: its port is closed (the host forgets it) and the sessions it handed
+ * out are forgotten here. A job thread kept for the next job calls it after each job; the next job brings a new port.
  */
 export function stopUsingModelHost(): void {
   hostClient?.close();
   hostClient = null;
-  localSessionsRefused = false;
   sessions.clear();
 }
 
 /**
- * From now on this thread reaches models only through a model host (useModelHost): without one, loadModel rejects
- * (INTERNAL) instead of loading a session here. A server's job threads call it at start, when the server has a model
- * host: onnxruntime loading or running on a thread that is then terminated (a cancelled job, the idle thread's end)
- * aborts the process, and a job that did not declare its models (methods.ts), or work a failed job left running (Apply
- * Latent Pose's encoder branch after its auto-rig failed), would otherwise load one on the job thread.
+ * From now on, for the thread's life, it reaches models only through a model host (useModelHost): without one (before
+ * a job's useModelHost, after its stopUsingModelHost), loadModel rejects (INTERNAL) instead of loading a session here.
+ * A server's job threads call it at start, when the server has a model host: onnxruntime loading or running on a
+ * thread that is then terminated (a cancelled job, the idle thread's end) aborts the process, and a job that did not
+ * declare its models (methods.ts), or work a failed job left running (Apply Latent Pose's encoder branch after its
+ * auto-rig failed, between jobs), would otherwise load one on the job thread.
  */
 export function refuseLocalSessions(): void {
   localSessionsRefused = true;
-}
-
-/**
- * A server's job thread is done with its job's model host (stopUsingModelHost) and kept for the next job, which
- * brings a new port; until then loadModel rejects (refuseLocalSessions): whatever asks now is work of a job that has
- * ended.
- */
-export function stopUsingModelHostUntilNextJob(): void {
-  stopUsingModelHost();
-  refuseLocalSessions();
 }

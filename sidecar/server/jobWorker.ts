@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { bakeCorrectives, previewCorrectives } from '../correctives/bakeCorrectives.js';
 import { AutoRigError } from '../errors.js';
-import { refuseLocalSessions, stopUsingModelHostUntilNextJob, useModelHost } from '../learned/onnxSession.js';
+import { refuseLocalSessions, stopUsingModelHost, useModelHost } from '../learned/onnxSession.js';
 import { applyLatentPose, prepareLatentPose } from '../pose/applyLatentPose.js';
 import { rigCharacterAsync, skinCharacterAsync } from '../pipeline.js';
 import { transferables, type JobInput, type JobMessage, type JobOutput, type JobResult, type JobThreadData } from './jobMessages.js';
@@ -50,7 +50,7 @@ async function serveJob(message: JobMessage, post: (message: JobOutput, transfer
     if (err instanceof AutoRigError) post({ type: 'error', code: err.code, message: err.message });
     else post({ type: 'error', code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) });
   } finally {
-    if (message.models) stopUsingModelHostUntilNextJob();
+    if (message.models) stopUsingModelHost();
   }
 }
 
