@@ -66,8 +66,7 @@ export function templateSkeleton(): Draft {
     RightUpLeg: side(-0.1, 0.95), RightLeg: side(-0.1, 0.5), RightFoot: side(-0.1, 0.08), RightToeBase: side(-0.1, 0.02, -0.12),
   };
   const ends = { LeftHand: side(0.85, 1.45), RightHand: side(-0.85, 1.45), LeftToeBase: side(0.1, 0.02, -0.2), RightToeBase: side(-0.1, 0.02, -0.2) };
-  const skeleton = buildMixamoSkeleton(heads, ends, { up: [0, 0, 1], forward: [0, -1, 0] }, false);
-  return { joints: skeleton.joints.map((joint) => ({ ...joint })) };
+  return buildMixamoSkeleton(heads, ends, { up: [0, 0, 1], forward: [0, -1, 0] }, false) as unknown as Draft;
 }
 
 /** The weights of a tetrahedron named `name` as an ObjectWeights: two influences per vertex (Hips 0.75, Spine 0.25). */
@@ -157,6 +156,11 @@ export type BaseName = keyof typeof BASE_REQUESTS;
 
 /** The names of BASE_REQUESTS, in its order. */
 export const BASE_NAMES = Object.keys(BASE_REQUESTS) as BaseName[];
+
+/** The names of the bases whose request has `field` (objects: those that send a mesh, and start a job), in BASE_NAMES order. */
+export function basesSending(field: string): BaseName[] {
+  return BASE_NAMES.filter((name) => Object.hasOwn(BASE_REQUESTS[name]('x'), field));
+}
 
 /** A deep copy of a draft (typed arrays copied too), so a mutation never touches a shared base. */
 export function cloneDraft<T>(value: T): T {

@@ -10,7 +10,7 @@ import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import type { ErrorCode } from '../sidecar/errors.js';
 import { cancelFrame, singlePhase, splitBytes, type ExpectedReply, type FuzzCase } from './cases.js';
 import type { SeededRandom } from './random.js';
-import { BASE_NAMES, BASE_REQUESTS, cloneDraft, tetrahedron, tetrahedronWeights, type BaseName, type Draft } from './requests.js';
+import { BASE_NAMES, BASE_REQUESTS, basesSending, cloneDraft, tetrahedron, tetrahedronWeights, type BaseName, type Draft } from './requests.js';
 import { binaryFrame } from './wsWire.js';
 
 type FieldMap = Record<string, string>;
@@ -28,14 +28,14 @@ interface Slot {
   optional: boolean;
 }
 
+/** The bases that send a mesh (objects): every request that starts a job. */
+const MESH_BASES = basesSending('objects');
 /** The kinds whose valid request starts a job (answered when it ends, or CANCELLED). */
-const JOB_KINDS: readonly string[] = ['rig', 'skin', 'pose.apply', 'pose.prepare', 'correctives', 'correctives.preview'];
-/** The bases that send a mesh (objects). */
-const MESH_BASES: BaseName[] = ['rig', 'skin', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview'];
+const JOB_KINDS: ReadonlySet<unknown> = new Set(MESH_BASES.map((name) => BASE_REQUESTS[name]('x').kind));
 /** The bases that send a skeleton. */
-const SKELETON_BASES: BaseName[] = ['skin', 'pose.apply+rig', 'correctives', 'correctives+examples', 'correctives.preview'];
+const SKELETON_BASES = basesSending('skeleton');
 /** The bases that send weights per object (ObjectWeights). */
-const WEIGHTS_BASES: BaseName[] = ['pose.apply+rig', 'correctives', 'correctives+examples', 'correctives.preview'];
+const WEIGHTS_BASES = basesSending('weights');
 /** The bases whose valid request, with every optional field nil or extra fields added, is still valid. */
 const TOLERANT_BASES: BaseName[] = ['hello', 'rig', 'skin', 'pose.list', 'pose.apply', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview'];
 
@@ -628,7 +628,7 @@ export function mutationExchange(mutation: SchemaMutation): { frames: Buffer[]; 
   const frames = [binaryFrame(mutation.payload)];
   if (mutation.expect !== 'valid') return { frames, replies: [mutation.expect] };
   const acceptedId = mutation.id as string;
-  if (JOB_KINDS.includes(mutation.kind as string)) {
+  if (JOB_KINDS.has(mutation.kind)) {
     frames.push(cancelFrame(acceptedId));
     return { frames, replies: [{ kind: 'error', code: 'CANCELLED', id: acceptedId }] };
   }

@@ -9,14 +9,13 @@ import { encodeMessage } from '../shared-schema/codec.js';
 import { cancelFrame, independentMessages, splitBytes, type ExpectedReply, type FuzzCase, type MessagesCase, type Phase } from './cases.js';
 import { msgpackPayload } from './msgpackCases.js';
 import type { SeededRandom } from './random.js';
-import { BASE_REQUESTS } from './requests.js';
+import { BASE_REQUESTS, basesSending, type BaseName } from './requests.js';
 import { mutationExchange, schemaMutation, SLOW_MUTATIONS } from './schemaCases.js';
 import { binaryFrame } from './wsWire.js';
 
-/** The bases whose valid request starts a job. */
-const JOB_BASES = ['rig', 'skin', 'pose.apply', 'pose.apply+rig', 'pose.prepare', 'correctives', 'correctives+examples', 'correctives.preview'] as const;
-type JobBase = (typeof JOB_BASES)[number];
-const job = (kind: JobBase, id: string) => binaryFrame(encodeMessage(BASE_REQUESTS[kind](id)));
+/** The bases whose valid request starts a job: those that send a mesh. */
+const JOB_BASES = basesSending('objects');
+const job = (name: BaseName, id: string) => binaryFrame(encodeMessage(BASE_REQUESTS[name](id)));
 const hello = (id: string) => binaryFrame(encodeMessage(BASE_REQUESTS.hello(id)));
 const cancelled = (id: string): ExpectedReply => ({ kind: 'error', code: 'CANCELLED', id });
 
