@@ -51,6 +51,7 @@ export function formatReport(report: FuzzReport): string {
     `  crashes: ${report.crashes.length}; failures: ${report.failures.length}; answered: ${report.answered}/${report.cases}`,
     `  final request served: ${report.finalRequestServed ? 'yes' : 'NO'}; clean shutdown: ${report.cleanShutdown ? 'yes' : 'NO'}`,
     `  token seen in output: ${report.tokenSightings.output}, in replies: ${report.tokenSightings.replies}`,
+    `  pose requests held while another job read their mesh: ${report.heldRequests}`,
     `  reply latency: p50 ${report.latencyMs.p50.toFixed(2)} ms, p99 ${report.latencyMs.p99.toFixed(2)} ms, max ${report.latencyMs.max.toFixed(1)} ms`,
     report.memory
       ? `  sidecar RSS: ${mib(report.memory.startKiB)} at start, ${mib(report.memory.endKiB)} at the end, peak ${mib(report.memory.peakKiB)}; every 1000 cases: ${report.memory.samplesKiB.map((k) => (k / 1024).toFixed(0)).join(' ')} MiB`

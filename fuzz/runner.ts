@@ -79,6 +79,8 @@ export interface FuzzReport {
   memory: MemoryFigures | null;
   /** Times the token appeared in the sidecar's stdout/stderr, and in bytes it sent to clients. */
   tokenSightings: { output: number; replies: number };
+  /** Pose requests the sidecar held while another job (of either connection) read their mesh. */
+  heldRequests: number;
   /** The hello on a fresh connection after the last case was answered. */
   finalRequestServed: boolean;
   /** The sidecar stopped with exit code 0 on SIGTERM at the end. */
@@ -170,6 +172,7 @@ class FuzzRunner {
       latencyMs: { p50: 0, p99: 0, max: 0 },
       memory: null,
       tokenSightings: { output: 0, replies: 0 },
+      heldRequests: 0,
       finalRequestServed: false,
       cleanShutdown: false,
     };
@@ -206,6 +209,7 @@ class FuzzRunner {
     const status = await this.sidecar.stop();
     this.report.cleanShutdown = status.code === 0;
     this.outputSightings += this.sidecar.outputWatch.sightings;
+    this.report.heldRequests += this.sidecar.heldRequests;
     this.report.tokenSightings = { output: this.outputSightings, replies: this.watches.reduce((n, w) => n + w.sightings, 0) };
     const sorted = this.latencies.slice().sort((a, b) => a - b);
     this.report.latencyMs = { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? 0 };
@@ -266,6 +270,7 @@ class FuzzRunner {
     this.report.crashes.push({ index, layer: fuzzCase.layer, name: fuzzCase.name, exit, stderrTail: this.sidecar.stderrTail.slice(-4000) });
     this.log(`CRASH at case ${index} (${fuzzCase.layer}/${fuzzCase.name}): ${JSON.stringify(exit)}; restarting the sidecar`);
     this.outputSightings += this.sidecar.outputWatch.sightings;
+    this.report.heldRequests += this.sidecar.heldRequests;
     this.main?.destroy();
     this.main = null;
     await this.startSidecar();

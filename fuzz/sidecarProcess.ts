@@ -54,6 +54,9 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
+/** The log line of a pose request held until another job has read its mesh (server/connection.ts). */
+const HELD_REQUEST_LINE = /waits for the job reading its mesh/;
+
 /** A running `autorig serve`. */
 export class SidecarProcess {
   /** Set once the child has exited (by itself: a crash, unless stop() asked for it). */
@@ -63,6 +66,8 @@ export class SidecarProcess {
   stderrTail = '';
   /** Times the token appeared in stdout or stderr. */
   readonly outputWatch: SecretWatch;
+  /** Pose requests its log says were held for another job reading their mesh (server/connection.ts startOrHold). */
+  heldRequests = 0;
   private stopping = false;
 
   private constructor(
@@ -86,6 +91,8 @@ export class SidecarProcess {
     const exited = new Promise<ExitStatus>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     let stdout = '';
     let stderrTail = '';
+    let stderrLine = '';
+    let heldRequests = 0;
     let sidecar: SidecarProcess | null = null;
     child.stdout.on('data', (chunk: Buffer) => {
       watch.scan(chunk);
@@ -94,8 +101,16 @@ export class SidecarProcess {
     });
     child.stderr.on('data', (chunk: Buffer) => {
       watch.scan(chunk);
-      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
-      if (sidecar) sidecar.stderrTail = stderrTail;
+      const text = chunk.toString('utf8');
+      stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS);
+      // counted by whole lines: a chunk may end inside one
+      const lines = (stderrLine + text).split('\n');
+      stderrLine = lines.pop()!;
+      heldRequests += lines.filter((line) => HELD_REQUEST_LINE.test(line)).length;
+      if (sidecar) {
+        sidecar.stderrTail = stderrTail;
+        sidecar.heldRequests = heldRequests;
+      }
     });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -113,6 +128,7 @@ export class SidecarProcess {
           sidecar = new SidecarProcess(child, ready.port, watch, exited);
           sidecar.stdout = stdout;
           sidecar.stderrTail = stderrTail;
+          sidecar.heldRequests = heldRequests;
           resolve(sidecar);
         } catch (err) {
           child.kill('SIGKILL');

@@ -52,6 +52,9 @@ describe('protocol fuzzing', () => {
     for (const name of ['bad-pose-choice', 'bad-weights', 'bad-corrective-options', 'not-template-skeleton', 'bad-examples', 'pose-and-correctives-run']) {
       expect(report.byGenerator[name] ?? 0, name).toBeGreaterThan(0);
     }
+    // pose jobs for one mesh on two connections: some were held for the other's reading, and all were answered
+    expect(report.byGenerator['one-mesh-two-connections'] ?? 0).toBeGreaterThan(0);
+    expect(report.heldRequests, 'pose requests held for another job reading their mesh').toBeGreaterThan(0);
     for (const status of ['400', '401', '403', '404']) expect(report.http[status] ?? 0, `HTTP ${status}`).toBeGreaterThan(0);
     expect(fuzzPassed(report)).toBe(true);
   });
