@@ -24,13 +24,19 @@ export type Layer = 'websocket' | 'msgpack' | 'schema' | 'session';
 export const LAYERS: readonly Layer[] = ['websocket', 'msgpack', 'schema', 'session'];
 
 /**
- * One reply a case expects: a result, an error with this code, or — for a job left to run — any final message
- * except INTERNAL ('terminal'). `id` is the id the reply must carry (null: the request's id could not be read).
+ * One reply a case expects: a result, an error with this code, for a job left to run any final message except
+ * INTERNAL ('terminal'), or, for a valid job sent with its cancel right behind it, CANCELLED or its result ('accepted':
+ * a job that ends within a few milliseconds may have answered before a cancel that came in a later TCP segment).
+ * `id` is the id the reply must carry (null: the request's id could not be read).
  */
 export type ExpectedReply =
   | { kind: 'result'; id: string }
   | { kind: 'error'; code: ErrorCode; id: string | null }
-  | { kind: 'terminal'; id: string };
+  | { kind: 'terminal'; id: string }
+  | { kind: 'accepted'; id: string };
+
+/** What a valid job followed by its cancel must get (see ExpectedReply 'accepted'). */
+export const acceptedJob = (id: string): ExpectedReply => ({ kind: 'accepted', id });
 
 /** Writes to one connection: the chunks are written one by one (each its own TCP segment). */
 export interface Write {
@@ -131,7 +137,8 @@ export function cancelFrame(id: string): Buffer {
 /**
  * The frames and expected replies of independent messages sent back to back on one connection (each with an id of
  * its own). A message predicted to start a job is followed by a cancel for it, so that the job ends at once with
- * CANCELLED (pipeline runs are what the 'terminal' schema cases are for). Returns null when a message would get no
+ * CANCELLED, or has answered with its result just before (pipeline runs are what the 'terminal' schema cases are
+ * for; a result sent before the cancel was read still comes before the later messages' replies). Returns null when a message would get no
  * reply at all (a valid cancel) or one out of order (a valid pose.list): the caller makes another.
  */
 export function independentMessages(payloads: Buffer[]): { frames: Buffer[]; replies: ExpectedReply[] } | null {
@@ -147,7 +154,7 @@ export function independentMessages(payloads: Buffer[]): { frames: Buffer[]; rep
       if (jobIds.has(prediction.id)) return null;
       jobIds.add(prediction.id);
       frames.push(binaryFrame(payload), cancelFrame(prediction.id));
-      replies.push({ kind: 'error', code: 'CANCELLED', id: prediction.id });
+      replies.push(acceptedJob(prediction.id));
     } else {
       frames.push(binaryFrame(payload));
       replies.push(prediction.reply);

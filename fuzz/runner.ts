@@ -120,6 +120,8 @@ function replyMismatch(reply: Message, expected: ExpectedReply): string | null {
       return reply.kind === 'error' && reply.code === expected.code ? null : `expected error ${expected.code}, got ${got}: ${String(reply.message ?? '')}`;
     case 'terminal':
       return reply.kind === 'result' || (reply.kind === 'error' && reply.code !== 'INTERNAL') ? null : `expected a result or a coded error, got ${got}: ${String(reply.message ?? '')}`;
+    case 'accepted':
+      return reply.kind === 'result' || (reply.kind === 'error' && reply.code === 'CANCELLED') ? null : `expected CANCELLED or a result, got ${got}: ${String(reply.message ?? '')}`;
   }
 }
 

@@ -8,7 +8,7 @@
 import { encodeMessage } from '../shared-schema/codec.js';
 import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import type { ErrorCode } from '../sidecar/errors.js';
-import { cancelFrame, singlePhase, splitBytes, type ExpectedReply, type FuzzCase } from './cases.js';
+import { acceptedJob, cancelFrame, singlePhase, splitBytes, type ExpectedReply, type FuzzCase } from './cases.js';
 import type { SeededRandom } from './random.js';
 import { BASE_NAMES, BASE_REQUESTS, basesSending, cloneDraft, tetrahedron, tetrahedronWeights, type BaseName, type Draft } from './requests.js';
 import { binaryFrame } from './wsWire.js';
@@ -622,7 +622,8 @@ export interface SchemaMutation {
 
 /**
  * The frames and replies of one mutation on a connection with no job running: a valid job is cancelled at once
- * (what matters here is that it was accepted), a valid hello answered with its result.
+ * (what matters here is that it was accepted: CANCELLED, or its result where it ended first), a valid hello answered
+ * with its result.
  */
 export function mutationExchange(mutation: SchemaMutation): { frames: Buffer[]; replies: ExpectedReply[] } {
   const frames = [binaryFrame(mutation.payload)];
@@ -630,7 +631,7 @@ export function mutationExchange(mutation: SchemaMutation): { frames: Buffer[]; 
   const acceptedId = mutation.id as string;
   if (JOB_KINDS.has(mutation.kind)) {
     frames.push(cancelFrame(acceptedId));
-    return { frames, replies: [{ kind: 'error', code: 'CANCELLED', id: acceptedId }] };
+    return { frames, replies: [acceptedJob(acceptedId)] };
   }
   // pose.list: the installed library's poses, or its coded error where the sidecar has no models
   return { frames, replies: [{ kind: mutation.kind === 'pose.list' ? 'terminal' : 'result', id: acceptedId }] };
