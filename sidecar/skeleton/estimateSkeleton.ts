@@ -122,8 +122,9 @@ export function estimateSkeleton(
   shins.forEach(({ at }, k) => flat.set(at, 2 * (named2D.length + k)));
   const lift = liftJointsByFrontPiece(canonical, triangles, shells.shellOf, flat, view);
   const c: Record<string, Vec3> = {};
-  named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; });
-  shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; });
+  const readSpans: Record<string, number> = {};
+  named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; readSpans[name] = lift.span[k]; });
+  shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; readSpans[`${side}Foot`] = lift.span[named2D.length + k]; });
   const head = named2D.findIndex(([name]) => name === 'Head');
   if (head >= 0) headAtNeckDepth(c, lift, head);
   // HeadTop_End sits on the top of the head, at the head's depth (a ray through the very top hits little). The top of
@@ -143,7 +144,7 @@ export function estimateSkeleton(
     toeTips[side] = [foot[0], toeY, tipZ];
   }
 
-  symmetrise(c);
+  symmetrise(c, readSpans);
   const heads = {} as Record<MixamoJointName, Vec3>;
   const canonicalHeads = {} as Record<MixamoJointName, Vec3>;
   for (const name of Object.keys(c)) {
@@ -248,8 +249,34 @@ function footExtent(canonical: Float32Array, used: Uint8Array, ankle: Vec3, sole
   return { heelZ, tipZ };
 }
 
-/** Mirror-averages each Left/Right pair across the midline x = Hips.x (the body is symmetric; silhouettes are noisy). */
-function symmetrise(c: Record<string, Vec3>): void {
+/**
+ * A Left/Right pair of joints whose depths were read from spans along the ray differing by more than this factor is
+ * not averaged in depth: the longer ray crossed something one side holds and the other does not (a sword's blade
+ * pointing forward out of the fist runs along the wrist's ray), so both take the shorter one's depth.
+ */
+export const ONE_SIDED_SPAN_RATIO = 2;
+
+/**
+ * The joints (without their side) whose pair's depth may come from one side (pairDepth), each with the parent joint
+ * its depth is checked against: the forearm and hand, where a character holds things. Elsewhere the rays meet hair
+ * or a cape on both sides alike and the mean stands (long hair behind the shoulders: the shorter read span there was
+ * the hair's, not the shoulder's, on a procedural development humanoid).
+ */
+const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { ForeArm: 'Arm', Hand: 'ForeArm', HandTip: 'Hand' };
+
+/**
+ * Mirror-averages each Left/Right pair across the midline x = Hips.x (the body is symmetric; silhouettes are noisy).
+ * Depth is averaged too, except at the forearms, hands and hand tips (ONE_SIDED_DEPTH_PARENT) where one side's ray read
+ * something the other side's did not (readSpans: the span along the ray each depth was read from, by name; NaN or
+ * absent where none was read):
+ * - one side's span exceeds ONE_SIDED_SPAN_RATIO times the other's (a blade along the ray): both take the shorter
+ *   span's depth;
+ * - the two spans do not overlap in depth (the ray met a separate piece in front, such as a sword's guard, where its
+ *   mirror met the wrist): both take the depth of the side that lies nearer its parent joint's depth (parents are
+ *   settled first), the side whose limb did not turn out of the body's plane.
+ * c: lifted points by name (canonical), modified in place, parents before children in key order.
+ */
+function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> = {}): void {
   const mid = c.Hips[0];
   for (const name of Object.keys(c)) {
     if (!name.startsWith('Left')) continue;
@@ -257,9 +284,28 @@ function symmetrise(c: Record<string, Vec3>): void {
     const l = c[name], r = c[other];
     if (!r) continue;
     const half = 0.5 * ((l[0] - mid) - (r[0] - mid));
-    const y = 0.5 * (l[1] + r[1]), z = 0.5 * (l[2] + r[2]);
-    c[name] = [mid + half, y, z];
-    c[other] = [mid - half, y, z];
+    const y = 0.5 * (l[1] + r[1]);
+    c[name] = [mid + half, y, pairDepth(c, name.slice(4), l[2], r[2], readSpans[name] ?? Number.NaN, readSpans[other] ?? Number.NaN)];
+    c[other] = [mid - half, y, c[name][2]];
   }
   for (const name of ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head', 'HeadTop_End', 'HeadTop']) c[name][0] = mid;
+}
+
+/**
+ * The depth a Left/Right pair shares (symmetrise): for a joint of ONE_SIDED_DEPTH_PARENT, the shorter read span's
+ * where the spans differ by ONE_SIDED_SPAN_RATIO, the side nearer its parent's depth where the spans do not overlap;
+ * else (and for every other joint) the mean.
+ * c: the points (the parent's depth is read from it), joint: the name without its side ('Hand'), zl, zr: each side's
+ * depth, sl, sr: each side's read span (NaN where none) → the shared depth
+ */
+function pairDepth(c: Record<string, Vec3>, joint: string, zl: number, zr: number, sl: number, sr: number): number {
+  const mean = 0.5 * (zl + zr);
+  const parent = ONE_SIDED_DEPTH_PARENT[joint];
+  if (!parent || !(sl > 0 && sr > 0)) return mean;
+  if (sl > ONE_SIDED_SPAN_RATIO * sr) return zr;
+  if (sr > ONE_SIDED_SPAN_RATIO * sl) return zl;
+  if (Math.abs(zl - zr) <= 0.5 * (sl + sr)) return mean;
+  const pl = c['Left' + parent], pr = c['Right' + parent];
+  if (!pl || !pr) return mean;
+  return Math.abs(zl - pl[2]) <= Math.abs(zr - pr[2]) ? zl : zr;
 }

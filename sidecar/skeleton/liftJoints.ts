@@ -29,6 +29,8 @@ export interface FrontPieceLift {
   /** the whole ray's first (largest z) and last hit per point, NaN where the ray misses the mesh: Float64Array #P each */
   front: Float64Array;
   back: Float64Array;
+  /** the span along the ray that z was read from (the front piece's first to last hit, or the whole ray's), NaN where the ray misses: Float64Array #P */
+  span: Float64Array;
 }
 
 /**
@@ -71,6 +73,7 @@ export function liftJointsByFrontPiece(
     }
   }
   const z = new Float64Array(np), front = new Float64Array(np).fill(Number.NaN), back = new Float64Array(np).fill(Number.NaN);
+  const readSpan = new Float64Array(np).fill(Number.NaN);
   for (let k = 0; k < np; k++) {
     const zs = hitZ[k];
     if (zs.length === 0) { z[k] = nearestDepthMidpoint(fallback, points[2 * k], points[2 * k + 1]); continue; }
@@ -79,6 +82,7 @@ export function liftJointsByFrontPiece(
     front[k] = zs[byDepth[0]]; back[k] = zs[byDepth[byDepth.length - 1]];
     const span = front[k] - back[k];
     z[k] = 0.5 * (front[k] + back[k]);
+    readSpan[k] = span;
     const seen = new Set<number>();
     for (const h of byDepth) {
       const piece = hitPiece[k][h];
@@ -91,8 +95,8 @@ export function liftJointsByFrontPiece(
         if (zs[g] < pieceBack) pieceBack = zs[g];
       }
       // an open piece met once is no span to read; a thin one (a pendant) is passed for the piece behind it
-      if (count >= 2 && zs[h] - pieceBack >= MIN_FRONT_PIECE_SHARE * span) { z[k] = 0.5 * (zs[h] + pieceBack); break; }
+      if (count >= 2 && zs[h] - pieceBack >= MIN_FRONT_PIECE_SHARE * span) { z[k] = 0.5 * (zs[h] + pieceBack); readSpan[k] = zs[h] - pieceBack; break; }
     }
   }
-  return { z, front, back };
+  return { z, front, back, span: readSpan };
 }

@@ -1,0 +1,62 @@
+/**
+ * A sword held in one hand (sidecar/skeleton/estimateSkeleton.ts pairDepth, liftJoints.ts's read span): the generator's
+ * blade points forward out of the fist, so the wrist's ray on that side runs along the blade, or meets the guard, a
+ * piece of its own in front of the wrist. Left and right were averaged in depth, and both wrists sat far in front of
+ * the arms (procedural development humanoids 9 200 056 and 9 200 034: 10.4 % and 8.7 % of the height): the voxel
+ * skinning then gave the free hand's bone no vertex at all, and it moved nothing. Now the pair takes the depth of the
+ * side whose ray read only the wrist: the shorter read span where one is over twice the other (the blade), else,
+ * where the two read spans do not overlap (the guard), the side nearer its forearm's depth.
+ */
+import { describe, expect, it } from 'vitest';
+import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
+import { meshShells } from '../sidecar/mesh/meshShells.js';
+import { rigCharacterAsync } from '../sidecar/pipeline.js';
+import { renderFrontView } from '../sidecar/skeleton/frontView.js';
+import { liftJointsByFrontPiece } from '../sidecar/skeleton/liftJoints.js';
+import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
+import type { Vec3 } from '../sidecar/types.js';
+
+/** An axis-aligned box as 8 vertices and 12 triangles, appended to positions / triangles. */
+function addBox(positions: number[], triangles: number[], min: Vec3, max: Vec3): void {
+  const base = positions.length / 3;
+  for (let k = 0; k < 8; k++) positions.push(k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]);
+  const faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
+  for (const [a, b, c, d] of faces) triangles.push(base + a, base + b, base + c, base + a, base + c, base + d);
+}
+
+describe('a sword held in one hand', () => {
+  it('reports the span along the ray each depth was read from: the front piece\'s, or the whole ray\'s', () => {
+    const positions: number[] = [], triangles: number[] = [];
+    addBox(positions, triangles, [-0.05, -0.05, -0.05], [0.05, 0.05, 0.05]);  // a wrist, z from -0.05 to 0.05
+    addBox(positions, triangles, [-0.3, -0.05, 0.1], [-0.2, 0.05, 0.6]);       // a blade along z, a piece of its own
+    const p = new Float32Array(positions), t = new Uint32Array(triangles);
+    const lift = liftJointsByFrontPiece(p, t, meshShells(p, t).shellOf, Float64Array.of(0, 0, -0.25, 0, 0.8, 0), renderFrontView(p, t, 64));
+    expect(lift.span[0]).toBeCloseTo(0.1, 6);
+    expect(lift.span[1]).toBeCloseTo(0.5, 6);
+    expect(lift.z[1]).toBeCloseTo(0.35, 6);
+    // a ray that misses the mesh reads no span
+    expect(Number.isNaN(lift.span[2])).toBe(true);
+  });
+
+  // 9 200 056: the blade runs along the left wrist's ray (read spans 0.38 against 0.03); 9 200 034: the right wrist's
+  // ray meets the guard, a piece of its own (read spans 0.06 and 0.05, 0.16 apart in depth)
+  it.each([9_200_056, 9_200_034])('puts both wrists of procedural humanoid %i at the arms\' depth, and the free hand\'s bone holds its hand', async (seed) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000 });
+    expect(character.meta.clothing.some((c) => c.startsWith('sword'))).toBe(true);
+    const rig = await rigCharacterAsync(character.parts);
+    const height = character.meta.heightMetres;
+    const free = character.meta.clothing.includes('sword (left hand)') ? 'RightHand' : 'LeftHand';
+    for (const name of ['LeftHand', 'RightHand']) {
+      const k = MIXAMO_JOINTS.indexOf(name as never);
+      const head = rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+      const error = Math.hypot(...head.map((x, i) => x - character.joints[3 * k + i])) / height;
+      // measured 0.55 / 0.11 % (9 200 056) and 0.77 / 1.27 % (9 200 034); before, 10.4–10.6 % and 8.7 %
+      expect(error, name).toBeLessThan(0.025);
+    }
+    const b = rig.skeleton.joints.findIndex((j) => j.name === `mixamorig:${free}`);
+    let held = 0;
+    for (const o of rig.objects) for (let i = 0; i < o.indices.length; i++) if (o.indices[i] === b && o.weights[i] > 0.5) held++;
+    // measured 292 and 159 vertices; before, 0 and 12
+    expect(held, free).toBeGreaterThan(100);
+  }, 60_000);
+});
