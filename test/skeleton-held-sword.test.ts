@@ -42,10 +42,10 @@ describe('a sword held in one hand', () => {
   // ray meets the guard, a piece of its own (read spans 0.06 and 0.05, 0.16 apart in depth)
   it.each([9_200_056, 9_200_034])('puts both wrists of procedural humanoid %i at the arms\' depth, and the free hand\'s bone holds its hand', async (seed) => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000 });
-    expect(character.meta.clothing.some((c) => c.startsWith('sword'))).toBe(true);
+    const clothing = character.meta.clothing as string[], height = character.meta.heightMetres as number;
+    expect(clothing.some((c) => c.startsWith('sword'))).toBe(true);
     const rig = await rigCharacterAsync(character.parts);
-    const height = character.meta.heightMetres;
-    const free = character.meta.clothing.includes('sword (left hand)') ? 'RightHand' : 'LeftHand';
+    const free = clothing.includes('sword (left hand)') ? 'RightHand' : 'LeftHand';
     for (const name of ['LeftHand', 'RightHand']) {
       const k = MIXAMO_JOINTS.indexOf(name as never);
       const head = rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
