@@ -38,6 +38,18 @@ describe('a sword held in one hand', () => {
     expect(Number.isNaN(lift.span[2])).toBe(true);
   });
 
+  it('reads a hand before a cape on the hand, though both are thin beside the whole ray', () => {
+    const positions: number[] = [], triangles: number[] = [];
+    addBox(positions, triangles, [-0.05, -0.05, -0.02], [0.05, 0.05, 0.02]);   // a hand, z from -0.02 to 0.02
+    addBox(positions, triangles, [-0.3, -0.3, -0.2], [0.3, 0.3, -0.19]);       // a cape's two layers behind it
+    const p = new Float32Array(positions), t = new Uint32Array(triangles);
+    const lift = liftJointsByFrontPiece(p, t, meshShells(p, t).shellOf, Float64Array.of(0, 0), renderFrontView(p, t, 64));
+    // both pieces span under MIN_FRONT_PIECE_SHARE of the ray (0.04 and 0.01 of 0.22): the first stands, not the
+    // whole ray's midpoint (-0.09; procedural 9 200 040's wrists before its cape sat 7.7 % of the height behind)
+    expect(lift.z[0]).toBeCloseTo(0, 6);
+    expect(lift.span[0]).toBeCloseTo(0.04, 6);
+  });
+
   // 9 200 056: the blade runs along the left wrist's ray (read spans 0.38 against 0.03); 9 200 034: the right wrist's
   // ray meets the guard, a piece of its own (read spans 0.06 and 0.05, 0.16 apart in depth)
   it.each([9_200_056, 9_200_034])('puts both wrists of procedural humanoid %i at the arms\' depth, and the free hand\'s bone holds its hand', async (seed) => {

@@ -39,7 +39,8 @@ export interface FrontPieceLift {
  * each ray meets first: the midpoint of that piece's first and last hit. Another piece behind it (hair hanging down
  * the back of the neck, a cape behind the calves) does not pull the joint back. A piece the ray meets only once (open)
  * or that spans under MIN_FRONT_PIECE_SHARE of the ray's hits (a pendant) is passed for the next piece behind it; where
- * none is left, the whole ray's midpoint stands, and the fallback's where the ray misses the mesh.
+ * every piece met twice was that thin (a hand before a cape's two layers), the first of them is read; where no piece
+ * was met twice, the whole ray's midpoint stands, and the fallback's where the ray misses the mesh.
  * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, shellOf: Int32Array #V (meshShells of the
  * mesh these triangles belong to), points: canonical (x, y) #P*2, fallback: the front view → FrontPieceLift
  */
@@ -84,6 +85,7 @@ export function liftJointsByFrontPiece(
     z[k] = 0.5 * (front[k] + back[k]);
     readSpan[k] = span;
     const seen = new Set<number>();
+    let firstClosed = -1, firstClosedBack = Number.NaN, read = false;
     for (const h of byDepth) {
       const piece = hitPiece[k][h];
       if (seen.has(piece)) continue;
@@ -95,8 +97,11 @@ export function liftJointsByFrontPiece(
         if (zs[g] < pieceBack) pieceBack = zs[g];
       }
       // an open piece met once is no span to read; a thin one (a pendant) is passed for the piece behind it
-      if (count >= 2 && zs[h] - pieceBack >= MIN_FRONT_PIECE_SHARE * span) { z[k] = 0.5 * (zs[h] + pieceBack); readSpan[k] = zs[h] - pieceBack; break; }
+      if (count >= 2 && zs[h] - pieceBack >= MIN_FRONT_PIECE_SHARE * span) { z[k] = 0.5 * (zs[h] + pieceBack); readSpan[k] = zs[h] - pieceBack; read = true; break; }
+      if (count >= 2 && firstClosed < 0) { firstClosed = h; firstClosedBack = pieceBack; }
     }
+    // every closed piece was thin (a hand before a cape's two layers): the first of them, not the whole ray
+    if (!read && firstClosed >= 0) { z[k] = 0.5 * (zs[firstClosed] + firstClosedBack); readSpan[k] = zs[firstClosed] - firstClosedBack; }
   }
   return { z, front, back, span: readSpan };
 }
