@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { HELD_REQUEST_LOG } from '../sidecar/server/connection.js';
 import { SecretWatch } from './rawConnection.js';
 
 /** How much of stderr is kept for a report (the end of it). */
@@ -53,9 +54,6 @@ export interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
-
-/** The log line of a pose request held until another job has read its mesh (server/connection.ts). */
-const HELD_REQUEST_LINE = /waits for the job reading its mesh/;
 
 /** A running `autorig serve`. */
 export class SidecarProcess {
@@ -106,7 +104,7 @@ export class SidecarProcess {
       // counted by whole lines: a chunk may end inside one
       const lines = (stderrLine + text).split('\n');
       stderrLine = lines.pop()!;
-      heldRequests += lines.filter((line) => HELD_REQUEST_LINE.test(line)).length;
+      heldRequests += lines.filter((line) => line.includes(HELD_REQUEST_LOG)).length;
       if (sidecar) {
         sidecar.stderrTail = stderrTail;
         sidecar.heldRequests = heldRequests;

@@ -21,6 +21,9 @@ import type { JobInput, JobResult } from './jobMessages.js';
 import type { JobQueue, RunningJob } from './jobs.js';
 import { meshDigest, PoseReuseCache } from './poseReuseCache.js';
 
+/** What the log says of a pose request held until another job has read its mesh (the fuzzer counts these lines). */
+export const HELD_REQUEST_LOG = 'waits for the job reading its mesh';
+
 export type Log = (line: string) => void;
 
 /** The requests that run as a job. */
@@ -65,7 +68,7 @@ export function serveConnection(
     }
     let waiting = true;
     jobs.set(id, { cancel: () => { waiting = false; } });
-    log(`${label}: ${request.kind} '${printable(id)}' waits for the job reading its mesh`);
+    log(`${label}: ${request.kind} '${printable(id)}' ${HELD_REQUEST_LOG}`);
     void reading.then(() => {
       if (!waiting) return; // cancelled, or the connection closed
       jobs.delete(id);
