@@ -144,8 +144,9 @@ export function estimateSkeleton(
   const used = usedVertices(canonical.length / 3, triangles);
   for (const side of ['Left', 'Right'] as const) {
     const foot = c[`${side}Foot`];
-    const { heelZ, tipZ } = footExtent(canonical, used, foot, soleY, side === 'Left' ? 1 : -1);
-    const toeY = soleY + 0.25 * (foot[1] - soleY);
+    const extent = footExtent(canonical, used, shells.shellOf, foot, soleY, side === 'Left' ? 1 : -1);
+    const { heelZ, tipZ } = extent;
+    const toeY = extent.soleY + 0.25 * (foot[1] - extent.soleY);
     c[`${side}ToeBase`] = [foot[0], toeY, heelZ + 0.72 * (tipZ - heelZ)];
     toeTips[side] = [foot[0], toeY, tipZ];
   }
@@ -240,19 +241,32 @@ function usedVertices(vertexCount: number, triangles: Uint32Array): Uint8Array {
   return used;
 }
 
-/** Heel and toe-tip depth of one foot: the vertices of the body (`used`) below the ankle on that side. */
-function footExtent(canonical: Float32Array, used: Uint8Array, ankle: Vec3, soleY: number, side: number): { heelZ: number; tipZ: number } {
-  let heelZ = Infinity, tipZ = -Infinity;
+/**
+ * The foot's extent: heel and toe-tip depth and the sole's height, from the vertices of the body (`used`) below the
+ * ankle on that side, on the pieces of the mesh (shellOf) that reach in front of the ankle there. A cape or a coat that
+ * hangs behind the heels to the floor (or, as the generator's capes do, past it) is a piece of its own that lies wholly
+ * behind the ankle: read with the foot, it put the heel at the cape and the sole under the floor, and the toe base
+ * 5 % of the height back and down (procedural development humanoids 9 200 023, 9 200 040, 9 200 058).
+ * canonical #V*3, used #V, shellOf #V (meshShells), ankle: canonical, soleY: the silhouette's lowest height (bounds
+ * the box), side: +1 left, −1 right → heelZ, tipZ, soleY (the lowest of those vertices; the silhouette's where none)
+ */
+function footExtent(
+  canonical: Float32Array, used: Uint8Array, shellOf: Int32Array, ankle: Vec3, soleY: number, side: number,
+): { heelZ: number; tipZ: number; soleY: number } {
   const top = ankle[1] + 0.25 * (ankle[1] - soleY);
+  const inBox = (i: number) => used[i / 3] && canonical[i + 1] <= top && canonical[i] * side > 0 && Math.abs(canonical[i] - ankle[0]) <= 0.08;
+  const reachesFront = new Set<number>();
+  for (let i = 0; i < canonical.length; i += 3) if (inBox(i) && canonical[i + 2] > ankle[2]) reachesFront.add(shellOf[i / 3]);
+  let heelZ = Infinity, tipZ = -Infinity, lowest = Infinity;
   for (let i = 0; i < canonical.length; i += 3) {
-    if (!used[i / 3] || canonical[i + 1] > top || canonical[i] * side <= 0) continue;
-    if (Math.abs(canonical[i] - ankle[0]) > 0.08) continue;
+    if (!inBox(i) || (reachesFront.size > 0 && !reachesFront.has(shellOf[i / 3]))) continue;
     const z = canonical[i + 2];
     if (z < heelZ) heelZ = z;
     if (z > tipZ) tipZ = z;
+    if (canonical[i + 1] < lowest) lowest = canonical[i + 1];
   }
-  if (!Number.isFinite(heelZ)) return { heelZ: ankle[2] - 0.01, tipZ: ankle[2] + 0.05 };
-  return { heelZ, tipZ };
+  if (!Number.isFinite(heelZ)) return { heelZ: ankle[2] - 0.01, tipZ: ankle[2] + 0.05, soleY };
+  return { heelZ, tipZ, soleY: lowest };
 }
 
 /**

@@ -52,7 +52,9 @@ interface PixelLine {
  * to ROD_BASE above that) runs straight up (principal axis at least ROD_MIN_BASE long, within ROD_MAX_TILT_DEGREES of
  * the vertical, pixels within `radius` of it, ROD_MIN_MEAN_WIDTH or more pixels across) is a rod's foot; the rod is
  * every thin pixel along the foot's line, within half its width and ROD_BAND_SLACK of it (where it passes a hand the
- * opening keeps the hand, so a rod comes in several pieces).
+ * opening keeps the hand, so a rod comes in several pieces). A thin piece that stands on the floor where the body's
+ * feet do (the innermost contact with the floor on its side of the midline: innermostFloorContacts) is a bare shin,
+ * not a rod.
  * mask: Uint8Array res*res, radius: pixels, soleRow: the lowest covered row, height: the silhouette's height (pixels) →
  * Uint8Array res*res (for each pixel of a rod, which rod: 1, 2, …; 0 elsewhere)
  */
@@ -60,6 +62,7 @@ export function standingRods(mask: Uint8Array, res: number, radius: number, sole
   const thin = thinPixels(mask, res, radius);
   const rods = new Uint8Array(mask.length);
   let count = 0;
+  let feet: FloorContacts | undefined;
   for (const piece of pieces8(thin, res)) {
     let low = res;
     for (const p of piece) low = Math.min(low, Math.floor(p / res));
@@ -69,6 +72,8 @@ export function standingRods(mask: Uint8Array, res: number, radius: number, sole
     const width = foot.length / line.length;
     const tilt = (Math.acos(Math.min(1, Math.abs(line.dj))) * 180) / Math.PI;
     if (line.length < ROD_MIN_BASE * height || tilt > ROD_MAX_TILT_DEGREES || line.spread > radius || width < ROD_MIN_MEAN_WIDTH) continue;
+    feet ??= innermostFloorContacts(mask, res, soleRow, height);
+    if (standsOnAFoot(piece, low, res, line.ci, feet)) continue;
     if (count === 255) break;
     const band = width / 2 + ROD_BAND_SLACK;
     count++;
@@ -135,6 +140,65 @@ function thinPixels(mask: Uint8Array, res: number, radius: number): Uint8Array {
     }
   }
   return thin;
+}
+
+/**
+ * Where the body stands, seen from the front: the runs of columns whose pixels touch the floor (a covered pixel within
+ * ROD_FLOOR of the soles), and of these the innermost on each side of the body's midline: the feet, or a robe or a
+ * cape that hides them. A staff stands beside them, farther out. Procedural humanoids with bare feet and thin shins
+ * (development seeds 9 200 013, 9 200 016, 9 200 053, 9 300 002, 9 300 034, 9 300 037, 9 400 014) had their shins
+ * taken for staffs, one leg or both: their soles went up to the knee, and the toe bases with them (9 200 016's 9.4 %
+ * of the height off). Their shins' feet lie 0.04–0.08 of the height from the midline, the generator's staffs' 0.17 or
+ * more, each on its own patch of floor.
+ */
+interface FloorContacts {
+  /** run id (0, 1, …) of each column that touches the floor, −1 for none: Int32Array #res */
+  runOf: Int32Array;
+  /** the body's midline (column) and the innermost run on each side of it (−1 where there is none) */
+  midline: number;
+  left: number;
+  right: number;
+}
+
+/**
+ * innermostFloorContacts: mask Uint8Array res*res, soleRow: the lowest covered row, height: the silhouette's height
+ * (pixels) → FloorContacts. The midline is the median column of the covered pixels in the middle fifth of the height,
+ * where the trunk outweighs a staff's few pixels a row.
+ */
+function innermostFloorContacts(mask: Uint8Array, res: number, soleRow: number, height: number): FloorContacts {
+  const perColumn = new Float64Array(res);
+  let total = 0;
+  for (let j = Math.round(soleRow + 0.4 * height); j <= Math.min(res - 1, soleRow + 0.6 * height); j++) {
+    for (let i = 0; i < res; i++) if (mask[j * res + i]) { perColumn[i]++; total++; }
+  }
+  let midline = res / 2;
+  for (let i = 0, seen = 0; i < res; i++) { seen += perColumn[i]; if (seen >= total / 2) { midline = i; break; } }
+  const runOf = new Int32Array(res).fill(-1);
+  const runs: [number, number][] = [];
+  const top = Math.min(res - 1, Math.floor(soleRow + ROD_FLOOR * height));
+  for (let i = 0; i < res; i++) {
+    let touches = false;
+    for (let j = soleRow; j <= top && !touches; j++) touches = mask[j * res + i] === 1;
+    if (!touches) continue;
+    if (i > 0 && runOf[i - 1] >= 0) { runOf[i] = runOf[i - 1]; runs[runOf[i]][1] = i; } else { runOf[i] = runs.length; runs.push([i, i]); }
+  }
+  let left = -1, right = -1;
+  runs.forEach(([lo, hi], r) => {
+    if (lo <= midline && (left < 0 || hi > runs[left][1])) left = r;
+    if (hi >= midline && (right < 0 || lo < runs[right][0])) right = r;
+  });
+  return { runOf, midline, left, right };
+}
+
+/**
+ * Whether a thin piece stands where the body's foot on its side does: its lowest pixels touch the floor in the
+ * innermost run on the side of the midline its foot's line (centroid column `footColumn`) lies on.
+ */
+function standsOnAFoot(piece: number[], low: number, res: number, footColumn: number, feet: FloorContacts): boolean {
+  const innermost = footColumn < feet.midline ? feet.left : feet.right;
+  if (innermost < 0) return false;
+  for (const p of piece) if (Math.floor(p / res) === low && feet.runOf[p % res] === innermost) return true;
+  return false;
 }
 
 /** The 8-connected pieces of a mask: each its pixel indices. mask: Uint8Array res*res → number[][] */
