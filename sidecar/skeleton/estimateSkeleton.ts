@@ -96,6 +96,9 @@ export function estimateSkeleton(
       points[name] = [xy[2 * k], xy[2 * k + 1]];
       sources[name] = 'learned';
     });
+    // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
+    // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
+    if (source.method === 'hybrid') mirroredUnsureSide(points, sources);
     // The network has no finger tips to look at: the rules' traced tip is kept (hybrid); without one (learned) the hand
     // ends a palm's length beyond the wrist.
     for (const side of ['Left', 'Right'] as const) {
@@ -267,6 +270,38 @@ function footExtent(
   }
   if (!Number.isFinite(heelZ)) return { heelZ: ankle[2] - 0.01, tipZ: ankle[2] + 0.05, soleY };
   return { heelZ, tipZ, soleY: lowest };
+}
+
+/**
+ * The Left/Right pairs of the front view's 2D joints that mirroredUnsureSide reads: where the network's side was the
+ * better one in every mixed pair measured. On the procedural development humanoids 9 200 000–079, 7 of 525 pairs were
+ * mixed, and in each the network's side was the nearer to the generator's joint (0.4–5 % of the height against
+ * 3–31 %): two chibi characters whose heads are wider than their shoulders had one shoulder joint read by the rules
+ * up in the head (9 200 008, 9 200 053: both arms 16.8 % off after the average), a coat's hem misread one knee
+ * (9 200 064, 9 200 068), a held sword one wrist. On 9 400 000–079 (untouched before), 4 of 539, the same way.
+ * The elbows (ForeArm) stay averaged: on the artists' mixamo_ely the network's elbow lay 5 % of the height out along
+ * her arm and the rules' 0.3 % in, and their mean was nearest (CD-J2J 0.0220; 0.0236 with the network's mirrored).
+ * Shoulders, upper legs and ankles were never mixed.
+ */
+const MIRRORED_PAIRS = ['Arm', 'Hand', 'Leg'] as const;
+
+/**
+ * In place, for each Left/Right pair (MIRRORED_PAIRS) one of whose sides is the network's (confidence at least
+ * HYBRID_MIN_CONFIDENCE) and the other the rules' (the network unsure there): the rules' side becomes the network's
+ * side mirrored across the midline (x = the Hips'), and is marked learned. symmetrise averages the two sides, so a
+ * misread side used to pull the good one half-way to it.
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name.
+ */
+function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): void {
+  const mid = points.Hips?.[0];
+  if (mid === undefined) return;
+  for (const joint of MIRRORED_PAIRS) {
+    const left = `Left${joint}` as Named2D, right = `Right${joint}` as Named2D;
+    if (!points[left] || !points[right] || sources[left] === sources[right]) continue;
+    const [seen, unsure] = sources[left] === 'learned' ? [left, right] : [right, left];
+    points[unsure] = [2 * mid - points[seen]![0], points[seen]![1]];
+    sources[unsure] = 'learned';
+  }
 }
 
 /**
