@@ -56,7 +56,8 @@ export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
  * the trunk and legs where something hangs behind the body (on 9 procedural humanoids that neither trained nor test
  * the network, Hips 1.0 cm and knees 2.0 cm behind on average, most of it on the two with a fused cape). The hybrid
  * skeleton (Auto Rig and Apply Latent Pose's auto-rig) takes it: docs/EVAL.md, twenty-fifth and twenty-sixth sessions.
- * The arms keep the ray's depth (RAY_DEPTH_JOINTS). A joint stays inside the body: where its ray meets the surface and
+ * The arms keep the ray's depth (RAY_DEPTH_JOINTS), but for an upper-arm joint far off its limb (ARM_DEPTH_OFF_LIMB).
+ * A joint stays inside the body: where its ray meets the surface and
  * the network's depth lies outside that ray's first and last hit, the coarse depth stays (mixamo_ely's mesh ends below
  * her crown, only hair behind: the network puts her Head 3 % of the height in front of it, where no voxel of her holds
  * it and the head bone would move nothing).
@@ -79,5 +80,20 @@ export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, sp
     const front = spans ? spans.front[j] : Number.NaN, back = spans ? spans.back[j] : Number.NaN;
     if (Number.isNaN(front) || (z <= front && z >= back)) out[3 * j + 2] = z;
   }
+  // An upper arm's ray that crossed long hair fused to the shoulders read the joint inside the hair
+  for (const side of ['Left', 'Right'] as const) {
+    const arm = MIXAMO_JOINTS.indexOf(`${side}Arm`), shoulder = MIXAMO_JOINTS.indexOf(`${side}Shoulder`), fore = MIXAMO_JOINTS.indexOf(`${side}ForeArm`);
+    const between = 0.5 * (out[3 * shoulder + 2] + out[3 * fore + 2]);
+    if (Math.abs(out[3 * arm + 2] - between) > ARM_DEPTH_OFF_LIMB) out[3 * arm + 2] = refined[3 * arm + 2];
+  }
   return out;
 }
+
+/**
+ * An upper-arm joint whose ray depth lies farther than this (canonical units, height ~1) from the mean of its
+ * shoulder's depth (the network's) and its elbow's (the ray's) takes the network's depth: the ray crossed something
+ * fused to the arm behind it. Two chibi characters with long hair down their backs (procedural development humanoids
+ * 9 200 008 and 9 200 017) had their arms 0.081 and 0.096 behind, and their arm joints 8.5 and 9.6 % of the height
+ * off; every other arm of 9 200 000–079 and 9 400 000–079 lies within 0.026 of that mean.
+ */
+export const ARM_DEPTH_OFF_LIMB = 0.04;
