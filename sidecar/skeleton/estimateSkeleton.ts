@@ -151,7 +151,7 @@ export function estimateSkeleton(
   const used = usedVertices(canonical.length / 3, triangles);
   for (const side of ['Left', 'Right'] as const) {
     const foot = c[`${side}Foot`];
-    const extent = footExtent(canonical, used, shells.shellOf, foot, soleY, side === 'Left' ? 1 : -1);
+    const extent = footExtent(canonical, triangles, used, shells.shellOf, foot, soleY, side === 'Left' ? 1 : -1);
     const { heelZ, tipZ } = extent;
     const toeY = extent.soleY + 0.25 * (foot[1] - extent.soleY);
     c[`${side}ToeBase`] = [foot[0], toeY, heelZ + 0.72 * (tipZ - heelZ)];
@@ -249,32 +249,55 @@ function usedVertices(vertexCount: number, triangles: Uint32Array): Uint8Array {
 }
 
 /**
- * The foot's extent: heel and toe-tip depth and the sole's height, from the vertices of the body (`used`) below the
- * ankle on that side, on the pieces of the mesh (shellOf) that reach in front of the ankle there. A cape or a coat that
- * hangs behind the heels to the floor (or, as the generator's capes do, past it) is a piece of its own that lies wholly
- * behind the ankle: read with the foot, it put the heel at the cape and the sole under the floor, and the toe base
- * 5 % of the height back and down (procedural development humanoids 9 200 023, 9 200 040, 9 200 058).
- * canonical #V*3, used #V, shellOf #V (meshShells), ankle: canonical, soleY: the silhouette's lowest height (bounds
- * the box), side: +1 left, −1 right → heelZ, tipZ, soleY (the lowest of those vertices; the silhouette's where none)
+ * The foot's extent: heel and toe-tip depth and the sole's height, from the body's triangles (`used` vertices) below
+ * the ankle on that side, on the pieces of the mesh (shellOf) that reach in front of the ankle there, and of these the
+ * run of depths that holds the ankle (triangles' depth spans merged across gaps up to FOOT_DEPTH_GAP). A cape or a
+ * coat that hangs behind the heels to the floor (or, as the generator's capes do, past it) is a piece of its own that
+ * lies wholly behind the ankle, or, fused to the body, lies behind the heel past a gap: read with the foot, it put the
+ * heel at the cape and the sole under the floor, and the toe base 3–8 % of the height back and down (procedural
+ * development humanoids 9 200 023, 040, 058 with separate capes; 9 200 003, 018, 025 with fused ones).
+ * canonical #V*3, triangles #T*3, used #V, shellOf #V (meshShells), ankle: canonical, soleY: the silhouette's lowest
+ * height (bounds the box), side: +1 left, −1 right → heelZ, tipZ, soleY (the lowest vertex of the run; the
+ * silhouette's where none)
  */
 function footExtent(
-  canonical: Float32Array, used: Uint8Array, shellOf: Int32Array, ankle: Vec3, soleY: number, side: number,
+  canonical: Float32Array, triangles: Uint32Array, used: Uint8Array, shellOf: Int32Array, ankle: Vec3, soleY: number, side: number,
 ): { heelZ: number; tipZ: number; soleY: number } {
   const top = ankle[1] + 0.25 * (ankle[1] - soleY);
-  const inBox = (i: number) => used[i / 3] && canonical[i + 1] <= top && canonical[i] * side > 0 && Math.abs(canonical[i] - ankle[0]) <= 0.08;
+  const inBox = (v: number) => used[v] === 1 && canonical[3 * v + 1] <= top && canonical[3 * v] * side > 0 && Math.abs(canonical[3 * v] - ankle[0]) <= 0.08;
   const reachesFront = new Set<number>();
-  for (let i = 0; i < canonical.length; i += 3) if (inBox(i) && canonical[i + 2] > ankle[2]) reachesFront.add(shellOf[i / 3]);
-  let heelZ = Infinity, tipZ = -Infinity, lowest = Infinity;
-  for (let i = 0; i < canonical.length; i += 3) {
-    if (!inBox(i) || (reachesFront.size > 0 && !reachesFront.has(shellOf[i / 3]))) continue;
-    const z = canonical[i + 2];
-    if (z < heelZ) heelZ = z;
-    if (z > tipZ) tipZ = z;
-    if (canonical[i + 1] < lowest) lowest = canonical[i + 1];
+  for (let v = 0; v < canonical.length / 3; v++) if (inBox(v) && canonical[3 * v + 2] > ankle[2]) reachesFront.add(shellOf[v]);
+  const onFoot = new Uint8Array(canonical.length / 3);
+  for (let v = 0; v < onFoot.length; v++) onFoot[v] = inBox(v) && (reachesFront.size === 0 || reachesFront.has(shellOf[v])) ? 1 : 0;
+  // the depth intervals of the triangles that touch the box, merged: the run that holds the ankle is the foot
+  const spans: [number, number][] = [];
+  for (let t = 0; t < triangles.length; t += 3) {
+    let lo = Infinity, hi = -Infinity;
+    for (let k = 0; k < 3; k++) {
+      const v = triangles[t + k];
+      if (onFoot[v]) { lo = Math.min(lo, canonical[3 * v + 2]); hi = Math.max(hi, canonical[3 * v + 2]); }
+    }
+    if (lo <= hi) spans.push([lo, hi]);
   }
-  if (!Number.isFinite(heelZ)) return { heelZ: ankle[2] - 0.01, tipZ: ankle[2] + 0.05, soleY };
-  return { heelZ, tipZ, soleY: lowest };
+  if (spans.length === 0) return { heelZ: ankle[2] - 0.01, tipZ: ankle[2] + 0.05, soleY };
+  spans.sort((p, q) => p[0] - q[0]);
+  const runs: [number, number][] = [];
+  for (const [lo, hi] of spans) {
+    const last = runs[runs.length - 1];
+    if (last && lo <= last[1] + FOOT_DEPTH_GAP) last[1] = Math.max(last[1], hi); else runs.push([lo, hi]);
+  }
+  const distance = (r: [number, number]) => Math.max(0, r[0] - ankle[2], ankle[2] - r[1]);
+  const foot = runs.reduce((best, r) => (distance(r) < distance(best) ? r : best));
+  let lowest = Infinity;
+  for (let v = 0; v < canonical.length / 3; v++) {
+    const z = canonical[3 * v + 2];
+    if (onFoot[v] && z >= foot[0] && z <= foot[1]) lowest = Math.min(lowest, canonical[3 * v + 1]);
+  }
+  return { heelZ: foot[0], tipZ: foot[1], soleY: Number.isFinite(lowest) ? lowest : soleY };
 }
+
+/** A gap in depth wider than this (canonical units) between what lies under the ankle parts the foot from a cape. */
+const FOOT_DEPTH_GAP = 0.01;
 
 /**
  * The Left/Right pairs of the front view's 2D joints that mirroredUnsureSide reads: where the network's side was the
