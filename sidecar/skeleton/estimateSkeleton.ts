@@ -40,6 +40,12 @@ export interface Joints2DPrediction {
  */
 export type JointSource = { method: 'geometric' } | { method: 'learned' | 'hybrid'; prediction: Joints2DPrediction };
 
+/** The network's 2D point of one template joint, whatever its confidence: prediction, joint → canonical (x, y). */
+function networkJoint(prediction: Joints2DPrediction, joint: MixamoJointName): [number, number] {
+  const k = MIXAMO_JOINTS.indexOf(joint);
+  return [prediction.xy[2 * k], prediction.xy[2 * k + 1]];
+}
+
 export const HYBRID_MIN_CONFIDENCE = 0.5;
 
 /** The 2D points that are lifted: the template joints whose depth comes from the ray midpoint, plus tips. */
@@ -101,8 +107,7 @@ export function estimateSkeleton(
     if (source.method === 'hybrid') mirroredUnsureSide(points, sources);
     // The rules read the Head from their own Neck: where the network's Neck stands far from that, so does its Head
     if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric)) {
-      const k = MIXAMO_JOINTS.indexOf('Head');
-      points.Head = [xy[2 * k], xy[2 * k + 1]];
+      points.Head = networkJoint(source.prediction, 'Head');
       sources.Head = 'learned';
     }
     // The network has no finger tips to look at: the rules' traced tip is kept (hybrid); without one (learned) the hand
@@ -440,8 +445,7 @@ function hipsAboveHipJoints(
   const hipJoints = 0.5 * (left[1] + right[1]);
   if (hips[1] >= hipJoints) return null;
   if (source.method !== 'geometric') {
-    const k = MIXAMO_JOINTS.indexOf('Hips');
-    const net: [number, number] = [source.prediction.xy[2 * k], source.prediction.xy[2 * k + 1]];
+    const net = networkJoint(source.prediction, 'Hips');
     if (net[1] > hipJoints) return { point: net, source: 'learned' };
   }
   const knees = points.LeftLeg && points.RightLeg ? 0.5 * (points.LeftLeg[1] + points.RightLeg[1]) : hipJoints;
@@ -473,8 +477,7 @@ function hipJointUnderHips(
   const share = (p: [number, number]) => (hips[1] - p[1]) / legDrop;
   if (share(upLeg) <= UPLEG_MAX_DROP) return null;
   if (source.method !== 'geometric') {
-    const k = MIXAMO_JOINTS.indexOf(`${side}UpLeg`);
-    const net: [number, number] = [source.prediction.xy[2 * k], source.prediction.xy[2 * k + 1]];
+    const net = networkJoint(source.prediction, `${side}UpLeg`);
     if (Math.abs(share(net)) <= UPLEG_MAX_DROP) return { point: net, source: 'learned' };
   }
   return { point: [upLeg[0], hips[1] - UPLEG_TYPICAL_DROP * legDrop], source: 'geometric' };
