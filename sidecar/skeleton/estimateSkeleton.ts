@@ -275,11 +275,15 @@ function footExtent(
   canonical: Float32Array, triangles: Uint32Array, used: Uint8Array, shellOf: Int32Array, ankle: Vec3, soleY: number, side: number,
 ): { heelZ: number; tipZ: number; soleY: number } {
   const top = ankle[1] + 0.25 * (ankle[1] - soleY);
-  const inBox = (v: number) => used[v] === 1 && canonical[3 * v + 1] <= top && canonical[3 * v] * side > 0 && Math.abs(canonical[3 * v] - ankle[0]) <= 0.08;
-  const reachesFront = new Set<number>();
-  for (let v = 0; v < canonical.length / 3; v++) if (inBox(v) && canonical[3 * v + 2] > ankle[2]) reachesFront.add(shellOf[v]);
+  // the vertices below the ankle on its side, and the pieces among theirs that reach in front of the ankle
   const onFoot = new Uint8Array(canonical.length / 3);
-  for (let v = 0; v < onFoot.length; v++) onFoot[v] = inBox(v) && (reachesFront.size === 0 || reachesFront.has(shellOf[v])) ? 1 : 0;
+  const reachesFront = new Set<number>();
+  for (let v = 0; v < onFoot.length; v++) {
+    if (!used[v] || canonical[3 * v + 1] > top || canonical[3 * v] * side <= 0 || Math.abs(canonical[3 * v] - ankle[0]) > 0.08) continue;
+    onFoot[v] = 1;
+    if (canonical[3 * v + 2] > ankle[2]) reachesFront.add(shellOf[v]);
+  }
+  if (reachesFront.size > 0) for (let v = 0; v < onFoot.length; v++) if (onFoot[v] && !reachesFront.has(shellOf[v])) onFoot[v] = 0;
   // the depth intervals of the triangles that touch the box, merged: the run that holds the ankle is the foot
   const spans: [number, number][] = [];
   for (let t = 0; t < triangles.length; t += 3) {
