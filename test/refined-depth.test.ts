@@ -58,6 +58,24 @@ describe('withRefinedDepth', () => {
     expect(z(withRefinedDepth(far, refined), 'RightArm')).toBeCloseTo(-0.05, 6);
     expect(z(withRefinedDepth(near, refined), 'LeftArm')).toBeCloseTo(-0.015 - ARM_DEPTH_OFF_LIMB + 0.01, 6);
   });
+
+  it('keeps such an arm joint inside its ray\'s span: a network depth in front of the first hit is brought to it', () => {
+    const far = Float32Array.from(coarse);
+    far[3 * MIXAMO_JOINTS.indexOf('LeftArm') + 2] = -0.015 - ARM_DEPTH_OFF_LIMB - 0.01;
+    const front = new Float64Array(J).fill(0.1), back = new Float64Array(J).fill(-0.1);
+    front[MIXAMO_JOINTS.indexOf('LeftArm')] = 0.005; // the network's 0.02 lies in front of the arm's surface
+    expect(z(withRefinedDepth(far, refined, { front, back }), 'LeftArm')).toBeCloseTo(0.005, 6);
+    back[MIXAMO_JOINTS.indexOf('LeftArm')] = 0.03; // and behind it, were the arm's span all in front
+    front[MIXAMO_JOINTS.indexOf('LeftArm')] = 0.06;
+    expect(z(withRefinedDepth(far, refined, { front, back }), 'LeftArm')).toBeCloseTo(0.03, 6);
+    // inside the span, or where the ray misses, the network's depth itself
+    front[MIXAMO_JOINTS.indexOf('LeftArm')] = 0.1;
+    back[MIXAMO_JOINTS.indexOf('LeftArm')] = -0.1;
+    expect(z(withRefinedDepth(far, refined, { front, back }), 'LeftArm')).toBeCloseTo(0.02, 6);
+    front[MIXAMO_JOINTS.indexOf('LeftArm')] = Number.NaN;
+    back[MIXAMO_JOINTS.indexOf('LeftArm')] = Number.NaN;
+    expect(z(withRefinedDepth(far, refined, { front, back }), 'LeftArm')).toBeCloseTo(0.02, 6);
+  });
 });
 
 describe('the hybrid skeleton on a chibi character with long hair down its back', () => {

@@ -84,7 +84,12 @@ export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, sp
   for (const side of ['Left', 'Right'] as const) {
     const arm = MIXAMO_JOINTS.indexOf(`${side}Arm`), shoulder = MIXAMO_JOINTS.indexOf(`${side}Shoulder`), fore = MIXAMO_JOINTS.indexOf(`${side}ForeArm`);
     const between = 0.5 * (out[3 * shoulder + 2] + out[3 * fore + 2]);
-    if (Math.abs(out[3 * arm + 2] - between) > ARM_DEPTH_OFF_LIMB) out[3 * arm + 2] = refined[3 * arm + 2];
+    if (Math.abs(out[3 * arm + 2] - between) <= ARM_DEPTH_OFF_LIMB) continue;
+    // the coarse depth is the one in doubt here, so a network depth outside the ray's span is brought to its nearer end
+    // rather than refused: the joint stays inside the body, as the loop above keeps it
+    const front = spans ? spans.front[arm] : Number.NaN, back = spans ? spans.back[arm] : Number.NaN;
+    const z = refined[3 * arm + 2];
+    out[3 * arm + 2] = Number.isNaN(front) ? z : Math.min(front, Math.max(back, z));
   }
   return out;
 }
@@ -94,6 +99,7 @@ export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, sp
  * shoulder's depth (the network's) and its elbow's (the ray's) takes the network's depth: the ray crossed something
  * fused to the arm behind it. Two chibi characters with long hair down their backs (procedural development humanoids
  * 9 200 008 and 9 200 017) had their arms 0.081 and 0.096 behind, and their arm joints 8.5 and 9.6 % of the height
- * off; every other arm of 9 200 000–079 and 9 400 000–079 lies within 0.026 of that mean.
+ * off; every other arm of 9 200 000–079 and 9 400 000–079 lies within 0.026 of that mean. A network depth outside the
+ * arm's ray span is brought to the span's nearer end (on those 160 humanoids it never was: their joints did not move).
  */
 export const ARM_DEPTH_OFF_LIMB = 0.04;
