@@ -63,6 +63,25 @@ describe('front-view landmarks', () => {
     expect(Math.abs(lm.right.hand[0] - 29)).toBeLessThanOrEqual(2);
   });
 
+  it('finds the hands of arms held out over a cape that hides the legs, past fingertips the raster cut off', () => {
+    // The cape fills the space between the legs (no crotch: the legs are not seen), so the body stands on its arms.
+    // A pixel or two beyond each hand, not touching it (a fingertip thinner than a pixel), is out of the paths' reach:
+    // it hid the hand's tip from the search for the farthest point (9 400 020 was refused NOT_HUMANOID). Before
+    // refusing, the search runs again past such pixels.
+    const view = boxesView([
+      [50, 78, 0, 49, 0.06], [52, 76, 50, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05],
+      [12, 116, 92, 97, 0.02],
+      [10, 10, 93, 93, 0.01], [10, 10, 96, 96, 0.01], [118, 118, 93, 93, 0.01], [118, 118, 96, 96, 0.01],
+    ]);
+    const lm = findLandmarks2D(view);
+    expect(lm.notes).toContain('legs touch or are covered: crotch from proportions');
+    expect(lm.notes).toContain('left hand found past pixels out of the paths\' reach');
+    expect(lm.notes).toContain('right hand found past pixels out of the paths\' reach');
+    expect(lm.left.handTip[0]).toBeCloseTo(116, 0);
+    expect(lm.right.handTip[0]).toBeCloseTo(12, 0);
+    for (const side of [lm.left, lm.right]) expect(side.handTip[1]).toBeGreaterThanOrEqual(92);
+  });
+
   it('lays arms glued to the body along its sides when the legs are apart, and refuses a plain column', () => {
     // The torso is as wide as torso + arms down to row 70, then narrows smoothly onto the legs (as a remeshed body whose
     // arms merged with it): no armpit, no tip beside it; legs stand apart.

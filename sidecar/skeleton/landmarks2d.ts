@@ -126,10 +126,21 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
   for (let p = 0; p < mask.length; p++) if (upper[p] && Math.floor(p / res) > crotch && depth[p] >= CORE_DEPTH * thickest) core.push(p);
   const fromCore = core.length ? shortestPathsFrom(upper, res, core).dist : geo.dist;
   const tipScene: HandTipScene = { res, upper, legMask, geoDist: geo.dist, fromCore, xc, H, crotch, shoulderRow, headHalf };
-  const tips = { left: handTip(tipScene, 1), right: handTip(tipScene, -1) };
+  const tips = { left: handTip(tipScene, 1, false), right: handTip(tipScene, -1, false) };
   // Arms glued to the body along their whole length (common in generated meshes) leave no tip in the silhouette; with
   // legs to stand on, such a body still gets arms, laid along its sides in the template's proportions.
-  if ((tips.left < 0 || tips.right < 0) && !legsSeen) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
+  if ((tips.left < 0 || tips.right < 0) && !legsSeen) {
+    // With no legs to stand on (a cape hides them), a hand is searched again past the pixels the paths never reach:
+    // fingertips the raster cut off beside a hand had hidden its tip (seven caped procedural development humanoids of
+    // 160 were refused). Only here: elsewhere such scraps keep a dead end in long hair from passing for a hand
+    // (mixamo_ely's right hand went to the side of her head with them skipped everywhere).
+    for (const [key, side] of [['left', 1], ['right', -1]] as const) {
+      if (tips[key] >= 0) continue;
+      tips[key] = handTip(tipScene, side, true);
+      if (tips[key] >= 0) notes.push(`${key} hand found past pixels out of the paths' reach`);
+    }
+    if (tips.left < 0 || tips.right < 0) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
+  }
 
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
   let waistHalf = Infinity;
@@ -199,9 +210,9 @@ interface HandTipScene {
 /**
  * A hand's tip on one side (1: +x, the character's left): the upper body's pixel farthest from the core among the local
  * maxima of the distance from the neck, off the head, not a leg's cut corner, beside the legs below the crotch; -1 when
- * none.
+ * none. pastUnreached: the local maxima leave out the pixels the paths never reach (else they count as farther).
  */
-function handTip(scene: HandTipScene, side: 1 | -1): number {
+function handTip(scene: HandTipScene, side: 1 | -1, pastUnreached: boolean): number {
   const { res, upper, legMask, geoDist, fromCore, xc, H, crotch, shoulderRow, headHalf } = scene;
   const r = Math.max(2, Math.round(0.025 * H));
   let best = -1, bestD = -1;
@@ -209,7 +220,7 @@ function handTip(scene: HandTipScene, side: 1 | -1): number {
     if (!upper[p] || !Number.isFinite(geoDist[p]) || fromCore[p] <= bestD) continue;
     const i = p % res, j = (p - i) / res;
     if ((i - xc) * side < 2 || (j > shoulderRow && Math.abs(i - xc) <= headHalf + 1)) continue;
-    if (!isLocalMax(geoDist, upper, res, i, j, r)) continue;
+    if (!isLocalMax(geoDist, upper, res, i, j, r, pastUnreached)) continue;
     // The corners where the legs were cut off are dead ends too, but no hands.
     if (Math.abs(j - crotch) <= 2 && j > 0 && (legMask[(j - 1) * res + i] || legMask[(j - 1) * res + Math.max(0, i - 1)] || legMask[(j - 1) * res + Math.min(res - 1, i + 1)])) continue;
     // Below the crotch a hand hangs beside the thigh, never inside the legs' span (scraps of an inner thigh are no hand).
@@ -506,12 +517,13 @@ function outerEdge(mask: Uint8Array, res: number, j: number, cm: number, side: 1
   return i;
 }
 
-function isLocalMax(dist: Float64Array, mask: Uint8Array, res: number, i: number, j: number, r: number): boolean {
+/** whether no covered pixel within r (a square) of (i, j) has a larger dist; finiteOnly: unreached pixels left out */
+function isLocalMax(dist: Float64Array, mask: Uint8Array, res: number, i: number, j: number, r: number, finiteOnly: boolean): boolean {
   const d = dist[j * res + i];
   for (let b = Math.max(0, j - r); b <= Math.min(res - 1, j + r); b++) {
     for (let a = Math.max(0, i - r); a <= Math.min(res - 1, i + r); a++) {
       const q = b * res + a;
-      if (mask[q] && dist[q] > d) return false;
+      if (mask[q] && dist[q] > d && (!finiteOnly || Number.isFinite(dist[q]))) return false;
     }
   }
   return true;
