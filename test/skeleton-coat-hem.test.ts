@@ -4,13 +4,14 @@
  * thighs (procedural development humanoids 9 200 027 and 9 200 063: 12.3 % and 8.4 % of the height from the
  * generator's, 0.64 and 0.47 of the way from the Hips to the knee). Such a joint gives way to the network's, or to one
  * just under the Hips. The rules' Hips, read from that hem up, can sit under the hip joints: the network's Hips stands
- * in (9 200 064: 8.8 % of the height off).
+ * in (9 200 064: 8.8 % of the height off). A spine joint the hybrid left to the rules between two of the network's
+ * (spineBetweenNetworkJoints) stood on the same misread trunk: 9 200 035's Spine above its Spine1.
  */
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
-import { UPLEG_MAX_DROP } from '../sidecar/skeleton/estimateSkeleton.js';
+import { spineBetweenNetworkJoints, UPLEG_MAX_DROP } from '../sidecar/skeleton/estimateSkeleton.js';
 
 describe('an upper-leg joint under a coat', () => {
   it.each([9_200_027, 9_200_063])('puts procedural humanoid %i\'s hip joints under its Hips, not at its coat\'s hem', async (seed) => {
@@ -46,5 +47,31 @@ describe('the Hips under a coat', () => {
     // measured 1.7 %; before, 8.8 %, under the hip joints
     expect(error).toBeLessThan(0.025);
     expect(along(head('Hips'))).toBeGreaterThan(0.5 * (along(head('LeftUpLeg')) + along(head('RightUpLeg'))));
+  }, 60_000);
+});
+
+describe('a spine joint between two of the network\'s', () => {
+  it('is taken from the network where the rules read it and both its neighbours on the trunk came from the network', () => {
+    const L = 'learned', G = 'geometric';
+    expect(spineBetweenNetworkJoints({ Hips: L, Spine: G, Spine1: L, Spine2: L, Neck: L })).toEqual(['Spine']);
+    expect(spineBetweenNetworkJoints({ Hips: L, Spine: G, Spine1: G, Spine2: L, Neck: L })).toEqual([]);
+    expect(spineBetweenNetworkJoints({ Hips: G, Spine: G, Spine1: L, Spine2: G, Neck: L })).toEqual(['Spine2']);
+    expect(spineBetweenNetworkJoints({ Hips: G, Spine: L, Spine1: L, Spine2: L, Neck: L })).toEqual([]);
+  });
+
+  it('keeps procedural humanoid 9 200 035\'s spine in order up its coat, its Spine where the generator put it', async () => {
+    const character = generateProceduralHumanoid(9_200_035, { targetVertices: 20_000 });
+    const height = character.meta.heightMetres as number;
+    expect(character.meta.clothing as string[]).toContain('long coat');
+    const rig = await rigCharacterAsync(character.parts);
+    const head = (name: string) => rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+    const up = rig.frame.up;
+    const along = (p: ArrayLike<number>) => p[0] * up[0] + p[1] * up[1] + p[2] * up[2];
+    const chain = ['Hips', 'Spine', 'Spine1', 'Spine2', 'Neck'].map((name) => along(head(name)));
+    for (let k = 1; k < chain.length; k++) expect(chain[k], `joint ${k} of the chain`).toBeGreaterThan(chain[k - 1]);
+    const k = MIXAMO_JOINTS.indexOf('Spine');
+    const error = Math.hypot(...head('Spine').map((x, i) => x - character.joints[3 * k + i])) / height;
+    // measured 3.1 %; before, 7.6 %, above the Spine1
+    expect(error).toBeLessThan(0.04);
   }, 60_000);
 });

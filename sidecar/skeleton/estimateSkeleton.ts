@@ -135,6 +135,11 @@ export function estimateSkeleton(
   // from there up): the network's Hips stands in, or one just above the hip joints.
   const hips = hipsAboveHipJoints(points, sources, source);
   if (hips) { points.Hips = hips.point; sources.Hips = hips.source; }
+  // The rules space their spine joints from their own crotch and neck: one left between two of the network's stands on
+  // another reading of the trunk (a coat's hem as the crotch), and can fold the spine back on itself
+  if (source.method === 'hybrid') {
+    for (const joint of spineBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
+  }
   const named2D = Object.entries(points) as [Named2D, [number, number]][];
   // each ankle's depth is read up its shin (ANKLE_DEPTH_UP_SHIN): one more ray per leg, in the same pass
   const shins = (['Left', 'Right'] as const).flatMap((side) => {
@@ -454,6 +459,28 @@ function hipsAboveHipJoints(
   }
   const knees = points.LeftLeg && points.RightLeg ? 0.5 * (points.LeftLeg[1] + points.RightLeg[1]) : hipJoints;
   return { point: [hips[0], hipJoints + UPLEG_TYPICAL_DROP * Math.max(0, hipJoints - knees)], source: 'geometric' };
+}
+
+/** The trunk's chain from the Hips up to the Neck. */
+const TRUNK_CHAIN = ['Hips', 'Spine', 'Spine1', 'Spine2', 'Neck'] as const;
+
+/**
+ * The spine joints (Spine, Spine1, Spine2) the hybrid left to the rules whose neighbours up and down the trunk's chain
+ * both came from the network: those take the network's point too. The rules divide the torso from their crotch to
+ * their neck in the template's proportions; where the network replaced those ends, a joint between them read from the
+ * rules belongs to another trunk. On the procedural humanoids 9 200 000–079 and 9 400 000–079 this happened twice, each
+ * time under a long coat whose hem the rules took for the crotch: 9 200 035's Spine stood above its Spine1 (7.4 % of
+ * the height off, the network's 3.1 %), 9 400 034's 2.6 % off (the network's 1.7 %). The one Hips the hybrid left to the
+ * rules (9 400 007, under a skirt, the rules' 1.9 % against 3.4 %) has no neighbour below and stays.
+ * sources: where each 2D joint came from, by name → the spine joints to take from the network, up the chain
+ */
+export function spineBetweenNetworkJoints(sources: Record<string, 'learned' | 'geometric'>): ('Spine' | 'Spine1' | 'Spine2')[] {
+  const out: ('Spine' | 'Spine1' | 'Spine2')[] = [];
+  for (let k = 1; k < TRUNK_CHAIN.length - 1; k++) {
+    const joint = TRUNK_CHAIN[k] as 'Spine' | 'Spine1' | 'Spine2';
+    if (sources[joint] === 'geometric' && sources[TRUNK_CHAIN[k - 1]] === 'learned' && sources[TRUNK_CHAIN[k + 1]] === 'learned') out.push(joint);
+  }
+  return out;
 }
 
 /**
