@@ -135,10 +135,10 @@ export function estimateSkeleton(
   // from there up): the network's Hips stands in, or one just above the hip joints.
   const hips = hipsAboveHipJoints(points, sources, source);
   if (hips) { points.Hips = hips.point; sources.Hips = hips.source; }
-  // The rules space their spine joints from their own crotch and neck: one left between two of the network's stands on
-  // another reading of the trunk (a coat's hem as the crotch), and can fold the spine back on itself
+  // The rules read each joint along their own limb or trunk (a coat's hem as the crotch, the knees spaced from there): one
+  // left between two of the network's on its chain stands on another reading, and can fold the chain back on itself
   if (source.method === 'hybrid') {
-    for (const joint of spineBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
+    for (const joint of rulesJointsBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
   }
   const named2D = Object.entries(points) as [Named2D, [number, number]][];
   // each ankle's depth is read up its shin (ANKLE_DEPTH_UP_SHIN): one more ray per leg, in the same pass
@@ -461,24 +461,39 @@ function hipsAboveHipJoints(
   return { point: [hips[0], hipJoints + UPLEG_TYPICAL_DROP * Math.max(0, hipJoints - knees)], source: 'geometric' };
 }
 
-/** The trunk's chain from the Hips up to the Neck. */
-const TRUNK_CHAIN = ['Hips', 'Spine', 'Spine1', 'Spine2', 'Neck'] as const;
+/** A 2D joint that is a template joint (not a hand's tip). */
+type ChainJoint = Extract<Named2D, MixamoJointName>;
+/**
+ * The 2D joints' chains, parent to child, that rulesJointsBetweenNetworkJoints reads: the trunk to the head, each leg
+ * from the Hips. Not the arms: on the artists' mixamo_ely the network's elbows lie out along her arms (0.026 and 0.035
+ * of the height off against the rules' 0.006 and 0.007) and its shoulders 0.054 and 0.058 off (the rules' 0.028 and
+ * 0.031); with the arms' chains her CD-J2J went 0.0220 → 0.0246.
+ */
+const JOINT_CHAINS: readonly (readonly ChainJoint[])[] = [
+  ['Hips', 'Spine', 'Spine1', 'Spine2', 'Neck', 'Head'],
+  ['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot'],
+  ['Hips', 'RightUpLeg', 'RightLeg', 'RightFoot'],
+];
 
 /**
- * The spine joints (Spine, Spine1, Spine2) the hybrid left to the rules whose neighbours up and down the trunk's chain
- * both came from the network: those take the network's point too. The rules divide the torso from their crotch to
- * their neck in the template's proportions; where the network replaced those ends, a joint between them read from the
- * rules belongs to another trunk. On the procedural humanoids 9 200 000–079 and 9 400 000–079 this happened twice, each
- * time under a long coat whose hem the rules took for the crotch: 9 200 035's Spine stood above its Spine1 (7.4 % of
- * the height off, the network's 3.1 %), 9 400 034's 2.6 % off (the network's 1.7 %). The one Hips the hybrid left to the
- * rules (9 400 007, under a skirt, the rules' 1.9 % against 3.4 %) has no neighbour below and stays.
- * sources: where each 2D joint came from, by name → the spine joints to take from the network, up the chain
+ * The trunk and leg joints the hybrid left to the rules (the network unsure) whose parent and child on their chain
+ * (JOINT_CHAINS) both came from the network: those take the network's point too. The rules place a joint from their
+ * own reading of the trunk or leg (the spine divided from their crotch to their neck, a knee between their hip joint
+ * and ankle); where the network replaced the ends, a joint between them belongs to another reading. On the procedural
+ * humanoids 9 200 000–079, 9 400 000–079, 9 500 000–079 and 9 600 000–079 this happened at the trunk and legs at three
+ * joints of three characters, and the network's point was the nearer each time (2D distance in units of the height,
+ * rules → network): 9 200 035's Spine under a long coat, 0.074 → 0.031, above its Spine1; 9 400 034's Spine, 0.026 →
+ * 0.017; 9 600 061's upper-leg joint under a skirt, 0.048 → 0.013. Then on 9 700 029, both knees under a long coat,
+ * 0.126 → 0.004. The one Hips the hybrid left to the rules (9 400 007, under a skirt, the rules' 1.9 % against 3.4 %)
+ * has no parent and stays.
+ * sources: where each 2D joint came from, by name → the joints to take from the network, chain by chain
  */
-export function spineBetweenNetworkJoints(sources: Record<string, 'learned' | 'geometric'>): ('Spine' | 'Spine1' | 'Spine2')[] {
-  const out: ('Spine' | 'Spine1' | 'Spine2')[] = [];
-  for (let k = 1; k < TRUNK_CHAIN.length - 1; k++) {
-    const joint = TRUNK_CHAIN[k] as 'Spine' | 'Spine1' | 'Spine2';
-    if (sources[joint] === 'geometric' && sources[TRUNK_CHAIN[k - 1]] === 'learned' && sources[TRUNK_CHAIN[k + 1]] === 'learned') out.push(joint);
+export function rulesJointsBetweenNetworkJoints(sources: Record<string, 'learned' | 'geometric'>): ChainJoint[] {
+  const out: ChainJoint[] = [];
+  for (const chain of JOINT_CHAINS) {
+    for (let k = 1; k < chain.length - 1; k++) {
+      if (sources[chain[k]] === 'geometric' && sources[chain[k - 1]] === 'learned' && sources[chain[k + 1]] === 'learned') out.push(chain[k]);
+    }
   }
   return out;
 }
