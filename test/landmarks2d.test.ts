@@ -105,6 +105,19 @@ describe('front-view landmarks', () => {
     expect(() => findLandmarks2D(column)).toThrow(expect.objectContaining({ code: 'NOT_HUMANOID' }));
   });
 
+  it('lays arms along the sides of a column whose arms another reading saw (a cape hiding arms and legs)', () => {
+    // The same column: the hybrid's network, confident of both arms, vouches for them (estimateSkeleton networkSawArms)
+    const column = boxesView([[46, 82, 0, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 124, 0.05]]);
+    const lm = findLandmarks2D(column, true);
+    expect(lm.notes).toContain('arms not in the silhouette but seen by the network');
+    for (const [side, lmSide] of [[1, lm.left], [-1, lm.right]] as const) {
+      expect((lmSide.hand[0] - 64) * side).toBeGreaterThan(8);
+      expect((lmSide.hand[0] - 64) * side).toBeLessThan(19);
+      expect(lmSide.arm[1]).toBeGreaterThan(lmSide.foreArm[1]);
+      expect(lmSide.foreArm[1]).toBeGreaterThan(lmSide.hand[1]);
+    }
+  });
+
   it('follows box arms glued to the torso down its sides to their tips (a blocky character)', () => {
     // Torso 52..76, arms 40..51 and 77..88 from row 60 to 99, touching it: no armpit; the arms' bottom corners are tips.
     const view = boxesView([...LEGS, ...TRUNK, [40, 51, 60, 99, 0.05], [77, 88, 60, 99, 0.05]]);

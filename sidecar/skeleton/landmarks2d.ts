@@ -48,10 +48,12 @@ const ARM_JOINT_ABOVE_ARMPIT = 0.6;
  * lowest point of the arm followed down from the armpit; elbows and wrists along the arm's centre line, the head joint
  * at the base of the skull (the bottom of the neck's narrowest stretch).
  * Arms glued to the body along their whole length are laid along its sides when the legs are apart.
- * Throws NOT_HUMANOID when no head, no torso, or neither arms nor legs can be read.
- * view: FrontView → Landmarks2D (pixels)
+ * Throws NOT_HUMANOID when no head, no torso, or neither arms nor legs can be read, unless armsSeenElsewhere: the
+ * caller has another reading that saw both arms (the hybrid's network, confident: arms hanging inside a cape that also
+ * hides the legs leave neither in the silhouette), and the arms without a tip are laid along the body's sides.
+ * view: FrontView, armsSeenElsewhere (default false) → Landmarks2D (pixels)
  */
-export function findLandmarks2D(view: FrontView): Landmarks2D {
+export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Landmarks2D {
   const { res, mask } = view;
   const notes: string[] = [];
 
@@ -139,7 +141,8 @@ export function findLandmarks2D(view: FrontView): Landmarks2D {
       tips[key] = handTip(tipScene, side, true);
       if (tips[key] >= 0) notes.push(`${key} hand found past pixels out of the paths' reach`);
     }
-    if (tips.left < 0 || tips.right < 0) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
+    if ((tips.left < 0 || tips.right < 0) && !armsSeenElsewhere) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
+    if (tips.left < 0 || tips.right < 0) notes.push('arms not in the silhouette but seen by the network');
   }
 
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
