@@ -59,6 +59,16 @@ describe('withRefinedDepth', () => {
     expect(z(withRefinedDepth(near, refined), 'LeftArm')).toBeCloseTo(-0.015 - ARM_DEPTH_OFF_LIMB + 0.01, 6);
   });
 
+  it('gives the arm joints of a side the front view does not show (inside a cape) the network\'s depth, as the trunk\'s', () => {
+    const out = withRefinedDepth(coarse, refined, undefined, ['Right']);
+    for (const joint of ['RightArm', 'RightForeArm', 'RightHand']) expect(z(out, joint), joint).toBeCloseTo(0.02, 6);
+    for (const joint of ['LeftArm', 'LeftForeArm', 'LeftHand']) expect(z(out, joint), joint).toBeCloseTo(-0.05, 6);
+    // and, as the trunk's, only inside the joint's ray span
+    const front = new Float64Array(J).fill(0.1), back = new Float64Array(J).fill(-0.1);
+    front[MIXAMO_JOINTS.indexOf('RightHand')] = 0.0;
+    expect(z(withRefinedDepth(coarse, refined, { front, back }, ['Right']), 'RightHand')).toBeCloseTo(-0.05, 6);
+  });
+
   it('keeps such an arm joint inside its ray\'s span: a network depth in front of the first hit is brought to it', () => {
     const far = Float32Array.from(coarse);
     far[3 * MIXAMO_JOINTS.indexOf('LeftArm') + 2] = -0.015 - ARM_DEPTH_OFF_LIMB - 0.01;

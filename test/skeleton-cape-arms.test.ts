@@ -34,9 +34,10 @@ describe('whether the network saw both arms', () => {
 describe('a humanoid whose cape hides its legs', () => {
   // 9 200 007: arms down, the cape fused to the body; 9 200 021: A-pose, cape, long hair and a cap;
   // 9 200 059: T-pose, cape and long hair
-  // 9 800 060: arms down inside a cape that hides them and the legs (nothing of either in the silhouette): the rules
-  // lay the arms along the sides because the network saw them (networkSawArms), and the hybrid takes the network's
-  it.each([9_200_007, 9_200_021, 9_200_059, 9_800_060])('procedural humanoid %i is rigged, its joints where the generator put them', async (seed) => {
+  // 9 800 060, 9 800 067: arms down inside a cape that hides them and the legs (nothing of either in the silhouette):
+  // the rules lay the arms along the sides because the network saw them (networkSawArms), and the hybrid takes the
+  // network's arm joints, at its depth (the arm's ray crosses the cape behind it: 9 800 067's hands were 5.1 % off)
+  it.each([9_200_007, 9_200_021, 9_200_059, 9_800_060, 9_800_067])('procedural humanoid %i is rigged, its joints where the generator put them', async (seed) => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000 });
     expect(character.meta.clothing).toContain('cape');
     const height = character.meta.heightMetres as number;
@@ -46,7 +47,8 @@ describe('a humanoid whose cape hides its legs', () => {
       const head = rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
       return Math.hypot(...head.map((x, i) => x - character.joints[3 * k + i])) / height;
     });
-    // measured: mean 0.76 / 0.97 / 0.41 / 1.07 %, worst joint 1.2 / 2.6 / 1.2 / 2.3 % of the height; before, refused
+    // measured: mean 0.76 / 0.97 / 0.41 / 1.19 / 0.91 %, worst joint 1.2 / 2.6 / 1.2 / 2.3 / 1.8 % of the height;
+    // before, refused
     expect(errors.reduce((a, b) => a + b, 0) / errors.length).toBeLessThan(0.015);
     expect(Math.max(...errors)).toBeLessThan(0.035);
   }, 60_000);

@@ -120,6 +120,16 @@ export function estimateSkeleton(
       points[name] = [xy[2 * k], xy[2 * k + 1]];
       sources[name] = 'learned';
     });
+    // An arm the silhouette does not show was laid in the template's proportions on the network's word: its joints are
+    // the network's, whatever their confidence (a rules' elbow from proportions was 15 % of the height off)
+    if (source.method === 'hybrid' && lm) {
+      for (const side of lm.unseenArms) {
+        for (const joint of ['Arm', 'ForeArm', 'Hand'] as const) {
+          points[`${side}${joint}`] = networkJoint(source.prediction, `${side}${joint}`);
+          sources[`${side}${joint}`] = 'learned';
+        }
+      }
+    }
     // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
     if (source.method === 'hybrid') mirroredUnsureSide(points, sources);

@@ -18,6 +18,11 @@ export interface Landmarks2D {
   soleRow: number; crotchRow: number; shoulderRow: number;
   /** how the layout was read, for logs */
   notes: string[];
+  /**
+   * the sides whose arm the silhouette does not show at all, laid along the body in the template's proportions only
+   * because the caller vouched for them (findLandmarks2D's armsSeenElsewhere)
+   */
+  unseenArms: ('Left' | 'Right')[];
 }
 
 // Proportions of the Mixamo template (measured on artist rigs), used where the silhouette has no cue.
@@ -129,6 +134,7 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
   const fromCore = core.length ? shortestPathsFrom(upper, res, core).dist : geo.dist;
   const tipScene: HandTipScene = { res, upper, legMask, geoDist: geo.dist, fromCore, xc, H, crotch, shoulderRow, headHalf };
   const tips = { left: handTip(tipScene, 1, false), right: handTip(tipScene, -1, false) };
+  const unseenArms: ('Left' | 'Right')[] = [];
   // Arms glued to the body along their whole length (common in generated meshes) leave no tip in the silhouette; with
   // legs to stand on, such a body still gets arms, laid along its sides in the template's proportions.
   if ((tips.left < 0 || tips.right < 0) && !legsSeen) {
@@ -143,6 +149,8 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
     }
     if ((tips.left < 0 || tips.right < 0) && !armsSeenElsewhere) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
     if (tips.left < 0 || tips.right < 0) notes.push('arms not in the silhouette but seen by the network');
+    if (tips.left < 0) unseenArms.push('Left');
+    if (tips.right < 0) unseenArms.push('Right');
   }
 
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
@@ -166,7 +174,7 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
     neck, head, headTop,
     left: sideLandmarks(scene, 1, tips.left),
     right: sideLandmarks(scene, -1, tips.right),
-    soleRow: jBot, crotchRow: crotch, shoulderRow, notes,
+    soleRow: jBot, crotchRow: crotch, shoulderRow, notes, unseenArms,
   };
 }
 

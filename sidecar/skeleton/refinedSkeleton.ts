@@ -63,9 +63,13 @@ export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
  * it and the head bone would move nothing).
  * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order); spans (optional):
  * each coarse joint's ray along z, its first (front) and last (back) hit, NaN where it misses the surface, Float64Array
- * #23 each (liftJointsByFrontPiece) → Float32Array #23*3: coarse's x and y, refined's z where it is taken.
+ * #23 each (liftJointsByFrontPiece); unseenArms (optional): the sides whose arm the front view does not show
+ * (Landmarks2D's unseenArms: arms hanging inside a cape), whose arm joints take the refined depth as the trunk's do
+ * → Float32Array #23*3: coarse's x and y, refined's z where it is taken.
  */
-export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, spans?: JointRaySpans): Float32Array {
+export function withRefinedDepth(
+  coarse: Float32Array, refined: Float32Array, spans?: JointRaySpans, unseenArms: readonly ('Left' | 'Right')[] = [],
+): Float32Array {
   const J = MIXAMO_JOINTS.length;
   if (coarse.length !== J * 3 || refined.length !== J * 3) {
     throw new Error(`withRefinedDepth: joint arrays of ${coarse.length} and ${refined.length} numbers, expected ${J * 3}`);
@@ -74,8 +78,10 @@ export function withRefinedDepth(coarse: Float32Array, refined: Float32Array, sp
     throw new Error(`withRefinedDepth: ${spans.front.length} and ${spans.back.length} ray spans for ${J} joints`);
   }
   const out = Float32Array.from(coarse);
+  // an arm the front view does not show (inside a cape) has no round cross-section of its own on its ray
+  const rayDepth = RAY_DEPTH_JOINTS.filter((name) => !unseenArms.some((side) => name.startsWith(side)));
   for (let j = 0; j < J; j++) {
-    if (RAY_DEPTH_JOINTS.includes(MIXAMO_JOINTS[j])) continue;
+    if (rayDepth.includes(MIXAMO_JOINTS[j])) continue;
     const z = refined[3 * j + 2];
     const front = spans ? spans.front[j] : Number.NaN, back = spans ? spans.back[j] : Number.NaN;
     if (Number.isNaN(front) || (z <= front && z >= back)) out[3 * j + 2] = z;
