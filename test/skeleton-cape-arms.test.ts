@@ -20,7 +20,7 @@ describe('whether the network saw both arms', () => {
   const prediction = (armConfidence: number) => {
     const confidence = new Float32Array(MIXAMO_JOINTS.length).fill(0.9);
     for (const side of ['Left', 'Right']) for (const joint of ['Arm', 'ForeArm', 'Hand']) confidence[MIXAMO_JOINTS.indexOf(`${side}${joint}` as never)] = armConfidence;
-    return { xy: new Float32Array(2 * MIXAMO_JOINTS.length), confidence };
+    return { xy: new Float64Array(2 * MIXAMO_JOINTS.length), confidence };
   };
   it('reads the mean confidence of the six arm joints against HYBRID_MIN_CONFIDENCE', () => {
     expect(networkSawArms(prediction(HYBRID_MIN_CONFIDENCE))).toBe(true);
