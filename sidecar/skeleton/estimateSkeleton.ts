@@ -56,8 +56,8 @@ const ARM_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftForeArm', 'LeftH
  * hybrid then lets the rules lay arms they cannot see along the body's sides (a cape that hides the arms hanging inside
  * it and the legs) instead of refusing the shape. Measured: 0.61 and 0.69 on the two such procedural humanoids of
  * 9 800 000–079 that were refused, 0.68 and 0.70 on two caped ones that were rigged (9 200 007, 9 400 059); 0.01–0.15
- * on a column, a bottle, a lamp
- * and a snowman (the rules refuse the column and the bottle, and still rig the lamp and the snowman).
+ * on a column, a bottle, a lamp and a snowman (the rules refuse the column and the bottle, and still rig the lamp and
+ * the snowman).
  * prediction: the network's 2D joints → boolean
  */
 export function networkSawArms(prediction: Joints2DPrediction): boolean {
@@ -106,7 +106,11 @@ export function estimateSkeleton(
       ['LeftUpLeg', lm.left.upLeg], ['LeftLeg', lm.left.leg], ['LeftFoot', lm.left.foot],
       ['RightUpLeg', lm.right.upLeg], ['RightLeg', lm.right.leg], ['RightFoot', lm.right.foot],
     ];
-    for (const [name, p] of g) geometric[name] = toXY(p);
+    // An arm the silhouette does not show was laid in the template's proportions on the network's word: the rules have
+    // no reading of its joints, so the hybrid takes the network's whatever their confidence (a rules' elbow from
+    // proportions was 15 % of the height off); the hand's traced tip stays, as for any hand
+    const unseen = new Set(lm.unseenArms.flatMap((side) => [`${side}Arm`, `${side}ForeArm`, `${side}Hand`]));
+    for (const [name, p] of g) if (!unseen.has(name)) geometric[name] = toXY(p);
   }
   const points: Partial<Record<Named2D, [number, number]>> = { ...geometric };
   const sources: Record<string, 'learned' | 'geometric'> = {};
@@ -120,16 +124,6 @@ export function estimateSkeleton(
       points[name] = [xy[2 * k], xy[2 * k + 1]];
       sources[name] = 'learned';
     });
-    // An arm the silhouette does not show was laid in the template's proportions on the network's word: its joints are
-    // the network's, whatever their confidence (a rules' elbow from proportions was 15 % of the height off)
-    if (source.method === 'hybrid' && lm) {
-      for (const side of lm.unseenArms) {
-        for (const joint of ['Arm', 'ForeArm', 'Hand'] as const) {
-          points[`${side}${joint}`] = networkJoint(source.prediction, `${side}${joint}`);
-          sources[`${side}${joint}`] = 'learned';
-        }
-      }
-    }
     // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
     if (source.method === 'hybrid') mirroredUnsureSide(points, sources);

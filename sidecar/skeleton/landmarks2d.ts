@@ -147,10 +147,10 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
       tips[key] = handTip(tipScene, side, true);
       if (tips[key] >= 0) notes.push(`${key} hand found past pixels out of the paths' reach`);
     }
-    if ((tips.left < 0 || tips.right < 0) && !armsSeenElsewhere) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
-    if (tips.left < 0 || tips.right < 0) notes.push('arms not in the silhouette but seen by the network');
     if (tips.left < 0) unseenArms.push('Left');
     if (tips.right < 0) unseenArms.push('Right');
+    if (unseenArms.length > 0 && !armsSeenElsewhere) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');
+    if (unseenArms.length > 0) notes.push('arms not in the silhouette but seen by the network');
   }
 
   // Waist half-width: the narrowest midline run between crotch and shoulders (arms that touch the body only widen it).
