@@ -66,6 +66,17 @@ export function networkSawArms(prediction: Joints2DPrediction): boolean {
   return sum / ARM_JOINTS.length >= HYBRID_MIN_CONFIDENCE;
 }
 
+/**
+ * The network's mean confidence over the template's joints: how sure it is that the front view shows a humanoid at
+ * all (checkHumanoidShape's MIN_NETWORK_CONFIDENCE and VOUCHED_NETWORK_CONFIDENCE hold the measured ranges).
+ * prediction: the network's 2D joints → number in [0, 1]
+ */
+export function meanJointConfidence(prediction: Joints2DPrediction): number {
+  let sum = 0;
+  for (const c of prediction.confidence) sum += c;
+  return sum / prediction.confidence.length;
+}
+
 /** The 2D points that are lifted: the template joints whose depth comes from the ray midpoint, plus tips. */
 type Named2D = 'Hips' | 'Spine' | 'Spine1' | 'Spine2' | 'Neck' | 'Head' | 'HeadTop'
   | `${'Left' | 'Right'}${'Shoulder' | 'Arm' | 'ForeArm' | 'Hand' | 'HandTip' | 'UpLeg' | 'Leg' | 'Foot'}`;
@@ -86,8 +97,9 @@ export function estimateSkeleton(
 ): SkeletonEstimate {
   // The rules read the body's silhouette: a staff standing beside it would take the place of a head, a hand or a leg.
   const body = withoutPropRods(view);
-  // A shape that is no standing humanoid is refused before landmarks are read into it.
-  checkHumanoidShape(canonical, triangles, body);
+  // A shape that is no standing humanoid is refused before landmarks are read into it; the network, where it runs, has
+  // its say on the whole shape first.
+  checkHumanoidShape(canonical, triangles, body, source.method === 'geometric' ? null : meanJointConfidence(source.prediction));
   const res = view.res;
   let lm: Landmarks2D | null = null;
   // hybrid reads the rules' landmarks too, and refuses what they refuse (NOT_HUMANOID): the network answers joints for

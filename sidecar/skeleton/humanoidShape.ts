@@ -21,6 +21,27 @@ import type { FrontView } from './frontView.js';
  *   input's axes, so a body tilted between them (37°) would get a skeleton read across it.
  */
 export const MIN_WIDTH_OVER_DEPTH = 1.0;
+/**
+ * The joint network's word on the shape, where a method runs it (hybrid, learned): its mean confidence over the
+ * template's joints (meanJointConfidence). Measured with the committed joints2d.onnx:
+ * - humanoids: 0.45–0.73 on the 10 artists' characters (robot_expressive lowest), 0.50–0.83 on 560 procedural ones
+ *   (seven seed streams of 80), 0.38–0.66 on crude figures of capsules or boxes (a stick figure of thin capsules
+ *   lowest, 0.38);
+ * - shapes the silhouette cues pass: a floor lamp 0.07, a coat rack 0.03, a cactus 0.13, a signpost 0.24, a tree
+ *   0.27, a cross 0.27, a snowman with stick arms 0.39;
+ * - shapes refused by a cue above anyway: four-legged animals of capsules 0.32–0.37, of boxes 0.13, a bird 0.32.
+ * Below MIN_NETWORK_CONFIDENCE the shape is refused: the network finds no body in it. The bound keeps twice its value
+ * below the least sure humanoid measured; what lies between (a signpost, a tree) is still rigged.
+ */
+export const MIN_NETWORK_CONFIDENCE = 0.2;
+/**
+ * A shape the network is sure of (mean confidence at least VOUCHED_NETWORK_CONFIDENCE) may be as deep as
+ * MIN_WIDTH_OVER_DEPTH_VOUCHED of its width: a chibi, 2.5 heads tall, whose head and belly are as deep as its arms-down
+ * body is wide (procedural 9 800 053: 0.92, confidence 0.72, refused before). Four-legged animals stay below it
+ * (≤ 0.48), and a bird of 0.76 had confidence 0.32.
+ */
+export const VOUCHED_NETWORK_CONFIDENCE = 0.5;
+export const MIN_WIDTH_OVER_DEPTH_VOUCHED = 0.75;
 export const MIN_LARGEST_PIECE = 0.5;
 export const MAX_BOX_FILL = 0.85;
 export const MAX_LEAN_DEGREES = 15;
@@ -56,12 +77,15 @@ export function humanoidShapeCues(canonical: Float32Array, triangles: Uint32Arra
 
 /**
  * Throws NOT_HUMANOID when a cue says the shape cannot be a standing humanoid (see the module comment for the cues and
- * their measured ranges). Returns the cues otherwise.
- * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, view: FrontView → HumanoidShapeCues
+ * their measured ranges), or when the joint network, where the method runs it, finds no body (MIN_NETWORK_CONFIDENCE).
+ * Returns the cues otherwise.
+ * canonical: Float32Array #V*3, triangles: Uint32Array #T*3, view: FrontView, networkConfidence: the network's mean
+ * joint confidence on this view (meanJointConfidence), or null where no network runs (geometric) → HumanoidShapeCues
  */
-export function checkHumanoidShape(canonical: Float32Array, triangles: Uint32Array, view: FrontView): HumanoidShapeCues {
+export function checkHumanoidShape(canonical: Float32Array, triangles: Uint32Array, view: FrontView, networkConfidence: number | null = null): HumanoidShapeCues {
   const cues = humanoidShapeCues(canonical, triangles, view);
-  if (cues.widthOverDepth < MIN_WIDTH_OVER_DEPTH) {
+  const vouched = networkConfidence !== null && networkConfidence >= VOUCHED_NETWORK_CONFIDENCE;
+  if (cues.widthOverDepth < (vouched ? MIN_WIDTH_OVER_DEPTH_VOUCHED : MIN_WIDTH_OVER_DEPTH)) {
     throw new AutoRigError('NOT_HUMANOID', `the shape is deeper front to back than it is wide (width/depth ${cues.widthOverDepth.toFixed(2)}): no humanoid standing along one of the file's axes (a four-legged animal, a long object, a body tilted between the axes)`);
   }
   if (cues.largestPiece < MIN_LARGEST_PIECE) {
@@ -72,6 +96,9 @@ export function checkHumanoidShape(canonical: Float32Array, triangles: Uint32Arr
   }
   if (cues.leanDegrees > MAX_LEAN_DEGREES) {
     throw new AutoRigError('NOT_HUMANOID', `the body leans ${cues.leanDegrees.toFixed(0)}° away from the nearest axis of the file: stand it upright (or lying) along an axis and apply the rotation`);
+  }
+  if (networkConfidence !== null && networkConfidence < MIN_NETWORK_CONFIDENCE) {
+    throw new AutoRigError('NOT_HUMANOID', `the joint network finds no body in the front view (mean joint confidence ${networkConfidence.toFixed(2)}, humanoids measured 0.38 or more): no standing humanoid; if this is a character, the geometric method reads its silhouette without the network`);
   }
   return cues;
 }
