@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { findCanonicalFrame, fromCanonical, pointToCanonical, toCanonical } from '../sidecar/mesh/canonicalFrame.js';
+import { bulkSides, ROD_LAYER_SHARE } from '../sidecar/mesh/axisAlignedFrame.js';
 import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
 import type { Vec3 } from '../sidecar/types.js';
@@ -19,6 +20,10 @@ const MISREAD = [
   { seed: 101, wears: 'long coat', targetVertices: 39788 },
   { seed: 137, wears: 'cape', targetVertices: 24860 },
   { seed: 171, wears: 'staff', targetVertices: 19095 },
+  // the blade, held 0.65 m ahead of the chest, is wide enough to count as bulk (a sheet along one axis only) and made the
+  // bulk deeper than wide: the thinness rule took left-right for depth and the frame lay the body on its back
+  // (bulkSides' ROD_LAYER_SHARE; the pipeline then refused it, "the body leans 26°")
+  { seed: 10_000_026, wears: 'sword held forward', targetVertices: 20_000 },
 ];
 
 function bodyOf(seed: number, targetVertices: number): { positions: Float32Array; triangles: Uint32Array } {
@@ -41,6 +46,24 @@ function zUp(positions: Float32Array): Float32Array {
   }
   return out;
 }
+
+describe('the sides of the body\'s bulk', () => {
+  it('leave out end layers that hold a few voxels against the fullest layer\'s (a rod held forward)', () => {
+    // a 10 × 20 × 5 block of bulk, and a 1 × 1 rod 20 voxels long sticking out along z
+    const grid = { origin: [0, 0, 0] as Vec3, size: 0.1, dims: [10, 20, 25] as [number, number, number] };
+    const solid = new Uint8Array(10 * 20 * 25);
+    const at = (i: number, j: number, k: number) => i + 10 * (j + 20 * k);
+    for (let k = 0; k < 5; k++) for (let j = 0; j < 20; j++) for (let i = 0; i < 10; i++) solid[at(i, j, k)] = 1;
+    for (let k = 5; k < 25; k++) solid[at(5, 10, k)] = 1;
+    const sides = bulkSides([solid, solid, solid], grid, [1, 2, 2.5]);
+    // each rod layer holds 1 voxel against 200 (0.5 % < ROD_LAYER_SHARE): depth 5 voxels, not 25
+    expect(1 / 200).toBeLessThan(ROD_LAYER_SHARE);
+    expect(sides.map((x) => +x.toFixed(6))).toEqual([1, 2, 0.5]);
+    // a layer of the block itself stays however thin the rest: a 1-voxel slab across the whole block is kept
+    for (let k = 5; k < 25; k++) for (let j = 0; j < 20; j++) for (let i = 0; i < 10; i++) solid[at(i, j, k)] = k === 5 ? 1 : 0;
+    expect(bulkSides([solid, solid, solid], grid, [1, 2, 2.5])[2]).toBeCloseTo(0.6, 6);
+  });
+});
 
 describe('the canonical frame of characters the axis-aligned finder misread', () => {
   for (const { seed, wears, targetVertices } of MISREAD) {
