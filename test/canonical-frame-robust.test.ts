@@ -8,11 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { findCanonicalFrame, fromCanonical, pointToCanonical, toCanonical } from '../sidecar/mesh/canonicalFrame.js';
-import { bulkSides, ROD_LAYER_SHARE } from '../sidecar/mesh/axisAlignedFrame.js';
+import { bulkSides, mirrorPlane, ROD_LAYER_SHARE } from '../sidecar/mesh/axisAlignedFrame.js';
 import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
+import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import type { Vec3 } from '../sidecar/types.js';
 import { readFrame, turnAboutUp, turnedTruth } from './canonical-frame-survey.js';
+import { boxMesh } from './fixtures/boxMesh.js';
+import { capsuleMesh, humanoidCapsules } from './fixtures/humanoid.js';
 
 /** seed → what it wears and the vertex count it misread at. */
 const MISREAD = [
@@ -62,6 +65,87 @@ describe('the sides of the body\'s bulk', () => {
     // a layer of the block itself stays however thin the rest: a 1-voxel slab across the whole block is kept
     for (let k = 5; k < 25; k++) for (let j = 0; j < 20; j++) for (let i = 0; i < 10; i++) solid[at(i, j, k)] = k === 5 ? 1 : 0;
     expect(bulkSides([solid, solid, solid], grid, [1, 2, 2.5])[2]).toBeCloseTo(0.6, 6);
+  });
+});
+
+describe('the mirror plane of a body whose two sides are held differently', () => {
+  // a 4 × 4 × 8 block at x 8..11 of a 24-wide grid, and a 1 × 1 rod from it out to x 23 on one side only: the box's
+  // middle (x 12) lies off the block's (x 10)
+  const dims = [24, 4, 8];
+  const block = () => {
+    const solid = new Uint8Array(24 * 4 * 8);
+    for (let k = 0; k < 8; k++) for (let j = 0; j < 4; j++) for (let i = 8; i < 12; i++) solid[i + 24 * (j + 4 * k)] = 1;
+    return solid;
+  };
+  it('mirrors across the solid\'s centroid where that matches the body better than the box\'s middle', () => {
+    const solid = block();
+    for (let i = 12; i < 24; i++) solid[i + 24 * (2 + 4 * 6)] = 1;
+    const plane = mirrorPlane(solid, dims, 0);
+    // centroid (128 block voxels at 10, 12 rod voxels at 18): 10.69, to the half voxel 10.5: three of the block's four
+    // columns mirror onto it (IoU 98 / 182)
+    expect(plane.at).toBe(10.5);
+    expect(plane.iou).toBeCloseTo(98 / 182, 12);
+    // across the box's middle, the block mirrors onto empty space (8 / 272)
+    expect(mirrorPlaneIoUAcrossMiddle(solid)).toBeCloseTo(8 / 272, 12);
+  });
+  it('keeps the box\'s middle where a heavy piece on one side pulls the centroid off the body', () => {
+    const solid = new Uint8Array(24 * 4 * 8);
+    // a thin symmetric frame (x 2..21 along one row) and a heavy block on its right end
+    for (let i = 2; i < 22; i++) solid[i + 24 * (1 + 4 * 4)] = 1;
+    for (let k = 0; k < 8; k++) for (let j = 0; j < 4; j++) for (let i = 17; i < 21; i++) solid[i + 24 * (j + 4 * k)] = 1;
+    for (let k = 0; k < 8; k++) for (let j = 0; j < 4; j++) for (let i = 3; i < 7; i++) solid[i + 24 * (j + 4 * k)] = (k + j) % 2;
+    const plane = mirrorPlane(solid, dims, 0);
+    expect(plane.at).toBe(12);
+    expect(plane.iou).toBeCloseTo(mirrorPlaneIoUAcrossMiddle(solid), 12);
+  });
+});
+
+/** The IoU of a solid on a 24 × 4 × 8 grid with its mirror image across the box's middle plane normal to x. */
+function mirrorPlaneIoUAcrossMiddle(solid: Uint8Array): number {
+  let count = 0, inter = 0;
+  for (let k = 0; k < 8; k++) for (let j = 0; j < 4; j++) for (let i = 0; i < 24; i++) {
+    if (!solid[i + 24 * (j + 4 * k)]) continue;
+    count++;
+    inter += solid[23 - i + 24 * (j + 4 * k)];
+  }
+  return inter / (2 * count - inter);
+}
+
+describe('a capsule humanoid (Z up, facing -Y, its left +X) whose arms are held differently', () => {
+  /** The humanoid with its left arm turned down by `left` degrees at the shoulder, its right by `right` (negative: up). */
+  const posed = (left: number, right: number) => {
+    const turn = (side: number, degrees: number) => (p: Vec3): Vec3 => {
+      const t = (-side * degrees * Math.PI) / 180, dx = p[0] - side * 0.2, dz = p[2] - 1.42;
+      return [side * 0.2 + dx * Math.cos(t) - dz * Math.sin(t), p[1], 1.42 + dx * Math.sin(t) + dz * Math.cos(t)];
+    };
+    return humanoidCapsules().map((c) => {
+      const side = /^Left(Arm|Hand)/.test(c.name) ? 1 : /^Right(Arm|Hand)/.test(c.name) ? -1 : 0;
+      const at = side === 0 ? c : { ...c, a: turn(side, side > 0 ? left : right)(c.a), b: turn(side, side > 0 ? left : right)(c.b) };
+      return { name: c.name, ...capsuleMesh(at, 16) };
+    });
+  };
+  // before, the box's middle plane, off the body's, made left-right the least symmetric way (0.38 with the right arm
+  // down 30°) and the frame stood the body on its side (up +X), or on its head
+  it.each([[0, 30], [0, 70], [-30, 70], [45, 80], [-60, 0]])('reads it upright with the left arm at %i° and the right at %i°', (left, right) => {
+    const mesh = mergeParts(posed(left, right));
+    const cf = findCanonicalFrame(mesh.positions, mesh.triangles);
+    expect(cf.frame).toEqual({ up: [0, 0, 1], forward: [0, -1, 0], left: [1, 0, 0] });
+  });
+  it('is rigged standing: the trunk, the head and the feet where the capsules put them (the arms are not yet read apart)', async () => {
+    const rig = await rigCharacterAsync(posed(0, 70));
+    const head = (name: string) => rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+    // the torso's capsule runs from z 0.95 to 1.38 on x = y = 0, the head's centre at z 1.67, the soles at z ≈ 0
+    expect(Math.hypot(head('Hips')[0], head('Hips')[1], head('Hips')[2] - 0.93)).toBeLessThan(0.05);
+    expect(Math.abs(head('Head')[0])).toBeLessThan(0.02);
+    expect(head('Head')[2]).toBeGreaterThan(1.5);
+    for (const side of ['Left', 'Right']) expect(head(`${side}Foot`)[2]).toBeLessThan(0.2);
+    expect(head('LeftFoot')[0]).toBeGreaterThan(0.05);
+    expect(head('RightFoot')[0]).toBeLessThan(-0.05);
+  }, 60_000);
+
+  it('and with a shield held out before its left arm (the centroid pulled off the body: the box\'s middle is kept)', () => {
+    const mesh = mergeParts([...posed(0, 0), boxMesh('Shield', [0.4, -0.15, 1.1], [0.8, -0.1, 1.7], 3)]);
+    expect(findCanonicalFrame(mesh.positions, mesh.triangles).frame).toEqual({ up: [0, 0, 1], forward: [0, -1, 0], left: [1, 0, 0] });
   });
 });
 

@@ -69,7 +69,8 @@ export function solidBody(positions: Float32Array, triangles: Uint32Array, min: 
  * - depth is the thinnest side of the bulk's box (when clearly thinnest), left-right the more mirror-symmetric of the
  *   other two; a body about as deep as wide takes the most symmetric axis (the wider of tied ones) as left-right, up
  *   the longer rest, and where the two horizontal axes nearly tie, the axis the feet stand apart along (bodyAxesWithFeet);
- * - up points to the end whose middle column is filled (the head), away from the end with a gap (between the feet);
+ * - up points to the end whose middle column (on the left-right mirror plane, mirrorPlane) is filled (the head), away
+ *   from the end with a gap (between the feet);
  * - forward is where the feet stick out from the shins.
  * The up and forward cues read the solid without sheets across depth (capes, staffs) and past thin ends (THIN_END).
  * A cue that does not decide falls back to the file conventions (glTF: +Y up, +Z forward; Blender: +Z up, -Y forward).
@@ -79,11 +80,12 @@ export function readAxisAlignedFrame(body: SolidBody): AxisAlignedReading {
   const { min, max } = body;
   const ext = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
   const dims = body.grid.dims;
-  const sym = [0, 1, 2].map((a) => mirrorIoU(body.solid, dims, a));
+  const planes = [0, 1, 2].map((a) => mirrorPlane(body.solid, dims, a));
+  const sym = planes.map((p) => p.iou);
   const sheetlessAlong = [0, 1, 2].map((a) => withoutSheets(body.solid, dims, a));
   const { lateralAxis, upAxis, depthAxis } = bodyAxesWithFeet(body, sym, bulkSides(sheetlessAlong, body.grid, ext));
   const sheetless = sheetlessAlong[depthAxis];
-  const upScore = upEndScore(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.up), upAxis, lateralAxis, depthAxis, ext[upAxis]);
+  const upScore = upEndScore(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.up), upAxis, lateralAxis, depthAxis, ext[upAxis], planes[lateralAxis].at);
   let upSign: number;
   let upByConvention = false;
   if (Math.abs(upScore) >= 0.15) upSign = upScore > 0 ? 1 : -1;
@@ -206,21 +208,59 @@ export function feetApartAxis(solid: Uint8Array, dims: number[], upAxis: number,
   return -1;
 }
 
-/** Intersection over union of the solid (#voxels, grid dims #3) with its mirror image across the grid's middle plane normal to `axis`. */
+/**
+ * Intersection over union of the solid (#voxels, grid dims #3) with its mirror image across a plane normal to `axis`:
+ * the better of the box's middle plane and the plane through the solid's centroid (to the half voxel, as the heading
+ * sweep of headingTurn.ts mirrors). The box's middle alone moves off the body's when one arm is held out and the other
+ * down (a capsule humanoid's left-right IoU fell from 0.99 to 0.38 with one arm lowered 30°, and the frame took its
+ * left-right for up); the centroid alone moves off it towards a heavy prop (a staff beside a thin body: 0.88 → 0.51).
+ */
 export function mirrorIoU(solid: Uint8Array, dims: number[], axis: number): number {
+  return mirrorPlane(solid, dims, axis).iou;
+}
+
+/**
+ * mirrorIoU's plane along `axis` and its IoU: the box's middle or the solid's centroid, whichever mirrors the solid
+ * better. solid #voxels, dims #3 → { at: the plane's position along axis in voxel units (cell i spans [i, i + 1)), iou }
+ */
+export function mirrorPlane(solid: Uint8Array, dims: number[], axis: number): { at: number; iou: number } {
+  const centroid = solidCentroid(solid, dims, axis);
+  if (Number.isNaN(centroid)) return { at: dims[axis] / 2, iou: 0 };
+  // cell c mirrors to cell last - c: the plane at (last + 1) / 2
+  const middle = { at: dims[axis] / 2, iou: mirrorIoUAcross(solid, dims, axis, dims[axis] - 1) };
+  const last = Math.round(2 * centroid) - 1;
+  if (last === dims[axis] - 1) return middle;
+  const atCentroid = { at: (last + 1) / 2, iou: mirrorIoUAcross(solid, dims, axis, last) };
+  return atCentroid.iou > middle.iou ? atCentroid : middle;
+}
+
+/** mirrorIoU across the plane that takes cell c to cell last - c along `axis`: solid #voxels, dims #3 → [0, 1]. */
+function mirrorIoUAcross(solid: Uint8Array, dims: number[], axis: number, last: number): number {
   const [nx, ny, nz] = dims;
-  let inter = 0, union = 0;
-  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) {
-    const row = (k * ny + j) * nx;
-    const mirrorRow = axis === 0 ? row : axis === 1 ? (k * ny + ny - 1 - j) * nx : ((nz - 1 - k) * ny + j) * nx;
-    for (let i = 0; i < nx; i++) {
-      const a = solid[row + i];
-      const b = solid[mirrorRow + (axis === 0 ? nx - 1 - i : i)];
-      if (a && b) inter++;
-      if (a || b) union++;
-    }
+  let count = 0, inter = 0;
+  for (let k = 0, v = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, v++) {
+    if (!solid[v]) continue;
+    count++;
+    const mi = axis === 0 ? last - i : i, mj = axis === 1 ? last - j : j, mk = axis === 2 ? last - k : k;
+    if (mi < 0 || mj < 0 || mk < 0 || mi >= nx || mj >= ny || mk >= nz) continue;
+    inter += solid[(mk * ny + mj) * nx + mi];
   }
-  return union ? inter / union : 0;
+  return count ? inter / (2 * count - inter) : 0;
+}
+
+/**
+ * Where the solid's mass lies along `axis`, in voxel units (cell i spans [i, i + 1)): the mean of its voxels' centres.
+ * solid #voxels, dims #3 → number, NaN for an empty solid.
+ */
+export function solidCentroid(solid: Uint8Array, dims: number[], axis: number): number {
+  const [nx, ny, nz] = dims;
+  let count = 0, sum = 0;
+  for (let k = 0, v = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, v++) {
+    if (!solid[v]) continue;
+    count++;
+    sum += axis === 0 ? i : axis === 1 ? j : k;
+  }
+  return count ? sum / count + 0.5 : NaN;
 }
 
 /** The solid without its runs along `axis` shorter than SHEET_RUN voxels: solid #voxels → #voxels. */
@@ -270,11 +310,13 @@ export function bodyEnds(solid: Uint8Array, dims: number[], axis: number, thinEn
  * Up sign cue: the fraction of the middle column (a strip across left-right, seen along depth) filled in the band at
  * the top end minus at the bottom end, ends [lo, hi] along up. Positive: the head is at the + end. Range [-1, 1].
  */
-function upEndScore(solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, lateralAxis: number, depthAxis: number, height: number): number {
+function upEndScore(solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, lateralAxis: number, depthAxis: number, height: number, mirrorAt: number): number {
   const n = g.dims;
   const bandUp = Math.max(1, Math.round(n[upAxis] * 0.08));
   const strip = Math.max(1, Math.round(height / g.size * 0.03));
-  const midLat = Math.floor(n[lateralAxis] / 2);
+  // the body's mirror plane (mirrorPlane), not always the box's middle: an arm held out on one side only moves the box's
+  // middle off the head and the gap between the feet
+  const midLat = Math.min(n[lateralAxis] - 1, Math.floor(mirrorAt));
   const top = middleColumnFill(solid, n, ends, true, bandUp, midLat, strip, upAxis, lateralAxis, depthAxis);
   return top - middleColumnFill(solid, n, ends, false, bandUp, midLat, strip, upAxis, lateralAxis, depthAxis);
 }
