@@ -224,43 +224,32 @@ export function mirrorIoU(solid: Uint8Array, dims: number[], axis: number): numb
  * better. solid #voxels, dims #3 → { at: the plane's position along axis in voxel units (cell i spans [i, i + 1)), iou }
  */
 export function mirrorPlane(solid: Uint8Array, dims: number[], axis: number): { at: number; iou: number } {
-  const centroid = solidCentroid(solid, dims, axis);
-  if (Number.isNaN(centroid)) return { at: dims[axis] / 2, iou: 0 };
   // cell c mirrors to cell last - c: the plane at (last + 1) / 2
-  const middle = { at: dims[axis] / 2, iou: mirrorIoUAcross(solid, dims, axis, dims[axis] - 1) };
-  const last = Math.round(2 * centroid) - 1;
-  if (last === dims[axis] - 1) return middle;
-  const atCentroid = { at: (last + 1) / 2, iou: mirrorIoUAcross(solid, dims, axis, last) };
-  return atCentroid.iou > middle.iou ? atCentroid : middle;
-}
-
-/** mirrorIoU across the plane that takes cell c to cell last - c along `axis`: solid #voxels, dims #3 → [0, 1]. */
-function mirrorIoUAcross(solid: Uint8Array, dims: number[], axis: number, last: number): number {
-  const [nx, ny, nz] = dims;
-  let count = 0, inter = 0;
-  for (let k = 0, v = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, v++) {
-    if (!solid[v]) continue;
-    count++;
-    const mi = axis === 0 ? last - i : i, mj = axis === 1 ? last - j : j, mk = axis === 2 ? last - k : k;
-    if (mi < 0 || mj < 0 || mk < 0 || mi >= nx || mj >= ny || mk >= nz) continue;
-    inter += solid[(mk * ny + mj) * nx + mi];
-  }
-  return count ? inter / (2 * count - inter) : 0;
+  const middle = mirrorAcross(solid, dims, axis, dims[axis] - 1);
+  if (Number.isNaN(middle.centroid)) return { at: dims[axis] / 2, iou: 0 };
+  const last = Math.round(2 * middle.centroid) - 1;
+  if (last === dims[axis] - 1) return { at: dims[axis] / 2, iou: middle.iou };
+  const atCentroid = mirrorAcross(solid, dims, axis, last);
+  return atCentroid.iou > middle.iou ? { at: (last + 1) / 2, iou: atCentroid.iou } : { at: dims[axis] / 2, iou: middle.iou };
 }
 
 /**
- * Where the solid's mass lies along `axis`, in voxel units (cell i spans [i, i + 1)): the mean of its voxels' centres.
- * solid #voxels, dims #3 → number, NaN for an empty solid.
+ * mirrorIoU across the plane that takes cell c to cell last - c along `axis`, and, read in the same pass, where the
+ * solid's mass lies along it (the mean of its voxels' centres, cell i spanning [i, i + 1)).
+ * solid #voxels, dims #3 → { iou: [0, 1], centroid: voxel units, NaN for an empty solid }
  */
-export function solidCentroid(solid: Uint8Array, dims: number[], axis: number): number {
+function mirrorAcross(solid: Uint8Array, dims: number[], axis: number, last: number): { iou: number; centroid: number } {
   const [nx, ny, nz] = dims;
-  let count = 0, sum = 0;
+  let count = 0, inter = 0, sum = 0;
   for (let k = 0, v = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, v++) {
     if (!solid[v]) continue;
     count++;
     sum += axis === 0 ? i : axis === 1 ? j : k;
+    const mi = axis === 0 ? last - i : i, mj = axis === 1 ? last - j : j, mk = axis === 2 ? last - k : k;
+    if (mi < 0 || mj < 0 || mk < 0 || mi >= nx || mj >= ny || mk >= nz) continue;
+    inter += solid[(mk * ny + mj) * nx + mi];
   }
-  return count ? sum / count + 0.5 : NaN;
+  return count ? { iou: inter / (2 * count - inter), centroid: sum / count + 0.5 } : { iou: 0, centroid: Number.NaN };
 }
 
 /** The solid without its runs along `axis` shorter than SHEET_RUN voxels: solid #voxels → #voxels. */

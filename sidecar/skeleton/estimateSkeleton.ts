@@ -61,20 +61,18 @@ const ARM_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftForeArm', 'LeftH
  * prediction: the network's 2D joints → boolean
  */
 export function networkSawArms(prediction: Joints2DPrediction): boolean {
-  let sum = 0;
-  for (const joint of ARM_JOINTS) sum += prediction.confidence[MIXAMO_JOINTS.indexOf(joint)];
-  return sum / ARM_JOINTS.length >= HYBRID_MIN_CONFIDENCE;
+  return meanJointConfidence(prediction, ARM_JOINTS) >= HYBRID_MIN_CONFIDENCE;
 }
 
 /**
- * The network's mean confidence over the template's joints: how sure it is that the front view shows a humanoid at
- * all (checkHumanoidShape's MIN_NETWORK_CONFIDENCE and VOUCHED_NETWORK_CONFIDENCE hold the measured ranges).
- * prediction: the network's 2D joints → number in [0, 1]
+ * The network's mean confidence over `joints` (default: every template joint, how sure it is that the front view shows
+ * a humanoid at all; checkHumanoidShape's MIN_NETWORK_CONFIDENCE and VOUCHED_NETWORK_CONFIDENCE hold the measured
+ * ranges). prediction: the network's 2D joints, joints: template joint names → number in [0, 1]
  */
-export function meanJointConfidence(prediction: Joints2DPrediction): number {
+export function meanJointConfidence(prediction: Joints2DPrediction, joints: readonly MixamoJointName[] = MIXAMO_JOINTS): number {
   let sum = 0;
-  for (const c of prediction.confidence) sum += c;
-  return sum / prediction.confidence.length;
+  for (const joint of joints) sum += prediction.confidence[MIXAMO_JOINTS.indexOf(joint)];
+  return sum / joints.length;
 }
 
 /** The 2D points that are lifted: the template joints whose depth comes from the ray midpoint, plus tips. */
