@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { findCanonicalFrame, fromCanonical, pointToCanonical, toCanonical } from '../sidecar/mesh/canonicalFrame.js';
-import { bulkSides, mirrorPlane, ROD_LAYER_SHARE } from '../sidecar/mesh/axisAlignedFrame.js';
+import { bulkSides, footPieces, HEM_SPAN, mirrorPlane, ROD_LAYER_SHARE } from '../sidecar/mesh/axisAlignedFrame.js';
 import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
@@ -27,6 +27,13 @@ const MISREAD = [
   // bulk deeper than wide: the thinness rule took left-right for depth and the frame lay the body on its back
   // (bulkSides' ROD_LAYER_SHARE; the pipeline then refused it, "the body leans 26°")
   { seed: 10_000_026, wears: 'sword held forward', targetVertices: 20_000 },
+  // read facing backwards by the feet cue (feetForwardScore): a cape's thick hem lying behind the feet pulled the feet's
+  // depth centroid back (footPieces), and a blade hanging beside the legs pulled the shins' forward (the
+  // shins are read in the columns that hold feet)
+  { seed: 9_200_024, wears: 'long coat, cape and sword', targetVertices: 20_000 },
+  { seed: 9_500_050, wears: 'long coat, cape and sword', targetVertices: 20_000 },
+  { seed: 9_900_021, wears: 'sword hanging beside the legs', targetVertices: 20_000 },
+  { seed: 10_200_052, wears: 'sword hanging beside the legs', targetVertices: 20_000 },
 ];
 
 function bodyOf(seed: number, targetVertices: number): { positions: Float32Array; triangles: Uint32Array } {
@@ -65,6 +72,42 @@ describe('the sides of the body\'s bulk', () => {
     // a layer of the block itself stays however thin the rest: a 1-voxel slab across the whole block is kept
     for (let k = 5; k < 25; k++) for (let j = 0; j < 20; j++) for (let i = 0; i < 10; i++) solid[at(i, j, k)] = k === 5 ? 1 : 0;
     expect(bulkSides([solid, solid, solid], grid, [1, 2, 2.5])[2]).toBeCloseTo(0.6, 6);
+  });
+});
+
+describe('the feet told apart from hems in the feet\'s band', () => {
+  // lateral × depth cells, lateral-major; `rows` are drawn depth-major for reading (row = depth, column = lateral)
+  function footprint(rows: string[]): { cells: Float64Array; lateral: number; depth: number } {
+    const depth = rows.length, lateral = rows[0].length;
+    const cells = new Float64Array(lateral * depth);
+    rows.forEach((row, d) => [...row].forEach((ch, l) => { cells[l * depth + d] = ch === '.' ? 0 : Number(ch); }));
+    return { cells, lateral, depth };
+  }
+  const nonZero = (f: Float64Array) => [...f].filter((x) => x > 0).length;
+
+  it('drops a piece wider than HEM_SPAN of the band (a cape\'s hem behind two feet) and keeps the feet', () => {
+    const { cells, lateral, depth } = footprint([
+      '..........',
+      '.33....33.',
+      '.33....33.',
+      '.33....33.',
+      '..........',
+      '4444444444',
+    ]);
+    const kept = footPieces(cells, lateral, depth)!;
+    expect(nonZero(kept)).toBe(12);
+    for (let l = 0; l < lateral; l++) expect(kept[l * depth + 5]).toBe(0);
+    expect(kept[1 * depth + 1]).toBe(3);
+    expect(HEM_SPAN).toBeLessThan(1);
+  });
+
+  it('tells no foot apart when every piece is that wide (feet standing together)', () => {
+    const { cells, lateral, depth } = footprint([
+      '.333333.',
+      '.333333.',
+      '..3333..',
+    ]);
+    expect(footPieces(cells, lateral, depth)).toBeNull();
   });
 });
 

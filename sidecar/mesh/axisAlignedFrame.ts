@@ -343,36 +343,103 @@ function middleColumnFill(
 }
 
 /**
+ * A piece of the feet's band (4-connected on its footprint across up) that spans more than this share of the band's
+ * width is no foot but a hem lying behind or around them: a cape's, a long coat's. Feet stand apart, each well under
+ * half the band's width; feet standing together, or hidden in a skirt down to the floor, are one piece as wide as the
+ * band, and then no foot is told apart (footPieces).
+ */
+export const HEM_SPAN = 0.5;
+
+/**
  * Forward sign cue: how far the feet's depth centroid (the bottom 4% of the body) lies in front of the shins' (10-25%),
  * over the body's height; the bottom is the end away from up (upSign ±1 along upAxis). NaN when a band is empty.
+ * Where feet are told apart from hems (footPieces), the feet's band holds only them and the shins are read in the
+ * lateral columns that hold them: a cape's thick hem lying behind the feet pulled their centroid back (procedural
+ * 9 200 024, 9 500 050), and a blade hanging beside the legs, across the shins' band, pulled the shins' forward
+ * (9 900 021, 10 200 052): each was read backwards. Where none is, the bands are read whole.
  */
 function feetForwardScore(
   solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, upSign: number, lateralAxis: number, depthAxis: number, height: number,
 ): number {
   const n = g.dims;
-  const feet = bandDepthCentroid(solid, n, ends, 0, 0.04, upAxis, upSign, lateralAxis, depthAxis);
-  const shins = bandDepthCentroid(solid, n, ends, 0.1, 0.25, upAxis, upSign, lateralAxis, depthAxis);
-  return (feet - shins) * g.size / Math.max(height, 1e-12);
+  const lateral = n[lateralAxis], depth = n[depthAxis];
+  const band = bandFootprint(solid, n, ends, 0, 0.04, upAxis, upSign, lateralAxis, depthAxis);
+  const pieces = footPieces(band, lateral, depth);
+  const feet = pieces ?? band;
+  const shins = bandFootprint(solid, n, ends, 0.1, 0.25, upAxis, upSign, lateralAxis, depthAxis);
+  for (let l = 0; l < lateral && pieces; l++) {
+    let feetHere = 0;
+    for (let d = 0; d < depth; d++) feetHere += feet[l * depth + d];
+    if (!feetHere) shins.fill(0, l * depth, (l + 1) * depth);
+  }
+  return (footprintDepthCentroid(feet, lateral, depth) - footprintDepthCentroid(shins, lateral, depth)) * g.size / Math.max(height, 1e-12);
 }
 
 /**
- * feetForwardScore's mean depth (voxels) of the solid in the band [f0, f1] of the body's height (ends [lo, hi] along
- * up), counted from the bottom (the end away from upSign). solid #voxels, n: grid dims #3 → depth index, NaN when the
- * band is empty.
+ * feetForwardScore's footprint of the band [f0, f1] of the body's height (ends [lo, hi] along up), counted from the
+ * bottom (the end away from upSign): how many of the band's slices hold solid at each (lateral, depth) cell.
+ * solid #voxels, n: grid dims #3 → Float64Array #lateral*#depth (lateral-major)
  */
-function bandDepthCentroid(
+function bandFootprint(
   solid: Uint8Array, n: number[], ends: [number, number], f0: number, f1: number,
   upAxis: number, upSign: number, lateralAxis: number, depthAxis: number,
-): number {
+): Float64Array {
   const heightVox = ends[1] - ends[0] + 1;
-  let sum = 0, cnt = 0;
+  const depth = n[depthAxis];
+  const footprint = new Float64Array(n[lateralAxis] * depth);
   const c = [0, 0, 0];
   for (let s = Math.floor(f0 * heightVox); s <= Math.ceil(f1 * heightVox); s++) {
     c[upAxis] = upSign > 0 ? ends[0] + s : ends[1] - s;
     for (let l = 0; l < n[lateralAxis]; l++) {
       c[lateralAxis] = l;
-      for (let d = 0; d < n[depthAxis]; d++) { c[depthAxis] = d; if (solidAt(solid, n, c)) { sum += d; cnt++; } }
+      for (let d = 0; d < depth; d++) { c[depthAxis] = d; footprint[l * depth + d] += solidAt(solid, n, c); }
     }
   }
-  return cnt ? sum / cnt : NaN;
+  return footprint;
+}
+
+/**
+ * The feet's pieces of a footprint: its pieces (4-connected cells) that span at most HEM_SPAN of its lateral extent;
+ * null when none does. footprint: Float64Array #lateral*#depth → a new one, or null
+ */
+export function footPieces(footprint: Float64Array, lateral: number, depth: number): Float64Array | null {
+  let first = lateral, last = -1;
+  for (let i = 0; i < footprint.length; i++) if (footprint[i]) { first = Math.min(first, Math.floor(i / depth)); last = Math.max(last, Math.floor(i / depth)); }
+  const widest = HEM_SPAN * (last - first + 1);
+  const seen = new Uint8Array(footprint.length);
+  const kept = new Float64Array(footprint.length);
+  let keptAny = false;
+  const stack: number[] = [];
+  const cells: number[] = [];
+  for (let start = 0; start < footprint.length; start++) {
+    if (!footprint[start] || seen[start]) continue;
+    seen[start] = 1; stack.push(start); cells.length = 0;
+    let lo = lateral, hi = -1;
+    while (stack.length) {
+      const cell = stack.pop()!;
+      cells.push(cell);
+      const l = Math.floor(cell / depth), d = cell - l * depth;
+      lo = Math.min(lo, l); hi = Math.max(hi, l);
+      if (l > 0) visitCell(footprint, seen, stack, cell - depth);
+      if (l < lateral - 1) visitCell(footprint, seen, stack, cell + depth);
+      if (d > 0) visitCell(footprint, seen, stack, cell - 1);
+      if (d < depth - 1) visitCell(footprint, seen, stack, cell + 1);
+    }
+    if (hi - lo + 1 > widest) continue;
+    keptAny = true;
+    for (const cell of cells) kept[cell] = footprint[cell];
+  }
+  return keptAny ? kept : null;
+}
+
+/** footPieces' flood step: queues `cell` when it holds solid and was not reached yet. */
+function visitCell(footprint: Float64Array, seen: Uint8Array, stack: number[], cell: number): void {
+  if (footprint[cell] && !seen[cell]) { seen[cell] = 1; stack.push(cell); }
+}
+
+/** The mean depth index of a footprint (Float64Array #lateral*#depth, lateral-major) weighted by its counts; NaN when empty. */
+function footprintDepthCentroid(footprint: Float64Array, lateral: number, depth: number): number {
+  let sum = 0, count = 0;
+  for (let l = 0; l < lateral; l++) for (let d = 0; d < depth; d++) { sum += d * footprint[l * depth + d]; count += footprint[l * depth + d]; }
+  return count ? sum / count : NaN;
 }
