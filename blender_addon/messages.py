@@ -218,14 +218,30 @@ def _check_mesh_limits(objects):
         raise AutoRigFailure(protocol.ERROR_EMPTY_MESH, "the selection has no faces to rig")
 
 
-def rig_request(job_id, objects, prefix=True, method=None):
+def rig_request(job_id, objects, prefix=True, method=None, facing=None):
     """rig: objects are MeshObject maps (see mesh_object); method: "geometric", "learned", "hybrid" or None (the
-    sidecar's default)."""
+    sidecar's default); facing: the direction (x, y, z) in world space the character faces, or None to let the
+    sidecar read it from the shape."""
     _check_mesh_limits(objects)
     options = {"prefix": bool(prefix)}
     if method is not None:
         options["method"] = str(method)
+    if facing is not None:
+        options["facing"] = [float(x) for x in facing]
     return {"kind": protocol.KIND_RIG, "id": job_id, "objects": objects, "options": options}
+
+
+def facing_warning(result):
+    """The warning to show after a rig whose facing the sidecar took from the file conventions (its shape did not
+    tell), else None. result: a checked rig result (check_rig_result)."""
+    if result.get("facing") != "convention":
+        return None
+    forward = result["frame"]["forward"]
+    axis = max(range(3), key=lambda a: abs(forward[a]))
+    sign = "-" if forward[axis] < 0 else "+"
+    return ("AutoRig: the shape does not show which way the character faces; it was taken to face %s%s (Blender's "
+            "front view). If left and right are swapped, set Facing in Adjust Last Operation (F9) to the other side"
+            % (sign, "XYZ"[axis]))
 
 
 def skin_request(job_id, objects, joints, locked=(), prefix=True):
@@ -455,7 +471,8 @@ def _check_weights(objects, vertex_counts, joint_count, path):
 def check_rig_result(payload, vertex_counts):
     """A rig result checked in full. vertex_counts: #V of each object sent, in order.
 
-    Returns {"joints": [Joint maps], "frame": Frame map, "weights": [(indices, weights, k)], "seconds": float}.
+    Returns {"joints": [Joint maps], "frame": Frame map, "facing": how the frame's forward was decided ("shape",
+    "convention" or "option"), "weights": [(indices, weights, k)], "seconds": float}.
     """
     check_fields(payload, protocol.RESULTS["rig"], "result")
     joints = _check_skeleton(payload["skeleton"], "result.skeleton")
@@ -464,7 +481,7 @@ def check_rig_result(payload, vertex_counts):
     if not all(_finite(frame[axis]) for axis in ("up", "forward", "left")):
         raise ProtocolError("result.frame", "NaN or infinite axis")
     weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
-    return {"joints": joints, "frame": frame, "weights": weights, "seconds": payload["seconds"]}
+    return {"joints": joints, "frame": frame, "facing": payload["facing"], "weights": weights, "seconds": payload["seconds"]}
 
 
 def check_skin_result(payload, vertex_counts, sent_joint_names):

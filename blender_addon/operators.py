@@ -193,6 +193,18 @@ class _SidecarJobOperator:
                 context.workspace.status_text_set(None)
 
 
+# Auto Rig's Facing: the world direction each choice sends as options.facing (AUTO sends none: the sidecar reads the
+# shape, and follows Blender's front view, -Y, where the shape does not tell).
+FACING_DIRECTIONS = {'NEG_Y': (0.0, -1.0, 0.0), 'POS_Y': (0.0, 1.0, 0.0), 'POS_X': (1.0, 0.0, 0.0), 'NEG_X': (-1.0, 0.0, 0.0)}
+FACING_ITEMS = [
+    ('AUTO', "Auto", "Read from the character's shape (its feet)"),
+    ('NEG_Y', "-Y", "Faces -Y, Blender's front view"),
+    ('POS_Y', "+Y", "Faces +Y (Blender's back view)"),
+    ('POS_X', "+X", "Faces +X"),
+    ('NEG_X', "-X", "Faces -X"),
+]
+
+
 class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
     """Find a Mixamo-compatible skeleton and skin weights for the selected mesh(es), as one character"""
 
@@ -206,6 +218,10 @@ class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
     method: bpy.props.EnumProperty(
         name="Method", default='DEFAULT', items=preferences.METHOD_ITEMS,
         description="How the skeleton is found")
+    facing: bpy.props.EnumProperty(
+        name="Facing", default='AUTO', items=FACING_ITEMS,
+        description="Which way the character faces: read from its shape, or set where the shape does not tell "
+                    "(left and right came out swapped)")
 
     @classmethod
     def poll(cls, context):
@@ -221,7 +237,8 @@ class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
         objects, counts = scene_io.mesh_objects(meshes)
         names = [obj.name for obj in meshes]
         method = None if self.method == 'DEFAULT' else self.method.lower()
-        request = messages.rig_request(client.new_job_id("rig"), objects, prefix=self.prefix, method=method)
+        request = messages.rig_request(client.new_job_id("rig"), objects, prefix=self.prefix, method=method,
+                                       facing=FACING_DIRECTIONS.get(self.facing))
 
         def check(payload):
             return messages.check_rig_result(payload, counts)
@@ -229,6 +246,9 @@ class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
         def apply_result(context, result):
             found = apply.find_meshes(names, counts)
             armature = apply.apply_rig(context, found, result)
+            warning = messages.facing_warning(result)
+            if warning is not None:
+                self.report({'WARNING'}, warning)
             return "AutoRig: %s with %d bones, %d mesh(es) bound (%.1f s in the sidecar)" % (
                 armature.name, len(armature.data.bones), len(found), result["seconds"])
 

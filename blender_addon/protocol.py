@@ -106,6 +106,7 @@ TYPES = {
     "RigOptions": {
         "prefix?": "bool",
         "method?": "str",
+        "facing?": "vec3",
     },
     "ObjectWeights": {
         "name": "str",
@@ -245,6 +246,7 @@ RESULTS = {
     "rig": {
         "skeleton": "Skeleton",
         "frame": "Frame",
+        "facing": "str",
         "objects": "list:ObjectWeights",
         "seconds": "float",
     },

@@ -8,6 +8,7 @@ import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from './errors.js';
 import { rasterizeSampleCount } from './geometry/voxelGrid.js';
 import { findCanonicalFrame, pointToCanonical, toCanonical, usedBounds } from './mesh/canonicalFrame.js';
+import { facingSource, frameFacing } from './mesh/facingHint.js';
 import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
 import { meshShells } from './mesh/meshShells.js';
@@ -35,7 +36,7 @@ import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { carryStencilToVoxels } from './skinning/carryPointWeights.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
-import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult } from './types.js';
+import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult, Vec3 } from './types.js';
 
 export const INFLUENCES = 4;
 /**
@@ -69,7 +70,7 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
   // The models load before any work, so that a missing one is answered at once.
   await loadModel(modelPath('joints2d'));
   await loadModel(modelPath('pointRig'));
-  return rigPreparedAsync(parts, prepareMesh(parts, onProgress), options, onProgress);
+  return rigPreparedAsync(parts, prepareMesh(parts, onProgress, undefined, true, options.facing), options, onProgress);
 }
 
 /**
@@ -152,7 +153,7 @@ export async function rigPreparedAsync(
     onProgress('skinning', 0.25);
     objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }
-  return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
+  return { skeleton, frame: cf.frame, facing: facingSource(cf), objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
 }
 
 /**
@@ -189,7 +190,7 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   if (checkMethod(options, 'geometric') !== 'geometric') {
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call rigCharacterAsync`);
   }
-  return rigPrepared(parts, prepareMesh(parts, onProgress), options, onProgress, t0);
+  return rigPrepared(parts, prepareMesh(parts, onProgress, undefined, true, options.facing), options, onProgress, t0);
 }
 
 /** rigCharacter from the skeleton stage on, for a mesh prepareMesh has prepared (geometric method). */
@@ -201,7 +202,7 @@ function rigPrepared(parts: MeshPart[], prepared: PreparedMesh, options: RigOpti
   onProgress('skinning', 0.25);
   const rods = () => propRodPieces(canonical, view, silhouette);
   const objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), rods);
-  return { skeleton, frame: cf.frame, objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
+  return { skeleton, frame: cf.frame, facing: facingSource(cf), objects, seconds: (performance.now() - t0) / 1000, method: 'geometric' };
 }
 
 /**
@@ -304,12 +305,13 @@ export interface PreparedMesh {
  * (checks that need the merged mesh to have passed), turn the pieces wound inside out, then the canonical frame
  * (progress 'frame'). The frame and the skeleton are read from the body alone; debris scattered around it is skinned
  * with the rest.
- * parts: MeshPart[], voxelised: whether the job will voxelise the mesh (default true: then TOO_LARGE bounds the work)
+ * parts: MeshPart[], voxelised: whether the job will voxelise the mesh (default true: then TOO_LARGE bounds the work),
+ * facing: the caller's facing hint (RigOptions.facing; mesh/facingHint frameFacing turns the frame found to it)
  * → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what checkInput and
  * findCanonicalFrame throw.
  */
 export function prepareMesh(
-  parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}, voxelised = true,
+  parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}, voxelised = true, facing?: Vec3,
 ): PreparedMesh {
   onProgress('mesh', 0);
   const merged = mergeParts(parts);
@@ -322,7 +324,8 @@ export function prepareMesh(
   // mirrored object or a clockwise export as the same surface (mesh/orientPieces)
   const mesh = { ...merged, triangles: orientPiecesOutward(merged.positions, merged.triangles, shells) };
   const body = bodyTriangles(mesh.positions, mesh.triangles, shells);
-  const cf = findCanonicalFrame(mesh.positions, body);
+  const found = findCanonicalFrame(mesh.positions, body);
+  const cf = facing ? frameFacing(found, facing) : found;
   return { mesh, body, shells, cf, canonical: toCanonical(mesh.positions, cf) };
 }
 

@@ -58,11 +58,18 @@ export interface RigOptions {
   prefix?: boolean;
   /** pipeline variant: "geometric" (default), "learned" or "hybrid" (pipeline.ts METHODS) */
   method?: string;
+  /**
+   * the direction the character faces, in the input's space, where the user knows it better than the shape tells
+   * (rig only): the frame's forward becomes the nearest of its four horizontal directions (mesh/facingHint)
+   */
+  facing?: Vec3;
 }
 
 export interface RigResult {
   skeleton: Skeleton;
   frame: Frame;
+  /** how frame.forward was decided: 'shape' (the feet cue), 'convention' (the cue undecided), 'option' (options.facing) */
+  facing?: 'shape' | 'convention' | 'option';
   objects: PartWeights[];
   seconds: number;
   /** the method that ran */

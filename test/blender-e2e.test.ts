@@ -1,6 +1,7 @@
 /**
  * End to end in Blender: the add-on zip installed into a clean Blender, a real character stripped of its rig,
- * Auto Rig against the real sidecar (started by the add-on), a posed forearm, Re-skin, undo, and a failing cube.
+ * Auto Rig against the real sidecar (started by the add-on), a posed forearm, Re-skin, undo, a failing cube, and Auto
+ * Rig with Facing set (+Y).
  * Without `blender` on PATH the test is skipped locally and FAILS on CI (CI must run it).
  */
 import { spawnSync } from 'node:child_process';
@@ -31,6 +32,7 @@ interface E2E {
   reskin: { finished: boolean; error: string | null; forearm_vertices_changed: number; locked_head_max_change: number; head_weight_total: number };
   reskin_undo: { ran: boolean; max_difference_to_before?: number };
   cube: { finished: boolean; error: string | null; unchanged: boolean };
+  facing: { finished: boolean; error: string | null; bone_count?: number; unweighted_vertices?: number; left_hand?: number[]; right_hand?: number[] };
   total_seconds: number;
 }
 
@@ -109,6 +111,14 @@ describe('Blender add-on end to end', () => {
     expect(r.cube.finished).toBe(false);
     expect(r.cube.error).toMatch(/NOT_HUMANOID/);
     expect(r.cube.unchanged).toBe(true);
+
+    // Facing +Y, set by the user: the same bare mesh rigged turned about up, its left hand on the other side.
+    expect(r.facing.error).toBeNull();
+    expect(r.facing.finished).toBe(true);
+    expect(r.facing.bone_count).toBe(23);
+    expect(r.facing.unweighted_vertices).toBe(0);
+    expect(Math.sign(r.facing.left_hand![0])).toBe(-Math.sign(r.artist_left_hand![0]));
+    expect(Math.sign(r.facing.right_hand![0])).toBe(Math.sign(r.artist_left_hand![0]));
 
     expect(r.total_seconds).toBeLessThan(60);
   }, 180_000);

@@ -11,6 +11,7 @@ import { runCli, type CliIo } from '../sidecar/cli/main.js';
 import { loadCharacter } from '../sidecar/io/character.js';
 import { readGlb } from '../sidecar/io/glbContainer.js';
 import { decodePng } from '../sidecar/io/png.js';
+import { capsuleMesh, humanoidCapsules } from './fixtures/humanoid.js';
 
 const root = join(import.meta.dirname, '..');
 const demoObj = join(root, 'assets', 'demo', 'demo_character.obj');
@@ -131,6 +132,47 @@ describe('autorig in process (runCli)', { timeout: 60_000 }, () => {
       expect(io.err()).toMatch(message);
       expect(existsSync(output)).toBe(false);
     }
+  });
+
+  it('--facing turns the rig about up (left and right swap); a shape that does not tell its facing gets a warning', async () => {
+    const plain = join(scratch, 'facing-plain.glb'), turned = join(scratch, 'facing-turned.glb');
+    expect(await runCli(['rig', demoObj, '-o', plain], capture())).toBe(0);
+    const before = (await loadCharacter(plain)).rig!.joints;
+    const leftHand = before.find((j) => j.name === 'mixamorig:LeftHand')!.position;
+    const hips = before.find((j) => j.name === 'mixamorig:Hips')!.position;
+    // the demo stands +Y up facing +Z (its left +X): facing -Z puts its left on -X
+    expect(leftHand[0]).toBeGreaterThan(hips[0]);
+    expect(await runCli(['rig', demoObj, '-o', turned, '--facing', '-z'], capture())).toBe(0);
+    const after = (await loadCharacter(turned)).rig!.joints;
+    expect(after.find((j) => j.name === 'mixamorig:LeftHand')!.position[0]).toBeLessThan(hips[0]);
+    expect(after.find((j) => j.name === 'mixamorig:RightHand')!.position[0]).toBeGreaterThan(hips[0]);
+
+    // the capsule humanoid without feet (Z up): its front and back are alike, and the warning names the way out
+    const footless = humanoidCapsules().filter((c) => !c.name.endsWith('Foot')).map((c) => capsuleMesh(c, 12));
+    const lines: string[] = [];
+    let base = 1;
+    for (const m of footless) {
+      for (let v = 0; v < m.positions.length; v += 3) lines.push(`v ${m.positions[v]} ${m.positions[v + 1]} ${m.positions[v + 2]}`);
+      for (let t = 0; t < m.triangles.length; t += 3) lines.push(`f ${m.triangles[t] + base} ${m.triangles[t + 1] + base} ${m.triangles[t + 2] + base}`);
+      base += m.positions.length / 3;
+    }
+    const footlessObj = join(scratch, 'footless.obj');
+    writeFileSync(footlessObj, lines.join('\n') + '\n');
+    const io = capture();
+    expect(await runCli(['rig', footlessObj, '-o', join(scratch, 'footless.glb')], io)).toBe(0);
+    expect(io.err()).toMatch(/does not tell which way it faces; it was taken to face -y .*--facing \+y/);
+    const told = capture();
+    expect(await runCli(['rig', footlessObj, '-o', join(scratch, 'footless2.glb'), '--facing', '+y'], told)).toBe(0);
+    expect(told.err()).not.toMatch(/which way it faces/);
+
+    for (const argv of [['rig', demoObj, '-o', 'x.glb', '--facing', 'up'], ['rig', demoObj, '-o', 'x.glb', '--facing', '0,0,0'], ['skin', demoObj, '-o', 'x.glb', '--facing', '+z']]) {
+      const bad = capture();
+      expect(await runCli(argv, bad), argv.join(' ')).toBe(64);
+      expect(bad.err()).toMatch(/--facing|unknown option/);
+    }
+    const along = capture();
+    expect(await runCli(['rig', demoObj, '-o', join(scratch, 'along.glb'), '--facing', '0,1,0'], along)).toBe(2);
+    expect(along.err()).toMatch(/error BAD_REQUEST: .*points along the character's up/);
   });
 
   it('skin needs a skeleton in the file', async () => {

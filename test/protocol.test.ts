@@ -405,6 +405,7 @@ describe('jobs', { timeout: 60_000 }, () => {
     expect(frame.up[2]).toBeGreaterThan(0.9);
     expect(frame.forward[1]).toBeLessThan(-0.9);
     expect(frame.left[0]).toBeGreaterThan(0.9);
+    expect(['shape', 'convention']).toContain(end.facing);
     const objects = end.objects as unknown as WireWeights[];
     expect(objects).toHaveLength(parts.length);
     parts.forEach((part, p) => expectWeightsFor(part, objects[p], joints.length));
@@ -423,6 +424,23 @@ describe('jobs', { timeout: 60_000 }, () => {
     expect(skin).toMatchObject({ kind: 'result', request: 'skin' });
     expect((skin.skeleton as { joints: unknown[] }).joints).toEqual(joints);
     expectWeightsFor(humanoid[0], (skin.objects as unknown as WireWeights[])[0], joints.length);
+  });
+
+  it('turns the frame to options.facing (the fixture turned to face +Y: its left is -X), and refuses a facing along up', async () => {
+    const client = await openClient();
+    client.send({ kind: 'rig', id: 'f1', objects: humanoid.map(wirePart), options: { facing: [0, 2, 0.1] } });
+    const rig = await client.terminal('f1', 30_000);
+    expect(rig).toMatchObject({ kind: 'result', request: 'rig', facing: 'option' });
+    const frame = rig.frame as Record<string, number[]>;
+    expect(frame.forward[1]).toBeGreaterThan(0.9);
+    expect(frame.left[0]).toBeLessThan(-0.9);
+    expect(frame.up[2]).toBeGreaterThan(0.9);
+    const joints = (rig.skeleton as { joints: Array<{ name: string; head: number[] }> }).joints;
+    expect(joints.find((j) => j.name === 'mixamorig:LeftHand')!.head[0]).toBeLessThan(-0.3);
+    expect(joints.find((j) => j.name === 'mixamorig:RightHand')!.head[0]).toBeGreaterThan(0.3);
+    client.send({ kind: 'rig', id: 'f2', objects: humanoid.map(wirePart), options: { facing: [0, 0.1, -1] } });
+    expect(await client.terminal('f2', 30_000)).toMatchObject({ kind: 'error', code: 'BAD_REQUEST', message: expect.stringContaining('up') });
+    await client.hello('after');
   });
 
   it("passes the pipeline's own error codes through the worker (an unknown method is BAD_REQUEST)", async () => {

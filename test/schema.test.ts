@@ -209,6 +209,7 @@ describe('validateServerMessage', () => {
     request: 'rig',
     skeleton: { joints: [joint('Hips', -1, 0)] },
     frame: { up: [0, 0, 1], forward: [0, -1, 0], left: [1, 0, 0] },
+    facing: 'shape',
     objects: [{ name: 'Body', influences: 4, indices: new Uint16Array(8), weights: new Float32Array(8) }],
     seconds: 0.5,
   });

@@ -17,7 +17,7 @@ import { loadCharacter, type Character, type CharacterPart } from '../io/charact
 import { writeSkinnedGlb } from '../io/glbWriter.js';
 import { vertexNormals } from '../io/normals.js';
 import { skeletonFromRig } from '../io/rigSkeleton.js';
-import type { Frame, PartWeights, Skeleton } from '../types.js';
+import type { Frame, PartWeights, Skeleton, Vec3 } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
 import type { EvalOptions } from '../eval/runEval.js';
 import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
@@ -70,7 +70,11 @@ const commands: Record<string, Command> = {
   rig: {
     summary: 'find a Mixamo skeleton and skinning weights for a character',
     usage: 'autorig rig <in.glb|in.gltf|in.obj|folder>... -o <out.glb> [--preview <out.png>] [--no-prefix] [--method geometric|learned|hybrid]\n'
+      + '                 [--facing +x|-x|+y|-y|+z|-z|X,Y,Z]\n'
       + '  Any rig already in the input is ignored. --no-prefix: bone names without "mixamorig:".\n'
+      + '  --facing: the direction the character faces in the file, where its shape does not tell (its feet hidden, its\n'
+      + '  front and back alike: then the file conventions are followed, +Z for +Y up, -Y for +Z up, and a warning\n'
+      + '  says so) or where left and right came out swapped.\n'
       + SEVERAL_INPUTS_USAGE
       + '  --method: default hybrid. geometric reads the joints from the silhouette by rules; learned and hybrid find\n'
       + '  them with models/joints2d.onnx and refine them with models/point_rig.onnx: learned takes point_rig\'s joints\n'
@@ -195,20 +199,24 @@ interface FileArguments {
   output: string;
   preview?: string;
   method?: string;
+  /** --facing (rig only) */
+  facing?: Vec3;
   flags: Set<string>;
 }
 
-/** Parse a file command's arguments; `flags` lists the boolean flags it accepts. */
-function parseFileArguments(args: string[], usage: string, flags: string[] = []): FileArguments {
+/** Parse a file command's arguments; `flags` lists the boolean flags it accepts, `facing` whether it takes --facing. */
+function parseFileArguments(args: string[], usage: string, flags: string[] = [], facing = false): FileArguments {
   const positional: string[] = [];
   let output: string | undefined;
   let preview: string | undefined;
   let method: string | undefined;
+  let facingHint: Vec3 | undefined;
   const seen = new Set<string>();
   forEachOption(args, usage, (arg, value) => {
     if (arg === '-o' || arg === '--output') output = value();
     else if (arg === '--preview') preview = value();
     else if (arg === '--method') method = checkMethodName(value(), usage);
+    else if (arg === '--facing' && facing) facingHint = parseFacing(value(), usage);
     else if (flags.includes(arg)) seen.add(arg);
     else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'`, usage);
     else positional.push(arg);
@@ -219,7 +227,29 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [])
     throw new UsageError(`the output must be a .glb file, got '${output}'`, usage);
   }
   if (preview !== undefined && extname(preview).toLowerCase() !== '.png') throw new UsageError(`the preview must be a .png file, got '${preview}'`, usage);
-  return { inputs: positional, output, preview, method, flags: seen };
+  return { inputs: positional, output, preview, method, facing: facingHint, flags: seen };
+}
+
+/** The signed input axis nearest a direction, as --facing spells it ('+z', '-y'...). */
+function axisName(direction: Vec3): string {
+  let best = 0;
+  for (let a = 1; a < 3; a++) if (Math.abs(direction[a]) > Math.abs(direction[best])) best = a;
+  return `${direction[best] < 0 ? '-' : '+'}${'xyz'[best]}`;
+}
+
+/** A --facing value: an axis with its sign (+x, -y...) or three numbers X,Y,Z → Vec3; UsageError otherwise. */
+function parseFacing(text: string, usage: string): Vec3 {
+  const axis = /^([+-])([xyz])$/i.exec(text.trim());
+  if (axis) {
+    const out: Vec3 = [0, 0, 0];
+    out['xyz'.indexOf(axis[2].toLowerCase())] = axis[1] === '-' ? -1 : 1;
+    return out;
+  }
+  const numbers = text.split(',').map((x) => Number(x.trim()));
+  if (numbers.length !== 3 || numbers.some((x) => !Number.isFinite(x)) || numbers.every((x) => x === 0)) {
+    throw new UsageError(`--facing: an axis (+x, -x, +y, -y, +z, -z) or a direction X,Y,Z, got '${text}'`, usage);
+  }
+  return numbers as Vec3;
 }
 
 /**
@@ -240,10 +270,10 @@ async function filesPerInput(parsed: FileArguments, usage: string, extensions: r
 
 async function rigCommand(args: string[], io: CliIo): Promise<number> {
   const usage = commands.rig.usage;
-  const parsed = await filesPerInput(parseFileArguments(args, usage, ['--no-prefix']), usage, CHARACTER_EXTENSIONS);
+  const parsed = await filesPerInput(parseFileArguments(args, usage, ['--no-prefix'], true), usage, CHARACTER_EXTENSIONS);
   return forEachInput(parsed.inputs, io.stderr, 'rigged', async (input) => {
     const preview = parsed.preview === undefined ? undefined : withName(parsed.preview, input);
-    const report = await rigFile(input, withName(parsed.output, input), preview, !parsed.flags.has('--no-prefix'), io, parsed.method);
+    const report = await rigFile(input, withName(parsed.output, input), preview, !parsed.flags.has('--no-prefix'), io, parsed.method, parsed.facing);
     io.stdout.write(`${report.summary}\n`);
   });
 }
@@ -259,15 +289,22 @@ interface RigReport {
 }
 
 /** Load → rig (the input's own rig, if any, is ignored) → write the glb and the optional preview. */
-async function rigFile(input: string, output: string, preview: string | undefined, prefix: boolean, io: CliIo, method?: string): Promise<RigReport> {
+async function rigFile(
+  input: string, output: string, preview: string | undefined, prefix: boolean, io: CliIo, method?: string, facing?: Vec3,
+): Promise<RigReport> {
   const character = await loadCharacter(input);
   const progress = progressReporter(io.stderr);
   let result;
   try {
     const { rigCharacterAsync } = await import('../pipeline.js');
-    result = await rigCharacterAsync(character.parts, { prefix, method }, progress.onProgress);
+    result = await rigCharacterAsync(character.parts, { prefix, method, facing }, progress.onProgress);
   } finally {
     progress.finish();
+  }
+  if (result.facing === 'convention') {
+    io.stderr.write(`autorig: ${input}: its shape does not tell which way it faces; it was taken to face `
+      + `${axisName(result.frame.forward)} (the file's convention). If left and right are swapped, run again with `
+      + `--facing ${axisName(result.frame.forward.map((x) => -x) as Vec3)}\n`);
   }
   await writeOutputs(character, result.skeleton, result.objects, result.frame, output, preview);
   const how = result.method ? `${result.method}${result.provider ? ` on ${result.provider}` : ''}` : undefined;

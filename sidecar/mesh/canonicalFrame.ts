@@ -16,7 +16,11 @@ export interface CanonicalFrame {
    * how each decision was taken, for logs and tests; turn: the turn about an input axis the cues were read after
    * (null: the body stands along the input axes and the frame is made of them)
    */
-  evidence: { lateralSymmetry: number; upScore: number; forwardScore: number; upByConvention: boolean; forwardByConvention: boolean; turn?: HeadingTurn | null };
+  evidence: {
+    lateralSymmetry: number; upScore: number; forwardScore: number; upByConvention: boolean; forwardByConvention: boolean; turn?: HeadingTurn | null;
+    /** forward was set by the caller's facing hint (mesh/facingHint frameFacing), whatever the cues said */
+    forwardByOption?: boolean;
+  };
 }
 
 const AXES: Vec3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];

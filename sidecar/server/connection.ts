@@ -371,6 +371,7 @@ function rigResultFields(request: 'rig' | 'skin', result: RigResult | SkinResult
   if (request === 'rig') {
     const frame = (result as RigResult).frame;
     message.frame = { up: [...frame.up], forward: [...frame.forward], left: [...frame.left] };
+    message.facing = (result as RigResult).facing;
   }
   return message;
 }

@@ -268,6 +268,17 @@ def main():
     ok, error, seconds = run_operator(bpy.ops.autorig.auto_rig, "Auto Rig")
     results["cube"] = {"finished": ok, "error": error, "seconds": seconds, "unchanged": snapshot() == before}
 
+    # --- Facing set by the user (Adjust Last Operation): a bare copy rigged facing +Y has its left on the other side ---
+    step("facing")
+    copy = bpy.data.objects.new("FacingCopy", mesh.data.copy())
+    copy.matrix_world = mesh.matrix_world.copy()
+    bpy.context.scene.collection.objects.link(copy)
+    select_only([copy])
+    ok, error, seconds = run_operator(lambda: bpy.ops.autorig.auto_rig(facing='POS_Y'), "Auto Rig")
+    results["facing"] = {"finished": ok, "error": error}
+    if ok:
+        results["facing"].update(check_rig(copy, "FacingCopy_Armature"))
+
     results["total_seconds"] = time.monotonic() - t0
 
 

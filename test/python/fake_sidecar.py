@@ -80,8 +80,9 @@ def rig_result(request):
         z = struct.unpack("<%df" % (len(obj["positions"]) // 4), obj["positions"])[2::3]
         result_objects.append(_weights_message(obj["name"], lambda i: 1 if i < len(z) and z[i] > middle else 0,
                                                len(z)))
+    facing = "option" if "facing" in request.get("options", {}) else "shape"
     return {"skeleton": {"joints": joints}, "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]},
-            "objects": result_objects, "seconds": 0.01}
+            "facing": facing, "objects": result_objects, "seconds": 0.01}
 
 
 def skin_result(request):

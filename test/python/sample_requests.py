@@ -28,7 +28,7 @@ def sample_requests():
     return [
         messages.hello_request(client.new_job_id("hello"), "autorig-blender/test"),
         messages.rig_request(client.new_job_id("rig"), objects, prefix=True),
-        messages.rig_request(client.new_job_id("rig"), objects[:1], prefix=False),
+        messages.rig_request(client.new_job_id("rig"), objects[:1], prefix=False, facing=(0.0, 1.0, 0.0)),
         messages.skin_request(client.new_job_id("skin"), objects, joints, locked, prefix=True),
         messages.skin_request(client.new_job_id("skin"), objects[:1], joints),
         messages.cancel_request(client.new_job_id("rig")),

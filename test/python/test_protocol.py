@@ -88,7 +88,7 @@ def rig_payload(count=2, joints=None, weights=None, indices=None):
     indices = indices if indices is not None else [0, 1, 0, 0] * count
     weights = weights if weights is not None else [0.75, 0.25, 0.0, 0.0] * count
     return {"skeleton": {"joints": joints}, "frame": {"up": [0, 0, 1], "forward": [0, 1, 0], "left": [1, 0, 0]},
-            "objects": [{"name": "Body", "influences": 4, "indices": struct.pack("<%dH" % len(indices), *indices),
+            "facing": "shape", "objects": [{"name": "Body", "influences": 4, "indices": struct.pack("<%dH" % len(indices), *indices),
                          "weights": struct.pack("<%df" % len(weights), *weights)}], "seconds": 1}
 
 
@@ -200,16 +200,32 @@ class BoneNames(unittest.TestCase):
         payload = {"skeleton": {"joints": [
             {"name": "Hips", "parent": -1, "head": [0, 0, 0], "tail": [0, 0, 1], "roll": 0.0},
             {"name": "../../etc/passwd", "parent": 0, "head": [0, 0, 1], "tail": [0, 0, 2], "roll": 0.0}]},
-            "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]},
+            "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]}, "facing": "shape",
             "objects": [], "seconds": 0.0}
         with self.assertRaises(messages.ProtocolError) as ctx:
             messages.check_rig_result(payload, [])
         self.assertIn("path separator", str(ctx.exception))
 
+    def test_facing_warning_only_where_the_facing_was_assumed(self):
+        payload = {"skeleton": {"joints": [
+            {"name": "Hips", "parent": -1, "head": [0, 0, 0], "tail": [0, 0, 1], "roll": 0.0}]},
+            "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]}, "facing": "convention",
+            "objects": [], "seconds": 0.0}
+        warning = messages.facing_warning(messages.check_rig_result(payload, []))
+        self.assertIn("-Y", warning)
+        self.assertIn("Facing", warning)
+        for facing in ("shape", "option"):
+            payload["facing"] = facing
+            self.assertIsNone(messages.facing_warning(messages.check_rig_result(payload, [])))
+        del payload["facing"]
+        with self.assertRaises(messages.ProtocolError) as ctx:
+            messages.check_rig_result(payload, [])
+        self.assertEqual(ctx.exception.path, "result.facing")
+
     def test_rig_result_with_a_nan_frame_is_refused(self):
         payload = {"skeleton": {"joints": [
             {"name": "Hips", "parent": -1, "head": [0, 0, 0], "tail": [0, 0, 1], "roll": 0.0}]},
-            "frame": {"up": [0, 0, float("nan")], "forward": [0, -1, 0], "left": [1, 0, 0]},
+            "frame": {"up": [0, 0, float("nan")], "forward": [0, -1, 0], "left": [1, 0, 0]}, "facing": "shape",
             "objects": [], "seconds": 0.0}
         with self.assertRaises(messages.ProtocolError) as ctx:
             messages.check_rig_result(payload, [])

@@ -1,0 +1,54 @@
+import { AutoRigError } from '../errors.js';
+import { cross, withoutNegativeZero } from '../geometry/vec3.js';
+import type { Vec3 } from '../types.js';
+import type { CanonicalFrame } from './canonicalFrame.js';
+
+/**
+ * A facing hint at least this far from up (degrees) is read; nearer, it says nothing about which way the character
+ * faces across the ground and is refused.
+ */
+export const FACING_MIN_DEGREES_FROM_UP = 30;
+
+/** How the frame's forward was decided: the feet cue, the file conventions (the cue undecided), or the caller's hint. */
+export type FacingSource = 'shape' | 'convention' | 'option';
+
+/** How `cf`'s forward was decided (its evidence). */
+export function facingSource(cf: CanonicalFrame): FacingSource {
+  if (cf.evidence.forwardByOption) return 'option';
+  return cf.evidence.forwardByConvention ? 'convention' : 'shape';
+}
+
+/**
+ * The frame turned about its up axis by a quarter turn, a half turn or none, so that the character faces the one of
+ * its four horizontal directions (forward, left, back, right) nearest `facing`. For a character whose shape does not
+ * tell which way it faces (feet hidden or front and back alike: the frame fell back to the file conventions) in a file
+ * that breaks them, or one the cues misread: the user knows. Up, the box's center and its scale stay (a quarter turn
+ * about up swaps the box's depth and width, its longest side is the same).
+ * cf: CanonicalFrame, facing: Vec3 in input space (any length) → CanonicalFrame (evidence.forwardByOption true).
+ * Throws BAD_REQUEST when facing is not finite, zero, or within FACING_MIN_DEGREES_FROM_UP of up or down.
+ */
+export function frameFacing(cf: CanonicalFrame, facing: Vec3): CanonicalFrame {
+  const length = Math.hypot(facing[0], facing[1], facing[2]);
+  if (!Number.isFinite(length) || length === 0) {
+    throw new AutoRigError('BAD_REQUEST', `the facing hint must be a direction (a non-zero vector), not [${facing.join(', ')}]`);
+  }
+  const { up, forward, left } = cf.frame;
+  const alongUp = (up[0] * facing[0] + up[1] * facing[1] + up[2] * facing[2]) / length;
+  if (Math.abs(alongUp) > Math.cos(FACING_MIN_DEGREES_FROM_UP * Math.PI / 180)) {
+    throw new AutoRigError('BAD_REQUEST', `the facing hint [${facing.join(', ')}] points along the character's up `
+      + `[${up.map((x) => +x.toFixed(3)).join(', ')}]: give the direction its front faces across the ground`);
+  }
+  const candidates: Vec3[] = [forward, left, [-forward[0], -forward[1], -forward[2]], [-left[0], -left[1], -left[2]]];
+  let best = candidates[0], bestDot = -Infinity;
+  for (const c of candidates) {
+    const dot = c[0] * facing[0] + c[1] * facing[1] + c[2] * facing[2];
+    if (dot > bestDot) { best = c; bestDot = dot; }
+  }
+  // left × up = forward (x left, y up, z forward), so the new left is up × the new forward
+  const newForward = withoutNegativeZero(best);
+  return {
+    ...cf,
+    frame: { up, forward: newForward, left: withoutNegativeZero(cross(up, newForward)) },
+    evidence: { ...cf.evidence, forwardByOption: true },
+  };
+}
