@@ -18,9 +18,13 @@ const DATA = resolve(import.meta.dirname, '../../shared/data/characters');
 const RECORDED = [
   { file: '0ad_male_tunic.glb', up: [0, 1, 0], forward: [0, 0, -1], left: [-1, 0, 0], upByConvention: false, forwardByConvention: false, center: [0, 2.1363000269047916, 0.00273875892162323], scale: 0.23416308461461013 },
   { file: 'bcn_epileptic.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: false, forwardByConvention: false, center: [-0.015987500548362732, -0.11713099479675293, -0.10792399570345879], scale: 0.5511421244423934 },
-  { file: 'cesium_man.glb', up: [0, 0, 1], forward: [1, 0, 0], left: [0, 1, 0], upByConvention: false, forwardByConvention: true, center: [0.024976998567581177, -8.940696716308594e-08, 0.7532749772071838], scale: 0.6637682322248147 },
-  { file: 'clonk.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: false, forwardByConvention: true, center: [0, 10.398085486143827, 0.07512497901916504], scale: 0.048270867595660384 },
-  { file: 'clonk_farmer.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: false, forwardByConvention: true, center: [0, 10.311543867253931, -0.17163002490997314], scale: 0.048487877103510595 },
+  // cesium_man's, clonk's and clonk_farmer's forward fell back to the file convention (their feet's centroid 0.001–0.006
+  // of the height in front of the shins', under the decision's 0.006); the columns' cue reads the same forward from the
+  // geometry (0.0078 each: axisAlignedFrame feetForwardScores), so the frames stay and the rig eval's mapping checks
+  // their named sides against them (they pass: the eval is unchanged)
+  { file: 'cesium_man.glb', up: [0, 0, 1], forward: [1, 0, 0], left: [0, 1, 0], upByConvention: false, forwardByConvention: false, center: [0.024976998567581177, -8.940696716308594e-08, 0.7532749772071838], scale: 0.6637682322248147 },
+  { file: 'clonk.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: false, forwardByConvention: false, center: [0, 10.398085486143827, 0.07512497901916504], scale: 0.048270867595660384 },
+  { file: 'clonk_farmer.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: false, forwardByConvention: false, center: [0, 10.311543867253931, -0.17163002490997314], scale: 0.048487877103510595 },
   { file: 'minetest_character.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: true, forwardByConvention: true, center: [0, 8.499999999999961, -4.76837158203125e-07], scale: 0.058823529411764434 },
   { file: 'mixamo_ely.glb', up: [0, 1, 0], forward: [0, 0, 1], left: [1, 0, 0], upByConvention: false, forwardByConvention: false, center: [4.747509956359863e-05, 0.8002039874554612, -0.0005744099617004395], scale: 0.6258197968543615 },
   // mrfixit's up was +Y by convention (upScore 0.05); the robust finder reads the same +Y from the geometry (its hair's
@@ -53,6 +57,23 @@ describe('the canonical frame of the dev characters', () => {
         cf.center.forEach((c, a) => expect(c).toBeCloseTo(r.center[a], 9));
         expect(cf.scale / r.scale).toBeCloseTo(1, 12);
       }
+    });
+  }
+
+  // Turned half a turn about up, a character faces the other way: the frame must say so from the geometry. Before the
+  // columns' cue, these three fell back to the file convention and kept facing the same way (left and right swapped);
+  // minetest_character, whose front and back are the same boxes, still does.
+  for (const file of ['cesium_man.glb', 'clonk.glb', 'clonk_farmer.glb']) {
+    it(`reads ${file} turned half a turn about up facing the other way`, async () => {
+      const r = RECORDED.find((x) => x.file === file)!;
+      const mesh = mergeParts((await loadCharacter(resolve(DATA, file))).parts);
+      const upAxis = r.up.findIndex((x) => x !== 0);
+      const turned = new Float32Array(mesh.positions);
+      for (let i = 0; i < turned.length; i += 3) for (let a = 0; a < 3; a++) if (a !== upAxis) turned[i + a] = -turned[i + a];
+      const cf = findCanonicalFrame(turned, bodyTriangles(turned, mesh.triangles));
+      expect(cf.frame.up).toEqual(r.up);
+      expect(cf.frame.forward).toEqual(r.forward.map((x) => (x === 0 ? 0 : -x)));
+      expect(cf.evidence.forwardByConvention).toBe(false);
     });
   }
 });
