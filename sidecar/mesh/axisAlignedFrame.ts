@@ -352,9 +352,10 @@ function middleColumnFill(
  */
 export const HEM_SPAN = 0.5;
 
-/** A forward cue's score (over the body's height) that decides the sign: FORWARD_DECIDES or more either way. */
+/** The least forward cue score (over the body's height, either way) that decides the sign. */
 export const FORWARD_DECIDES = 0.006;
 
+/** Whether a forward cue's score decides the sign (finite, FORWARD_DECIDES or more either way). */
 function decidesForward(score: number): boolean {
   return Number.isFinite(score) && Math.abs(score) >= FORWARD_DECIDES;
 }
@@ -409,10 +410,10 @@ function depthRun(footprint: Float64Array, l: number, depth: number): [number, n
 
 /**
  * Forward sign cue: how far the feet's depth centroid (the bottom 4% of the body) lies in front of the shins' (10-25%),
- * over the body's height. Where feet are told apart from hems (footPieces), the feet's band holds only them and the shins are read in the
- * lateral columns that hold them: a cape's thick hem lying behind the feet pulled their centroid back (procedural
- * 9 200 024, 9 500 050), and a blade hanging beside the legs, across the shins' band, pulled the shins' forward
- * (9 900 021, 10 200 052): each was read backwards. Where none is, the bands are read whole.
+ * over the body's height. Where feet are told apart from hems (footPieces), the feet's band holds only them and the
+ * shins are read in the lateral columns that hold them: a cape's thick hem lying behind the feet pulled their centroid
+ * back (procedural 9 200 024, 9 500 050), and a blade hanging beside the legs, across the shins' band, pulled the
+ * shins' forward (9 900 021, 10 200 052): each was read backwards. Where none is, the bands are read whole.
  * band, shinsBand: the feet's and the shins' footprints (bandFootprint, #lateral*#depth), pieces: footPieces of band
  * → score, NaN when one is empty
  */
