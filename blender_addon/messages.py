@@ -238,10 +238,11 @@ def facing_warning(result):
         return None
     forward = result["frame"]["forward"]
     axis = max(range(3), key=lambda a: abs(forward[a]))
-    sign = "-" if forward[axis] < 0 else "+"
-    return ("AutoRig: the shape does not show which way the character faces; it was taken to face %s%s (Blender's "
-            "front view). If left and right are swapped, set Facing in Adjust Last Operation (F9) to the other side"
-            % (sign, "XYZ"[axis]))
+    taken = ("-" if forward[axis] < 0 else "+") + "XYZ"[axis]
+    # -Y is the convention for a Z-up mesh, the way Blender's scenes stand; other ups follow the file's (glTF: +Z)
+    return ("AutoRig: the shape does not show which way the character faces; it was taken to face %s%s. If left "
+            "and right are swapped, set Facing in Adjust Last Operation (F9) to the other side"
+            % (taken, " (Blender's front view)" if taken == "-Y" else ""))
 
 
 def skin_request(job_id, objects, joints, locked=(), prefix=True):

@@ -65,11 +65,14 @@ export interface RigOptions {
   facing?: Vec3;
 }
 
+/** How a frame's forward was decided: the feet cue, the file conventions (the cue undecided), or the caller's hint. */
+export type FacingSource = 'shape' | 'convention' | 'option';
+
 export interface RigResult {
   skeleton: Skeleton;
   frame: Frame;
-  /** how frame.forward was decided: 'shape' (the feet cue), 'convention' (the cue undecided), 'option' (options.facing) */
-  facing?: 'shape' | 'convention' | 'option';
+  /** how frame.forward was decided */
+  facing: FacingSource;
   objects: PartWeights[];
   seconds: number;
   /** the method that ran */

@@ -1,6 +1,6 @@
 import { AutoRigError } from '../errors.js';
 import { cross, withoutNegativeZero } from '../geometry/vec3.js';
-import type { Vec3 } from '../types.js';
+import type { FacingSource, Vec3 } from '../types.js';
 import type { CanonicalFrame } from './canonicalFrame.js';
 
 /**
@@ -8,9 +8,6 @@ import type { CanonicalFrame } from './canonicalFrame.js';
  * faces across the ground and is refused.
  */
 export const FACING_MIN_DEGREES_FROM_UP = 30;
-
-/** How the frame's forward was decided: the feet cue, the file conventions (the cue undecided), or the caller's hint. */
-export type FacingSource = 'shape' | 'convention' | 'option';
 
 /** How `cf`'s forward was decided (its evidence). */
 export function facingSource(cf: CanonicalFrame): FacingSource {

@@ -212,8 +212,12 @@ class BoneNames(unittest.TestCase):
             "frame": {"up": [0, 0, 1], "forward": [0, -1, 0], "left": [1, 0, 0]}, "facing": "convention",
             "objects": [], "seconds": 0.0}
         warning = messages.facing_warning(messages.check_rig_result(payload, []))
-        self.assertIn("-Y", warning)
+        self.assertIn("face -Y (Blender's front view)", warning)
         self.assertIn("Facing", warning)
+        payload["frame"] = {"up": [0, 1, 0], "forward": [0, 0, 1], "left": [1, 0, 0]}
+        warning = messages.facing_warning(messages.check_rig_result(payload, []))
+        self.assertIn("face +Z.", warning)
+        self.assertNotIn("front view", warning)
         for facing in ("shape", "option"):
             payload["facing"] = facing
             self.assertIsNone(messages.facing_warning(messages.check_rig_result(payload, [])))
