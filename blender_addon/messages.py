@@ -231,18 +231,19 @@ def rig_request(job_id, objects, prefix=True, method=None, facing=None):
     return {"kind": protocol.KIND_RIG, "id": job_id, "objects": objects, "options": options}
 
 
-def facing_warning(result):
-    """The warning to show after a rig whose facing the sidecar took from the file conventions (its shape did not
-    tell), else None. result: a checked rig result (check_rig_result)."""
+def facing_warning(result, where="Adjust Last Operation (F9)"):
+    """The warning to show after a rig or a pose whose facing the sidecar took from the file conventions (its shape
+    did not tell), else None. result: a checked rig result (check_rig_result: its frame's forward) or pose result
+    (check_pose_apply_result, check_pose_prepare_result: its forward); where: where the user sets Facing."""
     if result.get("facing") != "convention":
         return None
-    forward = result["frame"]["forward"]
+    forward = result["frame"]["forward"] if "frame" in result else result["forward"]
     axis = max(range(3), key=lambda a: abs(forward[a]))
     taken = ("-" if forward[axis] < 0 else "+") + "XYZ"[axis]
     # -Y is the convention for a Z-up mesh, the way Blender's scenes stand; other ups follow the file's (glTF: +Z)
     return ("AutoRig: the shape does not show which way the character faces; it was taken to face %s%s. If left "
-            "and right are swapped, set Facing in Adjust Last Operation (F9) to the other side"
-            % (taken, " (Blender's front view)" if taken == "-Y" else ""))
+            "and right are swapped, set Facing in %s to the other side"
+            % (taken, " (Blender's front view)" if taken == "-Y" else "", where))
 
 
 def skin_request(job_id, objects, joints, locked=(), prefix=True):
@@ -270,11 +271,13 @@ def pose_list_request(job_id):
     return {"kind": protocol.KIND_POSE_LIST, "id": job_id}
 
 
-def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean", joints=None, weights=None):
+def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean", joints=None, weights=None, facing=None):
     """pose.apply: objects are MeshObject maps (world space); pose a name from pose.list; strength 0..1.5;
     strategy "mean" or "nearest"; joints (Joint maps, world space, parents first) and weights (one ObjectWeights map
     per object, indices into joints), both or neither: the mesh's own Mixamo armature to pose it through (neither: the
-    sidecar auto-rigs it). Refuses locally (BAD_REQUEST) what the sidecar would refuse anyway."""
+    sidecar auto-rigs it); facing: the direction (x, y, z) in world space the character faces, or None to let the
+    sidecar read it (not read with an armature: its left and right decide). Refuses locally (BAD_REQUEST) what the
+    sidecar would refuse anyway."""
     _check_mesh_limits(objects)
     if (joints is None) != (weights is None):
         raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "the armature's bones and the mesh's weights go together")
@@ -293,14 +296,32 @@ def pose_apply_request(job_id, objects, pose, strength=1.0, strategy="mean", joi
         rig = _corrective_fields(objects, joints, weights, None, ())
         message["skeleton"] = rig["skeleton"]
         message["weights"] = rig["weights"]
+    if facing is not None:
+        message["facing"] = _facing_field(facing)
     return message
 
 
-def pose_prepare_request(job_id, objects, auto_rig=True):
+def pose_prepare_request(job_id, objects, joints=None, facing=None):
     """pose.prepare: objects are MeshObject maps (world space), as the pose.apply that will follow sends them;
-    auto_rig False when that apply will send the mesh's own Mixamo armature (only the latent is prepared then)."""
+    joints: the Joint maps of the mesh's own Mixamo armature when that apply will send it (only the latent is
+    prepared then, in the armature's facing), else None (the auto-rig is prepared too); facing: as that apply's."""
     _check_mesh_limits(objects)
-    return {"kind": protocol.KIND_POSE_PREPARE, "id": job_id, "objects": objects, "autoRig": bool(auto_rig)}
+    message = {"kind": protocol.KIND_POSE_PREPARE, "id": job_id, "objects": objects, "autoRig": joints is None}
+    if joints is not None:
+        if len(joints) > protocol.MAX_JOINTS:
+            raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
+        message["skeleton"] = {"joints": list(joints)}
+    if facing is not None:
+        message["facing"] = _facing_field(facing)
+    return message
+
+
+def _facing_field(facing):
+    """A facing direction as the protocol's vec3: three finite numbers, not all zero (else BAD_REQUEST)."""
+    values = [float(x) for x in facing]
+    if len(values) != 3 or not _finite(values) or not any(values):
+        raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "facing must be a direction (x, y, z), got %r" % (facing,))
+    return values
 
 
 def object_weights(name, indices, weights, influences):
@@ -522,7 +543,8 @@ def check_pose_apply_result(payload, vertex_counts, pose):
 
     Returns {"positions": [array('f') #V*3 per object, world space], "pose", "strength", "strategy", "identity",
     "rig" ('given': posed through the armature sent, 'auto': auto-rigged), "reused" (the sidecar reused the latent and
-    auto-rig of an earlier apply of the same mesh), "seconds", "provider"}.
+    auto-rig of an earlier apply of the same mesh), "facing" (how the way the character faces was decided: POSE_FACING),
+    "forward" (the direction taken, world space), "seconds", "provider"}.
     """
     check_fields(payload, protocol.RESULTS["pose.apply"], "result")
     if payload["pose"] != pose:
@@ -540,18 +562,38 @@ def check_pose_apply_result(payload, vertex_counts, pose):
         if not _finite(values):
             raise ProtocolError(opath, "NaN or infinite coordinates")
         positions.append(values)
+    facing, forward = _pose_facing(payload)
     return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
             "strategy": payload["strategy"], "identity": payload["identity"], "rig": payload["rig"],
-            "reused": payload["reused"], "seconds": payload["seconds"], "provider": payload["provider"]}
+            "reused": payload["reused"], "facing": facing, "forward": forward, "seconds": payload["seconds"],
+            "provider": payload["provider"]}
+
+
+# How a pose result's facing was decided: the shape, the file convention (the shape did not tell), the facing sent,
+# or the armature's left and right.
+POSE_FACING = ("shape", "convention", "option", "rig")
+
+
+def _pose_facing(payload):
+    """A pose result's facing (one of POSE_FACING) and forward (three finite numbers), or ProtocolError."""
+    if payload["facing"] not in POSE_FACING:
+        raise ProtocolError("result.facing", "one of %s expected, got %s"
+                            % (", ".join(POSE_FACING), ascii(payload["facing"])[:80]))
+    if not _finite(payload["forward"]):
+        raise ProtocolError("result.forward", "NaN or infinite")
+    return payload["facing"], list(payload["forward"])
 
 
 def check_pose_prepare_result(payload):
     """A pose.prepare result checked in full: {"reused" (the sidecar held the mesh's latent (and auto-rig) already),
-    "rig" ('auto', or 'none' when only the latent was asked for), "seconds"}."""
+    "rig" ('auto', or 'none' when only the latent was asked for), "facing", "forward" (as check_pose_apply_result's),
+    "seconds"}."""
     check_fields(payload, protocol.RESULTS["pose.prepare"], "result")
     if payload["rig"] not in ("auto", "none"):
         raise ProtocolError("result.rig", "'auto' or 'none' expected, got %s" % ascii(payload["rig"])[:80])
-    return {"reused": payload["reused"], "rig": payload["rig"], "seconds": payload["seconds"]}
+    facing, forward = _pose_facing(payload)
+    return {"reused": payload["reused"], "rig": payload["rig"], "facing": facing, "forward": forward,
+            "seconds": payload["seconds"]}
 
 
 def _check_offsets(objects, vertex_counts, path):

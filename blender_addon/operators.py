@@ -193,16 +193,8 @@ class _SidecarJobOperator:
                 context.workspace.status_text_set(None)
 
 
-# Auto Rig's Facing: the world direction each choice sends as options.facing (AUTO sends none: the sidecar reads the
-# shape, and follows Blender's front view, -Y, where the shape does not tell).
-FACING_DIRECTIONS = {'NEG_Y': (0.0, -1.0, 0.0), 'POS_Y': (0.0, 1.0, 0.0), 'POS_X': (1.0, 0.0, 0.0), 'NEG_X': (-1.0, 0.0, 0.0)}
-FACING_ITEMS = [
-    ('AUTO', "Auto", "Read from the character's shape (its feet)"),
-    ('NEG_Y', "-Y", "Faces -Y, Blender's front view"),
-    ('POS_Y', "+Y", "Faces +Y (Blender's back view)"),
-    ('POS_X', "+X", "Faces +X"),
-    ('NEG_X', "-X", "Faces -X"),
-]
+# Auto Rig's Facing: the world direction each choice sends as options.facing (pose_properties)
+FACING_DIRECTIONS = pose_properties.FACING_DIRECTIONS
 
 
 class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
@@ -218,10 +210,7 @@ class AUTORIG_OT_auto_rig(_SidecarJobOperator, bpy.types.Operator):
     method: bpy.props.EnumProperty(
         name="Method", default='DEFAULT', items=preferences.METHOD_ITEMS,
         description="How the skeleton is found")
-    facing: bpy.props.EnumProperty(
-        name="Facing", default='AUTO', items=FACING_ITEMS,
-        description="Which way the character faces: read from its shape, or set where the shape does not tell "
-                    "(left and right came out swapped)")
+    facing: pose_properties.facing_property()
 
     @classmethod
     def poll(cls, context):
@@ -332,6 +321,7 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
         description="A pose of the sidecar's list (empty: the one chosen in the AutoRig panel)")
     strength: pose_properties.strength_property()
     strategy: pose_properties.strategy_property()
+    facing: pose_properties.facing_property(description=pose_properties.POSE_FACING_DESCRIPTION)
 
     @classmethod
     def poll(cls, context):
@@ -364,7 +354,8 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
         armature, joints, weights = mixamo_rig_of(meshes)
         # its name now: the object may be gone by the time the answer comes
         armature_name = armature.name if armature is not None else ""
-        request, check = _pose_request(objects, counts, pose, self.strength, self.strategy, joints, weights)
+        request, check = _pose_request(objects, counts, pose, self.strength, self.strategy, joints, weights,
+                                       self.facing)
 
         def apply_result(context, result):
             found = apply.find_meshes(names, counts)
@@ -376,6 +367,7 @@ class AUTORIG_OT_apply_latent_pose(_SidecarJobOperator, bpy.types.Operator):
                        else "through the auto-rig")
             if result["reused"]:
                 through += " (mesh read earlier, reused)"
+            _warn_facing(self, result)
             return "AutoRig: shape key '%s'%s on %d mesh(es) %s: strength %.2f, %s%s (%.1f s on %s)" % (
                 keys[0], experimental, len(found), through, result["strength"],
                 messages.display_text(result["strategy"], 16), who, result["seconds"],
@@ -394,6 +386,7 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
 
     strength: pose_properties.strength_property()
     strategy: pose_properties.strategy_property()
+    facing: pose_properties.facing_property(description=pose_properties.POSE_FACING_DESCRIPTION)
 
     @classmethod
     def poll(cls, context):
@@ -422,7 +415,7 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
 
     def _request(self, index):
         return _pose_request(self._objects, self._counts, self._poses[index], self.strength, self.strategy,
-                             self._joints, self._weights)
+                             self._joints, self._weights, self.facing)
 
     def continue_with(self, context, result):
         self._results.append(result)
@@ -437,6 +430,7 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
         found = apply.find_meshes(self._names, self._counts)
         keys = [(pose, _local_positions(found, result)) for pose, result in zip(self._poses, self._results)]
         names = apply.apply_pose_shape_key_set(found, keys)
+        _warn_facing(self, self._results[0])
         seconds = sum(result["seconds"] for result in self._results)
         through = self._through if self._results[0]["rig"] == "given" else "through the auto-rig"
         return "AutoRig: %d shape keys (%s ... %s) at value 0 on %d mesh(es) %s: strength %.2f, %s (%.1f s)" % (
@@ -445,18 +439,28 @@ class AUTORIG_OT_apply_all_latent_poses(_SidecarJobOperator, bpy.types.Operator)
 
 
 def _pose_choices_from_panel(operator, settings):
-    """Strength and strategy from the panel's settings where the caller left them unset."""
+    """Strength, strategy and facing from the panel's settings where the caller left them unset."""
     if not operator.properties.is_property_set("strength"):
         operator.strength = settings.strength
     if not operator.properties.is_property_set("strategy"):
         operator.strategy = settings.strategy
+    if not operator.properties.is_property_set("facing"):
+        operator.facing = settings.facing
 
 
-def _pose_request(objects, counts, pose, strength, strategy, joints, weights):
-    """A pose.apply request for `pose` (strategy: a STRATEGY_ITEMS identifier) and the check of its answer:
-    (request, check_result)."""
+def _warn_facing(operator, result):
+    """Report, as a warning, that a pose's facing was taken from the file convention (messages.facing_warning)."""
+    warning = messages.facing_warning(result, where="the Latent Pose panel")
+    if warning is not None:
+        operator.report({'WARNING'}, warning)
+
+
+def _pose_request(objects, counts, pose, strength, strategy, joints, weights, facing='AUTO'):
+    """A pose.apply request for `pose` (strategy: a STRATEGY_ITEMS identifier, facing: a FACING_ITEMS one) and the
+    check of its answer: (request, check_result)."""
     request = messages.pose_apply_request(client.new_job_id("pose"), objects, pose, strength=strength,
-                                          strategy=poses.strategy_value(strategy), joints=joints, weights=weights)
+                                          strategy=poses.strategy_value(strategy), joints=joints, weights=weights,
+                                          facing=FACING_DIRECTIONS.get(facing))
 
     def check(payload):
         return messages.check_pose_apply_result(payload, counts, pose)

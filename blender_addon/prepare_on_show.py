@@ -23,18 +23,21 @@ _preparer = pose_prepare.PosePreparer()
 _geometry = {"updates": 0}
 
 
-def _key_of(meshes):
-    """The key naming exactly what a request of `meshes` would send (see the module's doc)."""
-    return (_geometry["updates"],) + tuple(
+def _key_of(meshes, facing):
+    """The key naming exactly what a request of `meshes` would send (see the module's doc), with the panel's Facing
+    (the sidecar reads a mesh per facing)."""
+    return (_geometry["updates"], facing) + tuple(
         (obj.name, obj.data.name, len(obj.data.vertices), len(obj.data.polygons),
          tuple(tuple(row) for row in obj.matrix_world)) for obj in meshes)
 
 
-def _read_ahead_key(meshes):
-    """The key of `meshes` when they are to be read ahead (some, all in Object Mode, not too large), else None."""
+def _read_ahead_key(meshes, facing):
+    """The key of `meshes` read with the panel's `facing` when they are to be read ahead (some, all in Object Mode,
+    not too large), else None."""
     if any(obj.mode != 'OBJECT' for obj in meshes):
         return None
-    return _key_of(meshes) if pose_prepare.worth_reading_ahead(len(obj.data.vertices) for obj in meshes) else None
+    worth = pose_prepare.worth_reading_ahead(len(obj.data.vertices) for obj in meshes)
+    return _key_of(meshes, facing) if worth else None
 
 
 def shown_key(context):
@@ -42,7 +45,13 @@ def shown_key(context):
     large to read ahead."""
     if context.mode != 'OBJECT':
         return None
-    return _read_ahead_key(scene_io.selected_meshes(context))
+    return _read_ahead_key(scene_io.selected_meshes(context), _panel_facing(context))
+
+
+def _panel_facing(context):
+    """The Latent Pose panel's Facing (a FACING_ITEMS identifier)."""
+    settings = getattr(context.scene, "autorig_pose", None)
+    return settings.facing if settings is not None else "AUTO"
 
 
 def _enabled(context):
@@ -65,11 +74,14 @@ def status(context):
 
 
 def _prepare_job(context, meshes):
-    """A client.Job of a pose.prepare of `meshes`, read as Apply Latent Pose reads them (their Basis, world space);
-    the auto-rig is asked for unless they have a Mixamo armature (Apply then sends it)."""
+    """A client.Job of a pose.prepare of `meshes`, read as Apply Latent Pose reads them (their Basis, world space, the
+    panel's Facing); the auto-rig is asked for unless they have a Mixamo armature (Apply then sends it, and its bones
+    go with the prepare: their left and right set the facing the mesh is read in)."""
     objects, _counts = scene_io.mesh_objects(meshes)
-    auto_rig = operators.mixamo_armature_of(meshes) is None
-    request = messages.pose_prepare_request(client.new_job_id("prepare"), objects, auto_rig=auto_rig)
+    armature = operators.mixamo_armature_of(meshes)
+    joints = scene_io.armature_joints(armature) if armature is not None else None
+    facing = operators.FACING_DIRECTIONS.get(_panel_facing(context))
+    request = messages.pose_prepare_request(client.new_job_id("prepare"), objects, joints=joints, facing=facing)
     return client.Job(operators.sidecar_config(context), request, messages.check_pose_prepare_result,
                       client_name=operators.client_name())
 
@@ -93,7 +105,7 @@ def _tick():
     if key is not None and _enabled(context) and not client.jobs_in_flight(besides=_preparer.job):
         layer = context.view_layer
         meshes = scene_io.meshes_active_first(layer.objects.active, layer.objects.selected)
-        now = _read_ahead_key(meshes)
+        now = _read_ahead_key(meshes, _panel_facing(context))
         if now != key:
             # the scene moved on since it was noted (another selection, an edit, the depsgraph's first evaluation of
             # a new mesh): what is selected now waits its turn, or nothing is sent

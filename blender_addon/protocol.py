@@ -191,11 +191,14 @@ REQUESTS = {
         "strategy?": "str",
         "skeleton?": "Skeleton",
         "weights?": "list:ObjectWeights",
+        "facing?": "vec3",
     },
     "pose.prepare": {
         "id": "str",
         "objects": "list:MeshObject",
         "autoRig?": "bool",
+        "skeleton?": "Skeleton",
+        "facing?": "vec3",
     },
     "correctives": {
         "id": "str",
@@ -266,12 +269,16 @@ RESULTS = {
         "identity": "str|nil",
         "rig": "str",
         "reused": "bool",
+        "facing": "str",
+        "forward": "vec3",
         "seconds": "float",
         "provider": "str",
     },
     "pose.prepare": {
         "reused": "bool",
         "rig": "str",
+        "facing": "str",
+        "forward": "vec3",
         "seconds": "float",
     },
     "correctives": {

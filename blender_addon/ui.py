@@ -25,6 +25,8 @@ class AUTORIG_PG_latent_pose(bpy.types.PropertyGroup):
                     "measured better on this pose)")
     strength: pose_properties.strength_property(update=_choice_changed)
     strategy: pose_properties.strategy_property(update=_choice_changed)
+    facing: pose_properties.facing_property(update=_choice_changed,
+                                            description=pose_properties.POSE_FACING_DESCRIPTION)
 
 
 class AUTORIG_PG_correctives(bpy.types.PropertyGroup):
@@ -67,14 +69,17 @@ def _draw_latent_pose(layout, context):
         box.label(text="Experimental: %s" % entry["note"], icon='ERROR')
     box.prop(settings, "strength", slider=True)
     box.prop(settings, "strategy", text="")
+    box.prop(settings, "facing")
     op = box.operator("autorig.apply_latent_pose", icon='SHAPEKEY_DATA')
     if settings.pose != poses.NO_POSES:
         op.pose = settings.pose
     op.strength = settings.strength
     op.strategy = settings.strategy
+    op.facing = settings.facing
     every = box.operator("autorig.apply_all_latent_poses", icon='SHAPEKEY_DATA')
     every.strength = settings.strength
     every.strategy = settings.strategy
+    every.facing = settings.facing
     box.label(text=poses.list_status())
     # the panel shows these meshes: the sidecar may read them now, before Apply is clicked
     prepare_on_show.note_shown(context)

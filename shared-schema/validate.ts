@@ -25,7 +25,7 @@ import { keyPoses } from '../sidecar/correctives/keyPoses.js';
 import { POSE_STRATEGIES, type PoseStrategy } from '../sidecar/pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH } from '../sidecar/pose/poseVocabulary.js';
 import { checkTemplateJoints } from '../sidecar/pose/templateRig.js';
-import type { LockedGroup, MeshPart, PartWeights, RigOptions, Skeleton } from '../sidecar/types.js';
+import type { LockedGroup, MeshPart, PartWeights, RigOptions, Skeleton, Vec3 } from '../sidecar/types.js';
 import { describeValue, isPlainMap } from './codec.js';
 
 export type Limits = typeof protocol.limits;
@@ -81,14 +81,20 @@ export interface PoseApplyRequest {
   strategy: PoseStrategy;
   /** the mesh's own rig when the client sent skeleton + weights (weights as PartWeights per object); absent: auto-rig */
   rig?: { skeleton: Skeleton; objects: PartWeights[] };
+  /** the direction the character faces, client space, when sent (not read with a rig: its sides decide) */
+  facing?: Vec3;
 }
 /** pose.prepare with its default filled in: autoRig true. */
 export interface PosePrepareRequest {
   kind: 'pose.prepare';
   id: string;
   objects: MeshPart[];
-  /** false: the latent and frame only (the applies will send the mesh's own rig) */
+  /** false: the latent and frame only (the applies will send the mesh's own rig); default: no skeleton sent */
   autoRig: boolean;
+  /** the skeleton the applies will send (its sides set the facing), checked as theirs */
+  skeleton?: Skeleton;
+  /** the applies' facing, when sent */
+  facing?: Vec3;
 }
 /** A correctives request's posed example, its rotations #J*9 as sent. */
 export type CorrectivesExample = CorrectiveExample & { rotations: Float32Array };
@@ -168,11 +174,19 @@ export function validateRequest(message: Record<string, unknown>, limits: Limits
       const objects = checkMesh(fields.objects as MeshPart[], limits);
       const choice = checkPoseChoice(fields);
       const rig = checkGivenRig(fields, objects);
-      return { kind, id: fields.id as string, objects, ...choice, ...(rig ? { rig } : {}) };
+      const facing = fields.facing as Vec3 | undefined;
+      return { kind, id: fields.id as string, objects, ...choice, ...(rig ? { rig } : {}), ...(facing ? { facing } : {}) };
     }
     case 'pose.prepare': {
       const objects = checkMesh(fields.objects as MeshPart[], limits);
-      return { kind, id: fields.id as string, objects, autoRig: (fields.autoRig ?? true) as boolean };
+      const skeleton = fields.skeleton === undefined ? undefined : checkSkeleton(fields.skeleton as Skeleton);
+      if (skeleton) checkTemplateJoints(skeleton);
+      const autoRig = (fields.autoRig ?? skeleton === undefined) as boolean;
+      if (autoRig && skeleton) {
+        throw new AutoRigError('BAD_REQUEST', 'pose.prepare: a skeleton is the one the applies will send; autoRig must then be false');
+      }
+      const facing = fields.facing as Vec3 | undefined;
+      return { kind, id: fields.id as string, objects, autoRig, ...(skeleton ? { skeleton } : {}), ...(facing ? { facing } : {}) };
     }
     case 'correctives':
     case 'correctives.preview': {

@@ -67,6 +67,8 @@ export interface RigOptions {
 
 /** How a frame's forward was decided: the feet cue, the file conventions (the cue undecided), or the caller's hint. */
 export type FacingSource = 'shape' | 'convention' | 'option';
+/** How Apply Latent Pose's frame faces: as a rig's (FacingSource), or as the Mixamo rig it poses through says ('rig'). */
+export type PoseFacingSource = FacingSource | 'rig';
 
 export interface RigResult {
   skeleton: Skeleton;

@@ -31,7 +31,7 @@ interface ClickRun {
     error: Click;
     cancel: Click;
     handshake: Click;
-    prepared: Click & { sent_with_preference_off: string[]; panel_drawn: boolean; sent_from_panel: string[]; outcome: unknown[]; status: string | null; sent_after_a_change_of_setting: string[]; sent_after_the_mesh_moved: string[]; reused: boolean[] };
+    prepared: Click & { sent_with_preference_off: string[]; panel_drawn: boolean; sent_from_panel: string[]; outcome: unknown[]; status: string | null; sent_after_a_change_of_setting: string[]; sent_after_a_change_of_facing: string[]; sent_after_the_mesh_moved: string[]; reused: boolean[] };
   };
 }
 
@@ -94,11 +94,13 @@ describe('Blender, as a click runs the operators', () => {
     expect(c.prepared.sent_with_preference_off).toEqual([]);
     expect(c.prepared.panel_drawn).toBe(true);
     expect(c.prepared.sent_from_panel).toEqual(['hello', 'pose.prepare']);
-    expect(c.prepared.outcome).toEqual(['done', { reused: false, rig: 'auto', seconds: 0.01 }]);
+    expect(c.prepared.outcome).toEqual(['done', { reused: false, rig: 'auto', facing: 'shape', forward: [0, -1, 0], seconds: 0.01 }]);
     expect(c.prepared.status).toBe('Mesh read: posing is quick');
     expect(c.prepared.sent_after_a_change_of_setting).toEqual([]);
-    expect(c.prepared.sent_after_the_mesh_moved).toEqual(['hello', 'pose.prepare']);
-    expect(c.prepared.sent_when_click_returned).toEqual(['hello', 'pose.apply']);
+    // Facing set in the panel (+Y): read again in that facing, and the click's apply carries it
+    expect(c.prepared.sent_after_a_change_of_facing).toEqual(['hello', 'pose.prepare facing [0.0, 1.0, 0.0]']);
+    expect(c.prepared.sent_after_the_mesh_moved).toEqual(['hello', 'pose.prepare facing [0.0, 1.0, 0.0]']);
+    expect(c.prepared.sent_when_click_returned).toEqual(['hello', 'pose.apply facing [0.0, 1.0, 0.0]']);
     expect(c.prepared.answer).toEqual(['FINISHED']);
     expect(c.prepared.reused).toEqual([true]);
   }, 240_000);

@@ -34,9 +34,13 @@ interface PoseRun {
   apply: {
     finished: boolean; error: string | null; seconds: number; keys: string[]; values: number[]; relative_to: string[];
     reference: string; active: string; use_relative: boolean; motion: Motion; basis_max_offset: number; undo: Undo;
-    rigs: string[]; reuses: boolean[];
+    rigs: string[]; reuses: boolean[]; facings: [string, number[]][];
   };
-  auto_rig: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; keys: string[] };
+  auto_rig: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; keys: string[]; facings: [string, number[]][] };
+  facing: {
+    finished: boolean; error: string | null; chosen: string; shape_forward: number[]; facings: [string, number[]][];
+    added: string[]; motion: Motion;
+  };
   auto_rig_again: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; seconds: number; motion: Motion };
   second: { finished: boolean; error: string | null; keys: string[]; motion: Motion; value: number };
   unknown_pose: { finished: boolean; error: string | null; differences: string[] };
@@ -77,7 +81,7 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.exception, r.exception).toBeUndefined();
 
     expect(r.registered).toMatchObject({ apply: true, refresh: true, settings: true, undo_flag: true });
-    expect(r.registered.apply_options).toEqual(expect.arrayContaining(['pose', 'strength', 'strategy']));
+    expect(r.registered.apply_options).toEqual(expect.arrayContaining(['pose', 'strength', 'strategy', 'facing']));
     // a rigged character whose object transform is not the identity: world and local space differ
     expect(r.character).toMatchObject({ rigged: true, world_is_local: false, shape_keys_before: false });
     for (const [limb, n] of Object.entries(r.limb_vertices)) expect(n, limb).toBeGreaterThan(5);
@@ -96,10 +100,10 @@ describe('Apply Latent Pose in Blender', () => {
 
     // the panel: the Latent Pose section with the pose menu, Refresh, strength, strategy and Apply carrying them
     expect(r.panel.operators).toEqual(expect.arrayContaining(['autorig.refresh_poses', 'autorig.apply_latent_pose', 'autorig.apply_all_latent_poses']));
-    expect(r.panel.props).toEqual(expect.arrayContaining(['AUTORIG_PG_latent_pose.pose', 'AUTORIG_PG_latent_pose.strength', 'AUTORIG_PG_latent_pose.strategy']));
+    expect(r.panel.props).toEqual(expect.arrayContaining(['AUTORIG_PG_latent_pose.pose', 'AUTORIG_PG_latent_pose.strength', 'AUTORIG_PG_latent_pose.strategy', 'AUTORIG_PG_latent_pose.facing']));
     expect(r.panel.labels).toEqual(expect.arrayContaining(['Latent Pose', '34 poses (33 experimental)']));
     expect(r.panel.labels.some((l) => /^Experimental: /.test(l))).toBe(true); // kneeBentRt is chosen at this point
-    expect(r.panel.apply_button).toEqual([{ pose: 'kneeBentRt', strength: 1, strategy: 'MEAN' }]);
+    expect(r.panel.apply_button).toEqual([{ pose: 'kneeBentRt', strength: 1, strategy: 'MEAN', facing: 'AUTO' }]);
 
     // the shape key: named after the pose, relative to a new Basis (the mesh as it was), value 1, active
     const a = r.apply;
@@ -107,6 +111,8 @@ describe('Apply Latent Pose in Blender', () => {
     // the character's armature has the Mixamo joints: the sidecar posed it through that rig, not an auto-rig
     expect(a.rigs).toEqual(['given']);
     expect(a.reuses).toEqual([false]);
+    // facing the way its armature's left and right say: glTF's +Z forward is Blender's -Y, turned a quarter: +X
+    expect(a.facings).toEqual([['rig', [1, 0, 0]]]);
     expect(a.keys).toEqual(['Basis', 'elbowBentLf']);
     expect(a.values[1]).toBe(1);
     expect(a.relative_to).toEqual(['Basis', 'Basis']);
@@ -141,14 +147,25 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.auto_rig.finished, r.auto_rig.error ?? '').toBe(true);
     expect(r.auto_rig.rigs).toEqual(['auto']);
     expect(r.auto_rig.keys).toContain('kneeBentLf');
-    // the mesh as sent is the one posed before (through the armature): its latent is reused, the auto-rig is new
-    expect(r.auto_rig.reuses).toEqual([true]);
+    // the mesh as sent is the one posed before, but through the armature it was read in the armature's facing: the
+    // sidecar keeps each facing's reading apart (pose.apply.facing), so it is read again, facing as its shape says
+    expect(r.auto_rig.reuses).toEqual([false]);
+    expect(r.auto_rig.facings).toEqual([['shape', [1, 0, 0]]]);
     // and again: latent and auto-rig both from the sidecar's memory, the requested limb bent all the same
     expect(r.auto_rig_again.finished, r.auto_rig_again.error ?? '').toBe(true);
     expect(r.auto_rig_again.rigs).toEqual(['auto']);
     expect(r.auto_rig_again.reuses).toEqual([true]);
     expect(r.auto_rig_again.motion.right_forearm, JSON.stringify(r.auto_rig_again.motion)).toBeGreaterThan(0.05);
     expect(r.auto_rig_again.motion.right_forearm).toBeGreaterThan(10 * othersMax(r.auto_rig_again.motion, 'right_forearm'));
+    // the panel's Facing set to the character's back (-X): the sidecar takes it, and "bend the right elbow" bends
+    // the arm the artist named left, as a character facing -X has its right arm there
+    const f = r.facing;
+    expect(f.finished, f.error ?? '').toBe(true);
+    expect(f.chosen).toBe('NEG_X');
+    expect(f.facings).toEqual([['option', [-1, 0, 0]]]);
+    expect(f.added).toHaveLength(1);
+    expect(f.motion.left_forearm, JSON.stringify(f.motion)).toBeGreaterThan(0.05);
+    expect(f.motion.left_forearm).toBeGreaterThan(10 * othersMax(f.motion, 'left_forearm'));
     // Apply All Poses: one key per pose of the menu, in its order, at value 0, on the same Basis, one undo step; after
     // the first request the sidecar answers from the mesh's kept latent and auto-rig
     const all = r.apply_all;

@@ -61,6 +61,32 @@ describe('autorig pose', { timeout: 120_000 }, () => {
     expect(Array.from(back.parts[0].triangles)).toEqual(Array.from(source.parts[0].triangles));
   });
 
+  it('turns the character to --facing: told the demo faces -z, its left elbow is the one on -x; a rig\'s sides overrule it', async () => {
+    const out = join(scratch, 'posed-facing.obj');
+    const io = captureCli();
+    expect(await runCli(['pose', DEMO_OBJ, '--pose', 'elbowBentLf', '--facing', '-z', '-o', out], io), io.err()).toBe(0);
+    const input = objVertices(readFileSync(DEMO_OBJ, 'utf8'));
+    const moved = displacements(input, objVertices(readFileSync(out, 'utf8')));
+    const onMinusX = moved.filter((_, v) => input[3 * v] < -0.6);
+    const onPlusX = moved.filter((_, v) => input[3 * v] > 0.3);
+    expect(onMinusX.length).toBeGreaterThan(10);
+    expect(Math.min(...onMinusX)).toBeGreaterThan(0.05);
+    expect(Math.max(...onPlusX)).toBeLessThan(1e-5);
+    // the forearm bends towards the front it was told: -z
+    const hand = moved.findIndex((_, v) => input[3 * v] < -0.6);
+    expect(objVertices(readFileSync(out, 'utf8'))[3 * hand + 2] - input[3 * hand + 2]).toBeLessThan(-0.05);
+    // a file posed through its own rig faces as the rig says, and the command says --facing was not read
+    const glb = join(scratch, 'posed-facing.glb');
+    const rigged = captureCli();
+    expect(await runCli(['pose', DEV_GLB, '--pose', 'elbowBentLf', '--facing', '-z', '-o', glb], rigged), rigged.err()).toBe(0);
+    expect(rigged.err()).toMatch(/--facing is not read: the file's own rig faces \+z/);
+    // a character whose front and back are alike: the file's convention stands, and the command says how to turn it
+    const boxes = captureCli();
+    const minetest = resolve(ROOT, '../shared/data/characters/minetest_character.glb');
+    expect(await runCli(['pose', minetest, '--pose', 'elbowBentLf', '-o', join(scratch, 'minetest.glb')], boxes), boxes.err()).toBe(0);
+    expect(boxes.err()).toMatch(/does not tell which way it faces; it was taken to face \+z .*run again with --facing -z/);
+  });
+
   it('keeps the vertex count and order of an OBJ of several objects with a vertex no face uses', async () => {
     const input = join(scratch, 'pieces.obj');
     const demo = readFileSync(DEMO_OBJ, 'utf8');
@@ -194,6 +220,8 @@ describe('autorig pose', { timeout: 120_000 }, () => {
       [[DEMO_OBJ, '-o', 'x.obj'], /no pose given/],
       [['--pose', 'elbowBentLf', '-o', 'x.obj'], /no input file/],
       [[DEMO_OBJ, '--pose', 'elbowBentLf', '-o', 'x.obj', '--colour'], /unknown option '--colour'/],
+      [[DEMO_OBJ, '--pose', 'elbowBentLf', '-o', 'x.obj', '--facing', 'north'], /--facing: an axis .* got 'north'/],
+      [[DEMO_OBJ, '--pose', 'elbowBentLf', '-o', 'x.obj', '--facing', '0,0,0'], /--facing: an axis/],
     ];
     for (const [args, message] of cases) {
       const io = captureCli();

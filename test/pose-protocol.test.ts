@@ -115,9 +115,22 @@ describe('pose.list and pose.apply in the schema', () => {
     expect(validateRequest({ kind: 'pose.prepare', id: 'q', objects: mesh, autoRig: false })).toMatchObject({ autoRig: false });
     expect(codeOf(() => validateRequest({ kind: 'pose.prepare', id: 'r', objects: mesh, autoRig: 1 }))).toBe('BAD_REQUEST');
     expect(codeOf(() => validateRequest({ kind: 'pose.prepare', id: 's', objects: [] }))).toBe('EMPTY_MESH');
-    const answer = { kind: 'result', id: 'p', request: 'pose.prepare', reused: false, rig: 'auto', seconds: 0.4 };
+    const answer = { kind: 'result', id: 'p', request: 'pose.prepare', reused: false, rig: 'auto', facing: 'shape', forward: [0, -1, 0], seconds: 0.4 };
     expect(() => validateServerMessage(answer)).not.toThrow();
     expect(codeOf(() => validateServerMessage({ ...answer, objects: [] }))).toBe('BAD_REQUEST');
+    expect(codeOf(() => validateServerMessage({ ...answer, forward: undefined }))).toBe('BAD_REQUEST');
+  });
+
+  it('takes a facing for pose.apply and pose.prepare, and a prepare\'s skeleton for the applies that will bring it', () => {
+    const skeleton = { joints: MIXAMO_JOINTS.map((name, j) => ({ name: `mixamorig:${name}`, parent: j - 1, head: [0, j, 0], tail: [0, j + 1, 0], roll: 0 })) };
+    expect(validateRequest({ kind: 'pose.apply', id: 'f', objects: mesh, pose: 'elbowBentLf', facing: [1, 0, 0] })).toMatchObject({ facing: [1, 0, 0] });
+    expect(validateRequest({ kind: 'pose.prepare', id: 'g', objects: mesh, facing: [0, 1, 0] })).toMatchObject({ autoRig: true, facing: [0, 1, 0] });
+    // a skeleton sent means the applies bring the rig: nothing to auto-rig, by default and by force
+    expect(validateRequest({ kind: 'pose.prepare', id: 'h', objects: mesh, skeleton })).toMatchObject({ autoRig: false, skeleton });
+    expect(codeOf(() => validateRequest({ kind: 'pose.prepare', id: 'i', objects: mesh, skeleton, autoRig: true }))).toBe('BAD_REQUEST');
+    const lacking = { joints: skeleton.joints.slice(0, 10) };
+    expect(codeOf(() => validateRequest({ kind: 'pose.prepare', id: 'j', objects: mesh, skeleton: lacking, autoRig: false }))).toBe('BAD_SKELETON');
+    expect(codeOf(() => validateRequest({ kind: 'pose.apply', id: 'k', objects: mesh, pose: 'elbowBentLf', facing: [1, 0] }))).toBe('BAD_REQUEST');
   });
 
   it('validates a pose.apply and fills in the defaults', () => {
@@ -168,9 +181,12 @@ describe('pose.list and pose.apply in the schema', () => {
   it('checks the server\'s answers strictly', () => {
     const result = {
       kind: 'result', id: 'r', request: 'pose.apply', objects: [{ name: 'Body', positions: new Float32Array(6) }],
-      pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto', reused: false, seconds: 0.1, provider: 'cpu',
+      pose: 'elbowBentLf', strength: 1, strategy: 'mean', identity: null, rig: 'auto', reused: false, facing: 'shape', forward: [0, -1, 0],
+      seconds: 0.1, provider: 'cpu',
     };
     expect(() => validateServerMessage(result)).not.toThrow();
+    const { facing: _facing, ...withoutFacing } = result;
+    expect(codeOf(() => validateServerMessage(withoutFacing))).toBe('BAD_REQUEST');
     const { rig: _, ...withoutRig } = result;
     expect(codeOf(() => validateServerMessage(withoutRig))).toBe('BAD_REQUEST');
     expect(() => validateServerMessage({ ...result, identity: 'id7' })).not.toThrow();
@@ -188,12 +204,17 @@ describe('pose.list and pose.apply in the schema', () => {
       execFileSync(PYTHON, ['test/python/sample_requests.py', file, '--pose'], { cwd: ROOT });
       const frames = new Unpackr({ useRecords: false }).unpack(readFileSync(file)) as Uint8Array[];
       const requests = frames.map((frame) => validateRequest(decodeMessage(frame)));
-      expect(requests.map((r) => r.kind)).toEqual(['pose.list', 'pose.apply', 'pose.apply', 'pose.apply', 'pose.prepare', 'pose.prepare']);
-      expect(requests.slice(4).map((r) => (r as { autoRig: boolean }).autoRig)).toEqual([true, false]);
+      expect(requests.map((r) => r.kind)).toEqual(['pose.list', 'pose.apply', 'pose.apply', 'pose.apply', 'pose.apply', 'pose.prepare', 'pose.prepare', 'pose.prepare']);
+      expect(requests.slice(5).map((r) => (r as { autoRig: boolean }).autoRig)).toEqual([true, false, true]);
       expect(requests[1]).toMatchObject({ pose: 'elbowBentLf', strength: 0.5, strategy: 'nearest' });
       expect(requests[2]).toMatchObject({ pose: 'elbowBentLf+kneeBentRt', strength: 1, strategy: 'mean' });
       expect(requests[2]).not.toHaveProperty('rig');
-      const given = requests[3] as { rig?: { skeleton: { joints: { name: string }[] }; objects: { name: string }[] } };
+      expect(requests[2]).not.toHaveProperty('facing');
+      expect(requests[3]).toMatchObject({ facing: [0, 1, 0] });
+      // the prepare for applies through the armature carries its bones, the one with the panel's Facing the direction
+      expect((requests[6] as { skeleton?: { joints: unknown[] } }).skeleton?.joints).toHaveLength(MIXAMO_JOINTS.length);
+      expect(requests[7]).toMatchObject({ facing: [1, 0, 0] });
+      const given = requests[4] as { rig?: { skeleton: { joints: { name: string }[] }; objects: { name: string }[] } };
       expect(given.rig?.skeleton.joints.map((j) => j.name)).toEqual(MIXAMO_JOINTS.map((name) => `mixamorig:${name}`));
       expect(given.rig?.objects.map((w) => w.name)).toEqual(['Body', 'Hat']);
     } finally {
@@ -394,19 +415,22 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
   it('lets the requests held for one mesh read what the job before them left out one at a time', async () => {
     const runs = async () => (await server.models.stats()).runs;
     const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.07) }));
-    // the mesh's own rig (its auto-rig, made here): an apply through it reads the latent and frame, not an auto-rig
-    const rig = (await applyLatentPose(mesh, { pose: 'elbowBentLf' })).reusable!.autoRig!;
     const before = await runs();
-    client.send({ kind: 'pose.apply', id: 'given', objects: wire(mesh), pose: 'elbowBentLf', skeleton: rig.skeleton, weights: rig.objects });
+    // a prepare of the latent and frame alone (as for applies that will bring a rig): no auto-rig
+    client.send({ kind: 'pose.prepare', id: 'latent-only', objects: wire(mesh), autoRig: false });
     client.send({ kind: 'pose.apply', id: 'auto-1', objects: wire(mesh), pose: 'elbowBentLf' });
     client.send({ kind: 'pose.apply', id: 'auto-2', objects: wire(mesh), pose: 'kneeBentRt' });
-    expect(await client.answer('given')).toMatchObject({ kind: 'result', rig: 'given', reused: false });
-    // both held applies need the auto-rig the first one did not make: one makes it (reusing the latent), the other waits
+    expect(await client.answer('latent-only')).toMatchObject({ kind: 'result', rig: 'none', reused: false });
+    // both held applies need the auto-rig the prepare did not make: one makes it (reusing the latent), the other waits
     const [one, two] = [await client.answer('auto-1'), await client.answer('auto-2')];
     expect(one).toMatchObject({ kind: 'result', rig: 'auto', reused: true });
     expect(two).toMatchObject({ kind: 'result', rig: 'auto', reused: true });
-    // encoder + decoder, then 2D joints + point_rig + decoder, then the decoder: 6 (both held ones rigging would be 8)
-    expect((await runs()) - before).toBe(6);
+    // encoder, then 2D joints + point_rig + decoder, then the decoder: 5 (both held ones rigging would be 7)
+    expect((await runs()) - before).toBe(5);
+    // an apply through a rig reads the mesh in the rig's frame (pose.apply.facing): kept apart from the shape's reading
+    const rig = (await applyLatentPose(mesh, { pose: 'elbowBentLf' })).reusable!.autoRig!;
+    const given = await client.ask({ kind: 'pose.apply', id: 'given', objects: wire(mesh), pose: 'elbowBentLf', skeleton: rig.skeleton, weights: rig.objects });
+    expect(given).toMatchObject({ kind: 'result', rig: 'given', facing: 'rig', reused: false });
   });
 
   it('prepares the latent alone when the applies will bring the mesh\'s rig (autoRig false); its errors are the apply\'s, and an apply after a failed prepare is answered', async () => {
@@ -539,6 +563,40 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
     posedPositions(again).forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(posedPositions(whole)[k])));
   });
 
+  it('turns the frame to the facing sent, keeps what it read per facing, and answers a facing along up BAD_REQUEST', async () => {
+    const runs = async () => (await server.models.stats()).runs;
+    const mesh = humanoid.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.03) }));
+    const ask = async (id: string, facing?: number[]) => {
+      const before = await runs();
+      const reply = await client.ask({ kind: 'pose.apply', id, objects: wire(mesh), pose: 'elbowBentLf', ...(facing ? { facing } : {}) });
+      expect(reply.kind, JSON.stringify(reply).slice(0, 300)).toBe('result');
+      return { reply, runs: (await runs()) - before };
+    };
+    const shape = await ask('facing-shape');
+    // the humanoid stands in Blender's conventions: its feet say it faces -Y
+    expect(shape.reply).toMatchObject({ facing: 'shape', forward: [0, -1, 0], reused: false });
+    // told it faces -Y (a little off the axis), the frame is the shape's: the same vertices, read again for this facing
+    const agreed = await ask('facing-agreed', [0.1, -1, 0]);
+    expect(agreed.reply).toMatchObject({ facing: 'option', forward: [0, -1, 0], reused: false });
+    expect(agreed.runs).toBe(4);
+    posedPositions(agreed.reply).forEach((p, k) => expect(Array.from(p)).toEqual(Array.from(posedPositions(shape.reply)[k])));
+    // told it faces +Y, half a turn: the other arm is its left now
+    const turned = await ask('facing-turned', [0, 1, 0]);
+    expect(turned.reply).toMatchObject({ facing: 'option', forward: [0, 1, 0], reused: false });
+    const arm = (reply: Message, part: string) => meanMotion(sent[region(part)].map((x) => x * 1.03), posedPositions(reply)[region(part)], () => true);
+    expect(arm(shape.reply, 'LeftArm')).toBeGreaterThan(5 * arm(shape.reply, 'RightArm'));
+    expect(arm(turned.reply, 'RightArm')).toBeGreaterThan(5 * arm(turned.reply, 'LeftArm'));
+    // each facing keeps its own reading
+    const again = await ask('facing-turned-again', [0, 1, 0]);
+    expect(again.reply).toMatchObject({ facing: 'option', reused: true });
+    expect(again.runs).toBe(1);
+    expect((await ask('facing-shape-again')).reply).toMatchObject({ facing: 'shape', reused: true });
+    expect(await client.ask({ kind: 'pose.apply', id: 'facing-up', objects: wire(mesh), pose: 'elbowBentLf', facing: [0, 0.2, 1] }))
+      .toMatchObject({ kind: 'error', code: 'BAD_REQUEST' });
+    expect(await client.ask({ kind: 'pose.prepare', id: 'facing-zero', objects: wire(mesh), facing: [0, 0, 0] }))
+      .toMatchObject({ kind: 'error', code: 'BAD_REQUEST' });
+  });
+
   it('poses a held-out dev character through its auto-rig: the stub\'s requested limb (its left forearm and hand) moves, the rest stays', async () => {
     const character = await loadCharacter(DEV_CHARACTER);
     const reply = await client.ask({ kind: 'pose.apply', id: 'dev-stub', objects: wire(character.parts), pose: 'elbowBentLf' });
@@ -578,6 +636,14 @@ describe('a sidecar answering pose.list and pose.apply', { timeout: 120_000 }, (
       // still serving: the given rig poses again
       expect(await client.ask({ kind: 'pose.apply', id: 'given-rig-again', objects, pose: 'kneeBentRt', skeleton, weights }))
         .toMatchObject({ kind: 'result', rig: 'given' });
+      // the rig's sides set the facing (a facing sent is not read then); a prepare given the skeleton reads the mesh in
+      // that frame, and an apply through the rig reuses it
+      expect(reply).toMatchObject({ facing: 'rig', forward: [0, 0, 1] });
+      const moved = wire(character.parts.map((p) => ({ ...p, positions: p.positions.map((x) => x * 1.01) })));
+      const prepared = await client.ask({ kind: 'pose.prepare', id: 'given-prepare', objects: moved, skeleton });
+      expect(prepared).toMatchObject({ kind: 'result', rig: 'none', facing: 'rig', forward: [0, 0, 1], reused: false });
+      const through = await client.ask({ kind: 'pose.apply', id: 'given-prepared', objects: moved, pose: 'elbowBentLf', skeleton, weights, facing: [0, 0, -1] });
+      expect(through).toMatchObject({ kind: 'result', rig: 'given', facing: 'rig', forward: [0, 0, 1], reused: true });
     } finally {
       process.env.AUTORIG_MODELS = STUB;
     }

@@ -28,6 +28,13 @@ describe('meshDigest', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it('differs by the facing that turns the frame, and is the same for the same facing', () => {
+    const a = part('body');
+    const keys = [meshDigest([a]), meshDigest([a], [0, 0, 1]), meshDigest([a], [0, 0, -1]), meshDigest([a], [0, 0.1, 1])];
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(meshDigest([a], [0, 0, 1])).toBe(meshDigest([part('body')], [0, 0, 1]));
+  });
+
   it('reads the typed arrays\' own bytes, not the whole buffer behind a view', () => {
     const big = new Float32Array(12);
     big.set(part('x').positions, 3);
@@ -81,7 +88,15 @@ describe('PoseReuseCache', () => {
     expect(cache.get('k')!.autoRig).toBeDefined();
   });
 
-  it('keeps an auto-rig when a later apply of the same mesh (through the user\'s rig) brings μ alone', () => {
+  it('keeps the facing hint its entry was read with', () => {
+    const cache = new PoseReuseCache();
+    cache.set('k', { ...reuse(1, 60), facingHint: [0, 0, -1] });
+    expect(cache.get('k')!.facingHint).toEqual([0, 0, -1]);
+    cache.set('s', reuse(1));
+    expect(cache.get('s')).not.toHaveProperty('facingHint');
+  });
+
+  it('keeps an auto-rig when a later reading of the same mesh (a prepare of the latent alone) brings μ alone', () => {
     const cache = new PoseReuseCache();
     cache.set('k', reuse(1, 60));
     cache.set('k', reuse(2));

@@ -19,6 +19,7 @@ import { vertexNormals } from '../io/normals.js';
 import { skeletonFromRig } from '../io/rigSkeleton.js';
 import type { Frame, PartWeights, Skeleton, Vec3 } from '../types.js';
 import { DEMO_CHARACTER_PATH } from './demoCharacter.js';
+import { conventionWarning, FACING_VALUES, facingFromText } from './facingArgument.js';
 import type { EvalOptions } from '../eval/runEval.js';
 import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
 import { CORRECTIVES_EVAL_USAGE } from '../eval/correctives/correctivesEvalArguments.js';
@@ -230,26 +231,11 @@ function parseFileArguments(args: string[], usage: string, flags: string[] = [],
   return { inputs: positional, output, preview, method, facing: facingHint, flags: seen };
 }
 
-/** The signed input axis nearest a direction, as --facing spells it ('+z', '-y'...). */
-function axisName(direction: Vec3): string {
-  let best = 0;
-  for (let a = 1; a < 3; a++) if (Math.abs(direction[a]) > Math.abs(direction[best])) best = a;
-  return `${direction[best] < 0 ? '-' : '+'}${'xyz'[best]}`;
-}
-
-/** A --facing value: an axis with its sign (+x, -y...) or three numbers X,Y,Z → Vec3; UsageError otherwise. */
+/** A --facing value (cli/facingArgument) → Vec3; UsageError otherwise. */
 function parseFacing(text: string, usage: string): Vec3 {
-  const axis = /^([+-])([xyz])$/i.exec(text.trim());
-  if (axis) {
-    const out: Vec3 = [0, 0, 0];
-    out['xyz'.indexOf(axis[2].toLowerCase())] = axis[1] === '-' ? -1 : 1;
-    return out;
-  }
-  const numbers = text.split(',').map((x) => Number(x.trim()));
-  if (numbers.length !== 3 || numbers.some((x) => !Number.isFinite(x)) || numbers.every((x) => x === 0)) {
-    throw new UsageError(`--facing: an axis (+x, -x, +y, -y, +z, -z) or a direction X,Y,Z, got '${text}'`, usage);
-  }
-  return numbers as Vec3;
+  const facing = facingFromText(text);
+  if (!facing) throw new UsageError(`--facing: ${FACING_VALUES}, got '${text}'`, usage);
+  return facing;
 }
 
 /**
@@ -301,11 +287,7 @@ async function rigFile(
   } finally {
     progress.finish();
   }
-  if (result.facing === 'convention') {
-    io.stderr.write(`autorig: ${input}: its shape does not tell which way it faces; it was taken to face `
-      + `${axisName(result.frame.forward)} (the file's convention). If left and right are swapped, run again with `
-      + `--facing ${axisName(result.frame.forward.map((x) => -x) as Vec3)}\n`);
-  }
+  if (result.facing === 'convention') io.stderr.write(conventionWarning(input, result.frame.forward));
   await writeOutputs(character, result.skeleton, result.objects, result.frame, output, preview);
   const how = result.method ? `${result.method}${result.provider ? ` on ${result.provider}` : ''}` : undefined;
   return describeRun(how ? `rigged (${how})` : 'rigged', input, character, result.skeleton, result.seconds, output, preview);

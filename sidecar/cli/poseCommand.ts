@@ -33,7 +33,8 @@ import type { ApplyLatentPoseOptions, LatentPoseResult, LatentPoseReuse, PoseStr
 import { POSE_STRATEGIES } from '../pose/poseLibrary.js';
 import { isPoseName, MAX_POSE_STRENGTH, POSE_NAMES, type PoseName } from '../pose/poseVocabulary.js';
 import { missingTemplateJoints } from '../pose/templateRig.js';
-import type { PartWeights } from '../types.js';
+import type { PartWeights, Vec3 } from '../types.js';
+import { axisName, conventionWarning, FACING_VALUES, facingFromText } from './facingArgument.js';
 import { writeMeshGlb } from './meshGlb.js';
 import { checkOutputsPerInput, expandInputFolders, forEachInput, InputListError, NAME_PLACEHOLDER, withName } from './inputFiles.js';
 import { progressReporter, type TextSink } from './progress.js';
@@ -54,6 +55,8 @@ export interface PoseArguments {
   strategy: PoseStrategy;
   /** write one .glb of the unposed mesh with one shape key (glTF morph target) per pose, instead of posed meshes */
   shapeKeys: boolean;
+  /** --facing: the direction the characters face in their files (not read for a file posed through its own rig) */
+  facing?: Vec3;
 }
 
 /** In an output name, stands for the pose's name: one file per pose. */
@@ -64,6 +67,7 @@ export class PoseUsageError extends Error {}
 
 export const POSE_USAGE =
   'autorig pose <in.glb|in.gltf|in.obj|folder>... --pose NAME[,NAME...]|all [--strength S] [--strategy mean|nearest]\n'
+  + '             [--facing +x|-x|+y|-y|+z|-z|X,Y,Z]\n'
   + '             -o <out.obj|out.glb> | -o <out_{pose}.obj|out_{pose}.glb> | --shape-keys -o <out.glb>\n'
   + '       autorig pose --list\n'
   + '  Predicts the character in a semantic pose (any mesh, rigged or not, any topology) with the latent pose models\n'
@@ -77,6 +81,9 @@ export const POSE_USAGE =
   + '  quick as through a running sidecar): the output name holds {name}, the input\'s file name without its\n'
   + '  extension (e.g. -o posed/{name}_{pose}.glb); a folder stands for its .glb, .gltf and .obj files, by name.\n'
   + '  A file that cannot be posed is reported and the others go on; the exit code is then 2.\n'
+  + '  --facing: the direction the character faces in the file, where its shape does not tell (front and back alike,\n'
+  + '  feet hidden: the file\'s convention is taken, and a warning says so); a file posed through its own rig faces\n'
+  + '  as the rig\'s left and right say, and --facing is not read for it.\n'
   + '  --list: the installed poses; "experimental" marks those where the rig-based baseline measured better.\n'
   + `  Poses: ${POSE_NAMES.join(', ')}`;
 
@@ -100,6 +107,12 @@ export function parsePoseArguments(args: string[]): PoseArguments {
     else if (arg === '-o' || arg === '--output') parsed.output = value();
     else if (arg === '--pose') poseList = value();
     else if (arg === '--shape-keys') parsed.shapeKeys = true;
+    else if (arg === '--facing') {
+      const text = value();
+      const facing = facingFromText(text);
+      if (!facing) throw new PoseUsageError(`--facing: ${FACING_VALUES}, got '${text}'`);
+      parsed.facing = facing;
+    }
     else if (arg === '--strength') {
       const text = value();
       const strength = Number(text);
@@ -117,7 +130,7 @@ export function parsePoseArguments(args: string[]): PoseArguments {
     else positional.push(arg);
   }
   if (parsed.list) {
-    if (positional.length > 0 || parsed.output || poseList || parsed.shapeKeys) throw new PoseUsageError('--list takes no file, pose, output or --shape-keys');
+    if (positional.length > 0 || parsed.output || poseList || parsed.shapeKeys || parsed.facing) throw new PoseUsageError('--list takes no file, pose, output, --shape-keys or --facing');
     return parsed;
   }
   if (positional.length === 0) throw new PoseUsageError('no input file given');
@@ -341,13 +354,20 @@ async function poseFile(input: string, parsed: PoseArguments, run: PoseRun): Pro
     // the first pose rigs and encodes the mesh and reports its steps; the later ones reuse that and are quick
     const progress = results.length === 0 ? progressReporter(io.stderr) : null;
     try {
-      const options = { pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}), ...(reuse ? { reuse } : {}) };
+      const options: ApplyLatentPoseOptions = {
+        pose, strength: parsed.strength, strategy: parsed.strategy, ...(rig ? { rig } : {}), ...(reuse ? { reuse } : {}),
+        ...(parsed.facing ? { facing: parsed.facing } : {}),
+      };
       const result = await applyLatentPose(character.parts, options, progress?.onProgress);
       reuse = result.reusable ?? reuse;
       results.push(result);
     } finally {
       progress?.finish();
     }
+  }
+  if (results[0].facing === 'convention') io.stderr.write(conventionWarning(input, results[0].forward));
+  if (rig && parsed.facing && results[0].facing === 'rig') {
+    io.stderr.write(`autorig: ${prefix(parsed, input)}--facing is not read: the file's own rig faces ${axisName(results[0].forward)}\n`);
   }
   const mark = (result: LatentPoseResult) => (run.experimental.has(result.pose) ? ' [experimental]' : '');
   const vertices = character.parts.reduce((n, p) => n + p.positions.length / 3, 0);

@@ -41,11 +41,15 @@ export function frameFacing(cf: CanonicalFrame, facing: Vec3): CanonicalFrame {
     const dot = c[0] * facing[0] + c[1] * facing[1] + c[2] * facing[2];
     if (dot > bestDot) { best = c; bestDot = dot; }
   }
+  const evidence = { ...cf.evidence, forwardByOption: true };
+  // no turn keeps the frame as found, bit for bit (its left is not recomputed): a hint that agrees with the shape
+  // changes nothing downstream (a pose applied through a rig that faces as the shape does reads the same samples)
+  if (best === candidates[0]) return { ...cf, evidence };
   // left × up = forward (x left, y up, z forward), so the new left is up × the new forward
   const newForward = withoutNegativeZero(best);
   return {
     ...cf,
     frame: { up, forward: newForward, left: withoutNegativeZero(cross(up, newForward)) },
-    evidence: { ...cf.evidence, forwardByOption: true },
+    evidence,
   };
 }

@@ -14,7 +14,9 @@
  * of its rotations is a real partial pose, exact at 0 and 1. The output has the input's vertices, in count and order,
  * per part. Without a rig, the SDF samples are drawn on a helper thread (pose/sdfSamplesBeside) while the auto-rig
  * runs, and the canonical frame is found once for both (pipeline prepareMesh); an apply that reuses an earlier one's
- * rig (options.reuse, or a rig given with it) takes that apply's frame too. A mesh over POSE_PROXY_ABOVE vertices is
+ * rig (options.reuse, or a rig given with it) takes that apply's frame too. The frame faces as a given rig's left and
+ * right say, else as options.facing says, else as the shape does (pose/poseFacing); what one apply leaves for the next
+ * serves only an apply that faces the same way. A mesh over POSE_PROXY_ABOVE vertices is
  * read (frame, SDF samples) and auto-rigged through a reduced copy (pose/poseProxy), whose weights are carried back to
  * every vertex; the pose is applied to the mesh itself.
  */
@@ -29,9 +31,10 @@ import { mergeParts, type MergedMesh } from '../mesh/mergeParts.js';
 import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { HYBRID_DEPTH_CLOUDS, meshInFrame, prepareMesh, rigPreparedAsync, type PreparedMesh, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
-import type { MeshPart, ProgressFn, RigResult } from '../types.js';
+import type { MeshPart, PoseFacingSource, ProgressFn, RigResult, Skeleton, Vec3 } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
+import { poseFacingHint, poseFacingSource, rigFacingError, sameFacingHint, type PoseFacingHint } from './poseFacing.js';
 import { reuseHolds } from './reuseHolds.js';
 import { POSE_PROXY_ABOVE, poseProxyOf, rigCarriedToMesh, type PoseProxy } from './poseProxy.js';
 import { correctiveShareOf } from './correctiveShare.js';
@@ -97,7 +100,8 @@ export interface ApplyLatentPoseOptions {
   rig?: Pick<RigResult, 'skeleton' | 'objects'>;
   /**
    * μ of these same parts as latentOfParts answers it, when the caller has it (the eval encodes each test identity
-   * once for all its poses and variants). Default: encoded here. Bit for bit the same μ either way.
+   * once for all its poses and variants). Default: encoded here. Bit for bit the same μ either way, where the frame is
+   * the shape's: latentOfParts reads it so, and a rig or a facing that turns the frame reads another μ.
    */
   mu?: Float32Array;
   /**
@@ -106,6 +110,12 @@ export interface ApplyLatentPoseOptions {
    * encoder and the auto-rig once. options.mu and options.rig, when given, win over it.
    */
   reuse?: LatentPoseReuse;
+  /**
+   * the direction the character faces, in the parts' space, where the user knows it better than the shape tells
+   * (pose/poseFacing): the frame's forward becomes the nearest of its four directions across up, as a rig's facing
+   * option does. Not read when options.rig is given: the rig's left and right decide then.
+   */
+  facing?: Vec3;
 }
 
 /** What one apply can hand to the next apply of the same parts (a server's cache; structured-clone safe). */
@@ -119,6 +129,11 @@ export interface LatentPoseReuse {
    * it again (pipeline meshInFrame). Absent in what older callers kept: the frame is then found.
    */
   frame?: CanonicalFrame;
+  /**
+   * the direction that turned that frame (pose/poseFacing: the rig's or the caller's facing), absent when the shape
+   * decided. μ, auto-rig and frame were read in that frame: an apply whose own hint differs does not reuse them.
+   */
+  facingHint?: Vec3;
 }
 
 export interface LatentPoseResult {
@@ -133,6 +148,10 @@ export interface LatentPoseResult {
   rig: 'given' | 'auto';
   /** whether options.reuse served μ or the auto-rig (nothing was sampled, encoded or rigged for it) */
   reused: boolean;
+  /** how the frame's forward was decided: the shape, the file convention, the caller's facing, or the rig's sides */
+  facing: PoseFacingSource;
+  /** the direction the apply took the character to face, unit, in the input's space */
+  forward: Vec3;
   /** what the next apply of these same parts may reuse (options.reuse); absent at strength 0, where nothing is read */
   reusable?: LatentPoseReuse;
   seconds: number;
@@ -173,16 +192,19 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const share = options.correctiveShare ?? (rigGiven ? 1 : correctiveShareOf(pose));
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) throw new AutoRigError('BAD_REQUEST', `correctiveShare must be a number from 0 to 1, got ${String(share)}`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  const shape = framedForPose(parts, options, onProgress);
+  const hint = poseFacingHint(options.rig?.skeleton, options.facing);
+  const reuse = reuseFacing(options.reuse, hint);
+  const shape = framedForPose(parts, { rig: options.rig, reuse }, hint, onProgress);
   const { cf, mesh, canonical } = shape;
   const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse, reused = false): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
     pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused,
+    facing: poseFacingSource(cf, hint), forward: [...cf.frame.forward],
     ...(reusable ? { reusable } : {}), seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
 
-  const { mu, rig, reusable, reused } = await readForPose(shape, options, library.latentSize, onProgress);
+  const { mu, rig, reusable, reused } = await readForPose(shape, { mu: options.mu, reuse }, library.latentSize, onProgress);
   // the decoder learned from skinningCorrective deltas only: every variant is conditioned on that one
   const { delta, identity } = latentDelta(library, pose, APPLIED_VARIANT, strategy, mu);
   let norm = 0;
@@ -233,6 +255,16 @@ interface FramedForPose {
   givenRig?: Pick<RigResult, 'skeleton' | 'objects'>;
   /** options.rig was given */
   rigGiven: boolean;
+  /** what turned the frame (pose/poseFacing), or null: the shape decided */
+  hint: PoseFacingHint | null;
+}
+
+/**
+ * reuseFacing: an earlier apply's reuse, or undefined when it was read in a frame turned otherwise than this apply's
+ * hint turns it (its μ, auto-rig and frame would be another frame's).
+ */
+function reuseFacing(reuse: LatentPoseReuse | undefined, hint: PoseFacingHint | null): LatentPoseReuse | undefined {
+  return reuse && sameFacingHint(reuse.facingHint, hint?.direction) ? reuse : undefined;
 }
 
 /**
@@ -241,7 +273,9 @@ interface FramedForPose {
  * frame, or takes an earlier apply's when a rig is given or reused. Throws the mesh errors of mergeParts and what
  * prepareMesh throws (TOO_LARGE when the auto-rig is to run).
  */
-function framedForPose(parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 'rig' | 'reuse'>, onProgress: ProgressFn): FramedForPose {
+function framedForPose(
+  parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 'rig' | 'reuse'>, hint: PoseFacingHint | null, onProgress: ProgressFn,
+): FramedForPose {
   const rigGiven = options.rig !== undefined;
   // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
   const reusedRig = rigGiven ? undefined : options.reuse?.autoRig;
@@ -257,11 +291,11 @@ function framedForPose(parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 
   // with nothing to rig, an earlier apply's frame of these parts stands (found again, it is the same)
   const knownFrame = rigGiven || reusedRig !== undefined ? options.reuse?.frame : undefined;
   // a large mesh is auto-rigged and read through a reduced copy (pose/poseProxy), and posed itself
-  const work = knownFrame ? null : poseWorkMesh(parts, !rigGiven && reusedRig === undefined, onProgress);
+  const work = knownFrame ? null : poseWorkMesh(parts, !rigGiven && reusedRig === undefined, hint, onProgress);
   const { cf } = work?.prepared ?? { cf: knownFrame! };
   const { mesh, canonical } = work?.posed ?? meshInFrame(parts, knownFrame!, onProgress);
   const givenRig = options.rig ?? reusedRig;
-  return { work, cf, mesh, canonical, ...(givenRig ? { givenRig } : {}), rigGiven };
+  return { work, cf, mesh, canonical, ...(givenRig ? { givenRig } : {}), rigGiven, hint };
 }
 
 /**
@@ -272,7 +306,7 @@ function framedForPose(parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 
 async function readForPose(
   shape: FramedForPose, options: Pick<ApplyLatentPoseOptions, 'mu' | 'reuse'>, latentSize: number, onProgress: ProgressFn,
 ): Promise<{ mu: Float32Array; rig: Pick<RigResult, 'skeleton' | 'objects'>; reusable: LatentPoseReuse; reused: boolean }> {
-  const { work, cf, mesh, canonical, givenRig, rigGiven } = shape;
+  const { work, cf, mesh, canonical, givenRig, rigGiven, hint } = shape;
   const knownMu = options.mu ?? options.reuse?.mu;
   const reused = (!rigGiven && givenRig !== undefined) || (options.mu === undefined && options.reuse?.mu !== undefined);
   // The SDF samples and the auto-rig are the two costly stages and need nothing from each other: without a rig the
@@ -292,7 +326,8 @@ async function readForPose(
   // work is null only with a rig given or reused: nothing to rig then
   const rig = givenRig ?? await autoRigOfWork(work!, (_, f) => onProgress('rig', 0.15 + 0.65 * f));
   const mu = await encoded;
-  const reusable: LatentPoseReuse = rigGiven ? { mu, frame: cf } : { mu, autoRig: rig, frame: cf };
+  const facingHint = hint ? { facingHint: hint.direction } : {};
+  const reusable: LatentPoseReuse = rigGiven ? { mu, frame: cf, ...facingHint } : { mu, autoRig: rig, frame: cf, ...facingHint };
   return { mu, rig, reusable, reused };
 }
 
@@ -304,6 +339,10 @@ export interface LatentPosePrepared {
   reused: boolean;
   /** 'auto': the auto-rig is part of it; 'none': the latent and frame only (the applies will bring the mesh's rig) */
   rig: 'auto' | 'none';
+  /** how the frame's forward was decided (LatentPoseResult.facing) */
+  facing: PoseFacingSource;
+  /** the direction the frame takes the character to face, unit, in the input's space */
+  forward: Vec3;
   seconds: number;
 }
 
@@ -311,31 +350,53 @@ export interface LatentPosePrepared {
  * prepareLatentPose: the part of applyLatentPose that depends on the parts alone (the canonical frame, the SDF samples
  * and the encoder's μ, and the auto-rig unless options.autoRig is false), done before any pose is asked for, so that
  * the apply that follows reuses it (a client that sees the user about to pose a mesh: the add-on's panel). parts:
- * MeshPart[]; options.autoRig: default true, false when the applies will bring the mesh's own rig; options.reuse:
- * what is already known of these parts (returned as it is when it holds everything asked for).
- * The reusable is what a cold apply of the parts would leave, bit for bit. Throws what applyLatentPose throws before
- * its decoder runs (the mesh's errors, TOO_LARGE, MODEL_MISSING / MODEL_FAILED, the auto-rig's).
+ * MeshPart[]; options: PrepareLatentPoseOptions (what the applies will bring: their facing, their rig's skeleton).
+ * The reusable is what a cold apply of the parts with that facing and rig would leave, bit for bit. Throws what
+ * applyLatentPose throws before its decoder runs (the mesh's errors, TOO_LARGE, MODEL_MISSING / MODEL_FAILED, the
+ * auto-rig's, a facing's BAD_REQUEST or a skeleton's BAD_SKELETON), and BAD_REQUEST for a skeleton with autoRig true.
  */
 export async function prepareLatentPose(
-  parts: MeshPart[], options: { autoRig?: boolean; reuse?: LatentPoseReuse } = {}, onProgress: ProgressFn = () => {},
+  parts: MeshPart[], options: PrepareLatentPoseOptions = {}, onProgress: ProgressFn = () => {},
 ): Promise<LatentPosePrepared> {
   const t0 = performance.now();
-  const autoRig = options.autoRig ?? true;
+  const autoRig = options.autoRig ?? options.skeleton === undefined;
+  if (autoRig && options.skeleton) {
+    throw new AutoRigError('BAD_REQUEST', 'a prepare given the skeleton its applies will bring auto-rigs nothing: autoRig must be false');
+  }
   const rig = autoRig ? 'auto' : 'none';
-  const { reuse } = options;
-  const done = (reusable: LatentPoseReuse, reused: boolean): LatentPosePrepared => ({ reusable, reused, rig, seconds: (performance.now() - t0) / 1000 });
+  const hint = poseFacingHint(options.skeleton, options.facing);
+  const reuse = reuseFacing(options.reuse, hint);
+  const done = (reusable: LatentPoseReuse, reused: boolean): LatentPosePrepared => ({
+    reusable, reused, rig, facing: poseFacingSource(reusable.frame!, hint), forward: [...reusable.frame!.frame.forward],
+    seconds: (performance.now() - t0) / 1000,
+  });
   if (reuseHolds(reuse, autoRig)) return done(reuse!, true);
   if (autoRig) {
     const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-    const shape = framedForPose(parts, { reuse }, onProgress);
+    const shape = framedForPose(parts, { reuse }, hint, onProgress);
     const { reusable } = await readForPose(shape, { reuse }, library.latentSize, onProgress);
     return done(reusable, false);
   }
   // the applies bring their rig: the models they run then, checked as they would check them
   for (const model of modelsRunByPose(true)) requireModelFile(modelPath(model));
   onProgress('encode', 0.05);
-  const { mu, frame } = await latentAndFrameOf(parts, onProgress);
-  return done({ ...reuse, mu, frame }, false);
+  const { mu, frame } = await latentAndFrameOf(parts, onProgress, hint);
+  return done({ ...reuse, mu, frame, ...(hint ? { facingHint: hint.direction } : {}) }, false);
+}
+
+/** What prepareLatentPose is asked to make ready. */
+export interface PrepareLatentPoseOptions {
+  /** whether the auto-rig is made too; default true, false when the applies will bring the mesh's own rig */
+  autoRig?: boolean;
+  /** what is already known of these parts (returned as it is when it holds everything asked for) */
+  reuse?: LatentPoseReuse;
+  /** the applies' facing hint (ApplyLatentPoseOptions.facing): the frame is turned as theirs will be */
+  facing?: Vec3;
+  /**
+   * the skeleton of the rig the applies will bring (autoRig false, its default then): its left and right turn the
+   * frame as theirs will (pose/poseFacing), so that what is made here is what those applies reuse
+   */
+  skeleton?: Skeleton;
 }
 
 /**
@@ -344,8 +405,8 @@ export async function prepareLatentPose(
  * one character many times the way a user without a rig gets it (the eval: pass it as options.rig). Throws what
  * rigCharacterAsync throws.
  */
-export async function latentPoseAutoRig(parts: MeshPart[]): Promise<Pick<RigResult, 'skeleton' | 'objects'>> {
-  return autoRigOfWork(poseWorkMesh(parts, true));
+export async function latentPoseAutoRig(parts: MeshPart[], facing?: Vec3): Promise<Pick<RigResult, 'skeleton' | 'objects'>> {
+  return autoRigOfWork(poseWorkMesh(parts, true, poseFacingHint(undefined, facing)));
 }
 
 /** The mesh an apply reads its shape from and auto-rigs: the parts themselves, or their reduced copy (pose/poseProxy). */
@@ -360,6 +421,8 @@ interface PoseWorkMesh {
   proxy: PoseProxy | null;
   /** the mesh the pose is applied to, the input's, in the prepared frame: merged and canonical positions #V*3 */
   posed: { mesh: MergedMesh; canonical: Float32Array };
+  /** what turned the frame, or null (pose/poseFacing) */
+  hint: PoseFacingHint | null;
 }
 
 /**
@@ -367,16 +430,25 @@ interface PoseWorkMesh {
  * bound, TOO_LARGE, then applies to the mesh it reads: the proxy's, where there is one). Throws the mesh errors of
  * mergeParts and what prepareMesh throws.
  */
-function poseWorkMesh(parts: MeshPart[], voxelised: boolean, onProgress: ProgressFn = () => {}): PoseWorkMesh {
+function poseWorkMesh(parts: MeshPart[], voxelised: boolean, hint: PoseFacingHint | null, onProgress: ProgressFn = () => {}): PoseWorkMesh {
   // the input is checked (mergeParts) before any copy is made of it; the copy serves the SDF samples with a rig given
   // too, so that a mesh has one μ whoever rigs it
   let vertices = 0;
   for (const part of parts) vertices += part.positions.length / 3;
   const proxy = vertices > POSE_PROXY_ABOVE ? poseProxyOf(parts, mergeParts(parts)) : null;
   const read = proxy?.parts ?? parts;
-  const prepared = prepareMesh(read, onProgress, () => {}, voxelised);
+  const prepared = preparedFacing(read, onProgress, voxelised, hint);
   const posed = proxy ? { mesh: proxy.merged, canonical: toCanonical(proxy.merged.positions, prepared.cf) } : prepared;
-  return { input: parts, parts: read, prepared, proxy, posed };
+  return { input: parts, parts: read, prepared, proxy, posed, hint };
+}
+
+/** prepareMesh with the frame turned by the hint; a rig's hint along up is BAD_SKELETON (pose/poseFacing rigFacingError). */
+function preparedFacing(parts: MeshPart[], onProgress: ProgressFn, voxelised: boolean, hint: PoseFacingHint | null): PreparedMesh {
+  try {
+    return prepareMesh(parts, onProgress, () => {}, voxelised, hint?.direction);
+  } catch (err) {
+    throw rigFacingError(err, hint);
+  }
 }
 
 /** The apply path's auto-rig of the work mesh, its weights carried to the input's vertices when it is a proxy. */
@@ -393,7 +465,7 @@ async function autoRigOfWork(work: PoseWorkMesh, onProgress: ProgressFn = () => 
     // the copy's silhouette is a little thinner at its tips (each cluster sits at its vertices' mean): a hand the
     // skeleton stage barely finds on the mesh can be lost on the copy (procedural 9 100 006 at 50k vertices, a cape
     // to the ground, NOT_HUMANOID). The mesh itself is then rigged, as it would be without a copy.
-    return rigPreparedAsync(work.input, prepareMesh(work.input, onProgress), {}, onProgress, POSE_SKIN_STAGE);
+    return rigPreparedAsync(work.input, preparedFacing(work.input, onProgress, true, work.hint), {}, onProgress, POSE_SKIN_STAGE);
   }
   return work.proxy ? rigCarriedToMesh(rig, work.proxy) : rig;
 }
@@ -413,12 +485,12 @@ export async function latentOfParts(parts: MeshPart[]): Promise<Float32Array> {
 }
 
 /** latentOfParts' μ with the canonical frame it was read in (the apply's frame of these parts). */
-async function latentAndFrameOf(parts: MeshPart[], onProgress: ProgressFn): Promise<{ mu: Float32Array; frame: CanonicalFrame }> {
+async function latentAndFrameOf(parts: MeshPart[], onProgress: ProgressFn, hint: PoseFacingHint | null = null): Promise<{ mu: Float32Array; frame: CanonicalFrame }> {
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = loadModel(modelPath('latentPoseEncoder'));
   encoder.catch(() => {});
   // the mesh an apply reads (a large one's proxy); the work bound is the auto-rig's, not the samples'
-  const { prepared } = poseWorkMesh(parts, false, onProgress);
+  const { prepared } = poseWorkMesh(parts, false, hint, onProgress);
   return { mu: await encodeSamples(await encoder, samplesOf(prepared), library.latentSize), frame: prepared.cf };
 }
 

@@ -14,6 +14,7 @@ import {
 import type { CorrectivesPreviewResult, CorrectivesResult, ObjectOffsets } from '../correctives/bakeCorrectives.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
 import type { LatentPosePrepared, LatentPoseResult } from '../pose/applyLatentPose.js';
+import { poseFacingHint, poseFacingSource, type PoseFacingHint } from '../pose/poseFacing.js';
 import { reuseHolds } from '../pose/reuseHolds.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
@@ -49,7 +50,9 @@ export function serveConnection(
     const { id } = request;
     if (jobs.has(id)) throw new AutoRigError('DUPLICATE_ID', `a job with id '${id}' is still running`);
     // pose.apply / pose.prepare: what is known of exactly this mesh is keyed by its digest, taken before the arrays move
-    const meshKey = request.kind === 'pose.apply' || request.kind === 'pose.prepare' ? meshDigest(request.objects) : null;
+    // and by what turns its frame (a rig's sides, the user's facing): what was read in one frame does not serve another
+    const meshKey = request.kind === 'pose.apply' || request.kind === 'pose.prepare'
+      ? meshDigest(request.objects, requestFacingHint(request)?.direction) : null;
     startOrHold(request, meshKey);
   };
 
@@ -87,7 +90,12 @@ export function serveConnection(
     const named = `${request.kind} '${printable(id)}'`;
     const reuse = meshKey ? poseReuse.get(meshKey) : undefined;
     if (request.kind === 'pose.prepare' && reuseHolds(reuse, request.autoRig)) {
-      const reply = resultMessage(id, request.kind, { reusable: reuse!, reused: true, rig: request.autoRig ? 'auto' : 'none', seconds: 0 }, limits, []);
+      const { frame } = reuse!.frame!;
+      const prepared: LatentPosePrepared = {
+        reusable: reuse!, reused: true, rig: request.autoRig ? 'auto' : 'none',
+        facing: poseFacingSource(reuse!.frame!, requestFacingHint(request)), forward: [...frame.forward], seconds: 0,
+      };
+      const reply = resultMessage(id, request.kind, prepared, limits, []);
       if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
       else send(reply);
       log(`${label}: ${named}: its mesh is prepared already`);
@@ -224,6 +232,12 @@ export function serveConnection(
   return { stopJobs };
 }
 
+/** What turns a pose request's frame (pose/poseFacing): the skeleton it sends (or its prepare names), else its facing. */
+function requestFacingHint(request: JobRequest & { kind: 'pose.apply' | 'pose.prepare' }): PoseFacingHint | null {
+  const skeleton = request.kind === 'pose.apply' ? request.rig?.skeleton : request.skeleton;
+  return poseFacingHint(skeleton, request.facing);
+}
+
 /** The worker's job for a request that runs as one. */
 function jobInput(request: JobRequest): JobInput {
   switch (request.kind) {
@@ -234,10 +248,13 @@ function jobInput(request: JobRequest): JobInput {
     case 'pose.apply':
       return {
         request: 'pose', objects: request.objects, pose: request.pose, strength: request.strength, strategy: request.strategy,
-        ...(request.rig ? { rig: request.rig } : {}),
+        ...(request.rig ? { rig: request.rig } : {}), ...(request.facing ? { facing: request.facing } : {}),
       };
     case 'pose.prepare':
-      return { request: 'pose.prepare', objects: request.objects, autoRig: request.autoRig };
+      return {
+        request: 'pose.prepare', objects: request.objects, autoRig: request.autoRig,
+        ...(request.skeleton ? { skeleton: request.skeleton } : {}), ...(request.facing ? { facing: request.facing } : {}),
+      };
     case 'correctives':
       return {
         request: 'correctives', objects: request.objects, skeleton: request.skeleton, weights: request.weights, options: request.options,
@@ -320,6 +337,8 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
     identity: result.identity,
     rig: result.rig,
     reused: result.reused,
+    facing: result.facing,
+    forward: [...result.forward],
     seconds: result.seconds,
     provider: result.provider,
   };
@@ -327,7 +346,7 @@ function poseResultFields(result: LatentPoseResult): Record<string, unknown> {
 
 /** results['pose.prepare'] of protocol.json from prepareLatentPose's result. */
 function prepareResultFields(result: LatentPosePrepared): Record<string, unknown> {
-  return { reused: result.reused, rig: result.rig, seconds: result.seconds };
+  return { reused: result.reused, rig: result.rig, facing: result.facing, forward: [...result.forward], seconds: result.seconds };
 }
 
 /** ObjectOffsets of protocol.json. */

@@ -5,7 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ErrorCode } from '../errors.js';
 import type { CorrectiveExample, CorrectiveOptions, CorrectivesPreviewResult, CorrectivesResult } from '../correctives/bakeCorrectives.js';
 import type { LatentPosePrepared, LatentPoseResult, LatentPoseReuse, PoseStrategy } from '../pose/applyLatentPose.js';
-import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult } from '../types.js';
+import type { LockedGroup, MeshPart, PartWeights, RigOptions, RigResult, Skeleton, SkinResult, Vec3 } from '../types.js';
 
 /** The work of one rig, skin, pose.apply, pose.prepare, correctives or correctives.preview request, handed to its thread in a JobMessage. */
 export type JobInput =
@@ -17,6 +17,8 @@ export type JobInput =
     rig?: { skeleton: Skeleton; objects: PartWeights[] };
     /** what an earlier apply of exactly this mesh left (the server's PoseReuseCache); copied to the thread, not moved */
     reuse?: LatentPoseReuse;
+    /** the direction the character faces, client space (pose.apply.facing; not read with a rig) */
+    facing?: Vec3;
   }
   | {
     request: 'pose.prepare'; objects: MeshPart[];
@@ -24,6 +26,9 @@ export type JobInput =
     autoRig: boolean;
     /** what the server already knows of exactly this mesh; copied to the thread, not moved */
     reuse?: LatentPoseReuse;
+    /** the skeleton the applies will send, and their facing (pose.apply.facing) */
+    skeleton?: Skeleton;
+    facing?: Vec3;
   }
   | {
     request: 'correctives'; objects: MeshPart[]; skeleton: Skeleton; weights: PartWeights[]; options: CorrectiveOptions;

@@ -22,10 +22,13 @@ async function runJob(input: JobInput, post: (message: JobOutput) => void): Prom
     return previewCorrectives(input.objects, input.skeleton, input.weights, input.rotations, input.options, onProgress);
   }
   if (input.request === 'pose') {
-    const { pose, strength, strategy, rig, reuse } = input;
-    return applyLatentPose(input.objects, { pose, strength, strategy, rig, reuse }, onProgress);
+    const { pose, strength, strategy, rig, reuse, facing } = input;
+    return applyLatentPose(input.objects, { pose, strength, strategy, rig, reuse, facing }, onProgress);
   }
-  if (input.request === 'pose.prepare') return prepareLatentPose(input.objects, { autoRig: input.autoRig, reuse: input.reuse }, onProgress);
+  if (input.request === 'pose.prepare') {
+    const { autoRig, reuse, skeleton, facing } = input;
+    return prepareLatentPose(input.objects, { autoRig, reuse, skeleton, facing }, onProgress);
+  }
   return skinCharacterAsync(input.objects, input.skeleton, input.locked, input.options, onProgress);
 }
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { modelPath } from '../learned/modelFiles.js';
 import { modelsRunByPose } from '../methods.js';
 import type { LatentPoseReuse } from '../pose/applyLatentPose.js';
-import type { MeshPart } from '../types.js';
+import type { MeshPart, Vec3 } from '../types.js';
 
 /** Meshes remembered at once: a few characters in one scene, not a whole library. */
 export const POSE_REUSE_ENTRIES = 4;
@@ -16,14 +16,17 @@ export const POSE_REUSE_ENTRIES = 4;
 export const POSE_REUSE_BYTES = 256 * 1024 * 1024;
 
 /**
- * meshDigest: a key for exactly these parts: their count, names, positions and triangles, bit for bit (SHA-256), and
- * the files of the models that read them (the encoder's μ and the auto-rig are those models' answers: another models
- * folder is another key). parts: MeshPart[] → hex string. Any change to the mesh (a moved vertex, a renamed object, a
- * new order) is a new key.
+ * meshDigest: a key for exactly these parts: their count, names, positions and triangles, bit for bit (SHA-256), the
+ * files of the models that read them (the encoder's μ and the auto-rig are those models' answers: another models
+ * folder is another key), and the direction that turns their frame (pose/poseFacing: a rig's or the user's; μ, rig and
+ * frame are read in it). parts: MeshPart[], facing: Vec3 or undefined (the shape decides) → hex string. Any change to
+ * the mesh (a moved vertex, a renamed object, a new order) or to the facing is a new key.
  */
-export function meshDigest(parts: MeshPart[]): string {
+export function meshDigest(parts: MeshPart[], facing?: Vec3): string {
   const hash = createHash('sha256');
   for (const model of modelsRunByPose(false)) hash.update(`${modelPath(model)}\0`);
+  if (facing) hash.update(new Uint8Array(Float64Array.from(facing).buffer));
+  else hash.update('shape\0');
   const header = new Uint32Array(1);
   header[0] = parts.length;
   hash.update(new Uint8Array(header.buffer));
@@ -97,6 +100,8 @@ export class PoseReuseCache {
       mu: reuse.mu,
       ...(reuse.autoRig ?? before?.autoRig ? { autoRig: reuse.autoRig ?? before!.autoRig } : {}),
       ...(reuse.frame ?? before?.frame ? { frame: reuse.frame ?? before!.frame } : {}),
+      // the key holds the facing: what is kept under it was read in the frame that hint turns, whoever left it
+      ...(reuse.facingHint ? { facingHint: reuse.facingHint } : {}),
     };
     this.entries.delete(key);
     if (reuseBytes(entry) > this.maxBytes) return;

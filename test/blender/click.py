@@ -91,13 +91,14 @@ def hear_finishes(finished):
 
 
 def hear_sends(sent):
-    """Record the kind of each message the add-on's jobs send (hello, then the request)."""
+    """Record the kind of each message the add-on's jobs send (hello, then the request), with the facing it carries
+    when it carries one ("pose.prepare facing [0.0, 1.0, 0.0]")."""
     from autorig import client
 
     original = client.Job._send
 
     def send(self, message):
-        sent.append(message["kind"])
+        sent.append(message["kind"] + (" facing %s" % message["facing"] if "facing" in message else ""))
         return original(self, message)
 
     client.Job._send = send
@@ -309,6 +310,13 @@ def cases(args, sent):
     until = time.monotonic() + 2 * SETTLE_WAIT
     yield ("wait", lambda: time.monotonic() > until, None)
     case["sent_after_a_change_of_setting"] = list(sent)
+    # the panel's Facing changed: the mesh is read again in that facing (the sidecar keeps a reading per facing)
+    del sent[:]
+    with bpy.context.temp_override(**driver_override()):
+        settings.facing = 'POS_Y'
+    yield ("wait", lambda: preparer.outcome is not None and preparer.job is None and len(sent) >= 2, None)
+    case["sent_after_a_change_of_facing"] = list(sent)
+    del sent[:]
     # the mesh moved: what Apply would send changed, so it is read again once a setting changes
     hero.location.x += 0.01
     bpy.context.view_layer.update()

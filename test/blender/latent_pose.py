@@ -163,12 +163,14 @@ def main():
 
     rigs = []
     reuses = []
+    facings = []
     check_result = messages_module.check_pose_apply_result
 
     def recording_check(payload, vertex_counts, pose):
         result = check_result(payload, vertex_counts, pose)
         rigs.append(result["rig"])
         reuses.append(result["reused"])
+        facings.append((result["facing"], [round(x, 3) for x in result["forward"]]))
         return result
 
     messages_module.check_pose_apply_result = recording_check
@@ -184,7 +186,8 @@ def main():
     after = scene_digest()
     mesh = bpy.data.objects[mesh_name]
     keys = mesh.data.shape_keys
-    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2), "rigs": rigs[:], "reuses": reuses[:]}
+    applied = {"finished": finished, "error": error, "seconds": round(seconds, 2), "rigs": rigs[:], "reuses": reuses[:],
+               "facings": facings[:]}
     if keys is not None:
         blocks = keys.key_blocks
         applied.update({
@@ -257,8 +260,9 @@ def main():
     bone.name = "ForeArm.L"
     del rigs[:]
     del reuses[:]
+    del facings[:]
     finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="kneeBentLf")
-    results["auto_rig"] = {"finished": finished, "error": error, "rigs": rigs[:], "reuses": reuses[:],
+    results["auto_rig"] = {"finished": finished, "error": error, "rigs": rigs[:], "reuses": reuses[:], "facings": facings[:],
                            "keys": [b.name for b in mesh.data.shape_keys.key_blocks] if mesh.data.shape_keys else []}
     # the same mesh again: the sidecar answers from what it kept of the last apply (its latent and auto-rig)
     step("apply again through the auto-rig")
@@ -269,6 +273,30 @@ def main():
     if finished and "elbowBentRt" in mesh.data.shape_keys.key_blocks:
         again["motion"] = key_motion(mesh, "elbowBentRt", limbs)
     results["auto_rig_again"] = again
+
+    # --- the panel's Facing set half a turn from the way the shape faces: the other arm is the right one now ---
+    step("apply with the panel's Facing")
+    shape_forward = facings[0][1] if facings else [1.0, 0.0, 0.0]
+    from autorig import pose_properties
+
+    # the Facing choice nearest the back of the character as the shape reads it
+    behind = max(pose_properties.FACING_DIRECTIONS.items(),
+                 key=lambda item: -sum(a * b for a, b in zip(item[1], shape_forward)))
+    # fetched again: an undo since the panel's settings were read leaves the old reference dangling
+    settings = bpy.context.scene.autorig_pose
+    settings.facing = behind[0]
+    mesh = bpy.data.objects[mesh_name]
+    keys_before = [b.name for b in mesh.data.shape_keys.key_blocks]
+    del facings[:]
+    finished, error, seconds = run_operator(bpy.ops.autorig.apply_latent_pose, pose="elbowBentRt")
+    mesh = bpy.data.objects[mesh_name]
+    added = [b.name for b in mesh.data.shape_keys.key_blocks if b.name not in keys_before]
+    turned = {"finished": finished, "error": error, "chosen": behind[0], "shape_forward": shape_forward,
+              "facings": facings[:], "added": added}
+    if finished and added:
+        turned["motion"] = key_motion(mesh, added[0], limbs)
+    results["facing"] = turned
+    bpy.context.scene.autorig_pose.facing = 'AUTO'
 
     # --- every pose at once: a key per pose at value 0, one undo step ---
     step("apply all poses")

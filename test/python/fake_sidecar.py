@@ -15,7 +15,8 @@ FAKE_SIDECAR_MODE selects a behaviour:
   badname (rig: a name with a control character) | slashname (rig: a path separator) |
   longname (rig: 64 UTF-8 bytes) | dupname (rig: two joints with one name) |
   posecount (pose.apply: one vertex short) | posenan (pose.apply: a NaN coordinate) |
-  posewrong (pose.apply: the answer names another pose); in mode error pose.list and pose.apply answer MODEL_MISSING.
+  posewrong (pose.apply: the answer names another pose) | poseconvention (pose.apply, pose.prepare: facing
+  'convention' where no skeleton or facing is sent); in mode error pose.list and pose.apply answer MODEL_MISSING.
 """
 
 import hashlib
@@ -106,7 +107,10 @@ _known_meshes = set()
 
 
 def _mesh_digest(request):
+    """The mesh sent and what sets its facing (as the sidecar keys what it read of a mesh: pose.apply.facing)."""
     digest = hashlib.sha256()
+    facing = "rig" if "skeleton" in request else repr([float(x) for x in request.get("facing", ())])
+    digest.update(facing.encode("utf-8"))
     for obj in request["objects"]:
         for field in (obj["name"].encode("utf-8"), obj["positions"], obj["triangles"]):
             digest.update(struct.pack("<I", len(field)))
@@ -122,8 +126,20 @@ def _remember(request):
     return known
 
 
+def _pose_facing(request):
+    """A pose request's facing and forward as the sidecar answers them: the skeleton's ('rig', taken to face -y here),
+    else the facing sent ('option'), else the shape's (-y), or the convention's in mode poseconvention."""
+    if "skeleton" in request:
+        return {"facing": "rig", "forward": [0.0, -1.0, 0.0]}
+    if "facing" in request:
+        return {"facing": "option", "forward": [float(x) for x in request["facing"]]}
+    return {"facing": "convention" if MODE == "poseconvention" else "shape", "forward": [0.0, -1.0, 0.0]}
+
+
 def prepare_result(request):
-    return {"reused": _remember(request), "rig": "auto" if request.get("autoRig", True) else "none", "seconds": 0.01}
+    auto_rig = request.get("autoRig", "skeleton" not in request)
+    return dict({"reused": _remember(request), "rig": "auto" if auto_rig else "none", "seconds": 0.01},
+                **_pose_facing(request))
 
 
 def pose_result(request):
@@ -144,7 +160,7 @@ def pose_result(request):
     return {"objects": objects, "pose": pose, "strength": float(strength), "strategy": request.get("strategy", "mean"),
             "identity": "fakeIdentity" if request.get("strategy") == "nearest" else None,
             "rig": "given" if "skeleton" in request else "auto", "reused": _remember(request), "seconds": 0.01,
-            "provider": "cpu"}
+            "provider": "cpu", **_pose_facing(request)}
 
 
 def answer_job(conn, kind, rid, request):

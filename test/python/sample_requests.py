@@ -42,6 +42,8 @@ def pose_sample_requests():
         messages.pose_list_request(client.new_job_id("poses")),
         messages.pose_apply_request(client.new_job_id("pose"), objects, "elbowBentLf", strength=0.5, strategy="nearest"),
         messages.pose_apply_request(client.new_job_id("pose"), objects[:1], "elbowBentLf+kneeBentRt"),
+        # the user set the Latent Pose panel's Facing (+Y)
+        messages.pose_apply_request(client.new_job_id("pose"), objects, "elbowBentLf", facing=(0.0, 1.0, 0.0)),
         # through the mesh's own Mixamo armature: skeleton and weights as Pose Correctives sends them
         messages.pose_apply_request(client.new_job_id("pose"), objects, "kneeBentRt", joints=mixamo_joints(), weights=[
             messages.object_weights("Body", array("H", [0, 1, 0, 0] * 4), array("f", [0.75, 0.25, 0, 0] * 4), 4),
@@ -49,7 +51,8 @@ def pose_sample_requests():
         ]),
         # read ahead while the panel shows the mesh: with the auto-rig, and for a mesh with its own armature
         messages.pose_prepare_request(client.new_job_id("prepare"), objects),
-        messages.pose_prepare_request(client.new_job_id("prepare"), objects[:1], auto_rig=False),
+        messages.pose_prepare_request(client.new_job_id("prepare"), objects[:1], joints=mixamo_joints()),
+        messages.pose_prepare_request(client.new_job_id("prepare"), objects, facing=(1.0, 0.0, 0.0)),
     ]
 
 

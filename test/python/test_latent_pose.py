@@ -18,7 +18,7 @@ def pose_payload(objects, pose="elbowBentLf", **fields):
     """A well-formed pose.apply result for `objects` [(name, [x, y, z, ...])]."""
     payload = {"objects": [{"name": n, "positions": struct.pack("<%df" % len(v), *v)} for n, v in objects],
                "pose": pose, "strength": 1.0, "strategy": "mean", "identity": None, "rig": "auto", "reused": False, "seconds": 0.5,
-               "provider": "cpu"}
+               "provider": "cpu", "facing": "shape", "forward": [0.0, -1.0, 0.0]}
     payload.update(fields)
     return payload
 
@@ -111,6 +111,31 @@ class Results(unittest.TestCase):
         with self.assertRaises(messages.ProtocolError):
             messages.check_pose_apply_result(payload, [len(values) // 3], "elbowBentLf")
 
+    def test_pose_apply_result_says_how_the_facing_was_decided_and_warns_for_the_convention(self):
+        good = [("Body", [0.0] * 12)]
+        for facing in ("shape", "option", "rig"):
+            result = messages.check_pose_apply_result(pose_payload(good, facing=facing), [4], "elbowBentLf")
+            self.assertEqual((result["facing"], result["forward"]), (facing, [0.0, -1.0, 0.0]))
+            self.assertIsNone(messages.facing_warning(result, where="the Latent Pose panel"))
+        assumed = messages.check_pose_apply_result(pose_payload(good, facing="convention", forward=[0, 0, 1]), [4],
+                                                   "elbowBentLf")
+        warning = messages.facing_warning(assumed, where="the Latent Pose panel")
+        self.assertIn("taken to face +Z.", warning)
+        self.assertIn("set Facing in the Latent Pose panel", warning)
+        self.assertNotIn("front view", warning)
+
+    def test_pose_apply_request_sends_the_facing_chosen(self):
+        mesh = two_triangle_mesh()
+        request = messages.pose_apply_request("f-1", [mesh], "elbowBentLf", facing=(0, 1, 0))
+        self.assertEqual(request["facing"], [0.0, 1.0, 0.0])
+        messages.check_message(dict(request), strict=True)
+        self.assertNotIn("facing", messages.pose_apply_request("f-2", [mesh], "elbowBentLf"))
+        for bad in ((0, 0, 0), (0, float("nan"), 1), (1, 0)):
+            with self.subTest(bad):
+                with self.assertRaises(messages.AutoRigFailure) as caught:
+                    messages.pose_apply_request("f-3", [mesh], "elbowBentLf", facing=bad)
+                self.assertEqual(caught.exception.code, protocol.ERROR_BAD_REQUEST)
+
     def test_pose_apply_result_gives_positions_per_object(self):
         payload = pose_payload([("Body", [0, 0, 0, 1, 0, 0, 1, 0, 2, 0, 0, 2]), ("Hat", [0, 0, 3, 1, 0, 3, 0, 1, 3])])
         checked = messages.check_pose_apply_result(payload, [4, 3], "elbowBentLf")
@@ -129,6 +154,9 @@ class Results(unittest.TestCase):
             "another pose": (pose_payload(good, pose="kneeBentRt"), [4]),
             "positions not bin": (dict(pose_payload(good), objects=[{"name": "Body", "positions": [0.0] * 12}]), [4]),
             "identity not str": (pose_payload(good, identity=3), [4]),
+            "unknown facing": (pose_payload(good, facing="behind"), [4]),
+            "NaN forward": (pose_payload(good, forward=[0.0, math.nan, 0.0]), [4]),
+            "forward not vec3": (pose_payload(good, forward=[0.0, 1.0]), [4]),
         }
         for name, (payload, counts) in cases.items():
             with self.subTest(name):

@@ -46,11 +46,20 @@ class Messages(unittest.TestCase):
         request = messages.pose_prepare_request("p-1", [mesh])
         self.assertEqual(request, {"kind": protocol.KIND_POSE_PREPARE, "id": "p-1", "objects": [mesh], "autoRig": True})
         messages.check_message(dict(request), strict=True)
-        self.assertFalse(messages.pose_prepare_request("p-2", [mesh], auto_rig=False)["autoRig"])
-        self.assertEqual(messages.check_pose_prepare_result({"reused": True, "rig": "none", "seconds": 0.0}),
-                         {"reused": True, "rig": "none", "seconds": 0.0})
-        for bad in ({"reused": True, "rig": "given", "seconds": 0.0}, {"reused": "yes", "rig": "auto", "seconds": 0.0},
-                    {"rig": "auto", "seconds": 0.0}):
+        # a mesh with its own Mixamo armature: the applies will send it, so its bones go with the prepare (their
+        # left and right set the facing) and nothing is auto-rigged
+        joints = [{"name": "mixamorig:Hips", "parent": -1, "head": [0, 0, 1], "tail": [0, 0, 1.1], "roll": 0.0}]
+        with_rig = messages.pose_prepare_request("p-2", [mesh], joints=joints, facing=(0, 1, 0))
+        self.assertEqual((with_rig["autoRig"], with_rig["skeleton"], with_rig["facing"]), (False, {"joints": joints}, [0.0, 1.0, 0.0]))
+        messages.check_message(dict(with_rig), strict=True)
+        with self.assertRaises(messages.AutoRigFailure) as caught:
+            messages.pose_prepare_request("p-2", [mesh], facing=(0, 0, 0))
+        self.assertEqual(caught.exception.code, protocol.ERROR_BAD_REQUEST)
+        answer = {"reused": True, "rig": "none", "facing": "rig", "forward": [0, -1, 0], "seconds": 0.0}
+        self.assertEqual(messages.check_pose_prepare_result(dict(answer)), answer)
+        for bad in (dict(answer, rig="given"), dict(answer, reused="yes"), {"rig": "auto", "seconds": 0.0},
+                    dict(answer, facing="sideways"), dict(answer, forward=[0, float("nan"), 0]),
+                    {k: v for k, v in answer.items() if k != "forward"}):
             with self.subTest(bad):
                 with self.assertRaises(messages.ProtocolError):
                     messages.check_pose_prepare_result(bad)
@@ -183,7 +192,8 @@ class EndToEnd(unittest.TestCase):
         preparer.start("Quad", client.Job(self.config, request, messages.check_pose_prepare_result, timeout=20))
         while preparer.poll():
             pass
-        self.assertEqual(preparer.outcome, (client.DONE, {"reused": False, "rig": "auto", "seconds": 0.01}))
+        self.assertEqual(preparer.outcome, (client.DONE, {"reused": False, "rig": "auto", "facing": "shape",
+                                                          "forward": [0.0, -1.0, 0.0], "seconds": 0.01}))
         apply = client.Job(self.config, messages.pose_apply_request("pose-1", [mesh], "kneeBentRt"),
                            lambda payload: messages.check_pose_apply_result(payload, [4], "kneeBentRt"), timeout=20)
         self.assertEqual(apply.run(), client.DONE, apply.error)
