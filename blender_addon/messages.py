@@ -308,6 +308,8 @@ def pose_prepare_request(job_id, objects, joints=None, facing=None):
     _check_mesh_limits(objects)
     message = {"kind": protocol.KIND_POSE_PREPARE, "id": job_id, "objects": objects, "autoRig": joints is None}
     if joints is not None:
+        if not joints:
+            raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
         if len(joints) > protocol.MAX_JOINTS:
             raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
         message["skeleton"] = {"joints": list(joints)}

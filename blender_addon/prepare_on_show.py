@@ -5,8 +5,9 @@ while no other AutoRig request is in flight. Apply Latent Pose then finds them r
 read under way) instead of reading them itself.
 
 The meshes are named by a key of what the request would send: object and mesh names, vertex and face counts, world
-matrices, and a counter of geometry updates (a depsgraph handler: an edit, an undo, a new shape key). A key that
-changes is a new prepare; the sidecar keys on the bytes sent, so a prepare of unchanged bytes answers at once.
+matrices, a counter of geometry updates (a depsgraph handler: an edit, an undo, a new shape key), the panel's Facing
+and the Mixamo armature's bones when there is one. A key that changes is a new prepare; the sidecar keys on the bytes
+sent (and the facing they set), so a prepare of unchanged bytes answers at once.
 """
 
 import bpy
@@ -25,10 +26,21 @@ _geometry = {"updates": 0}
 
 def _key_of(meshes, facing):
     """The key naming exactly what a request of `meshes` would send (see the module's doc), with the panel's Facing
-    (the sidecar reads a mesh per facing)."""
-    return (_geometry["updates"], facing) + tuple(
+    and the Mixamo armature that would go with it (the sidecar reads a mesh per facing, and an armature's sides set
+    it): a renamed bone, a bone moved in Edit Mode or an armature added or removed is a new key."""
+    return (_geometry["updates"], facing, _armature_key(meshes)) + tuple(
         (obj.name, obj.data.name, len(obj.data.vertices), len(obj.data.polygons),
          tuple(tuple(row) for row in obj.matrix_world)) for obj in meshes)
+
+
+def _armature_key(meshes):
+    """What of the meshes' Mixamo armature a prepare would send (its name, transform and bones' rest heads), or None
+    when they have none (they are auto-rigged). Reads no weights."""
+    armature = operators.mixamo_armature_of(meshes)
+    if armature is None:
+        return None
+    return (armature.name, tuple(tuple(row) for row in armature.matrix_world),
+            tuple((bone.name, tuple(bone.head_local)) for bone in armature.data.bones))
 
 
 def _read_ahead_key(meshes, facing):

@@ -37,6 +37,7 @@ interface PoseRun {
     rigs: string[]; reuses: boolean[]; facings: [string, number[]][];
   };
   auto_rig: { finished: boolean; error: string | null; rigs: string[]; reuses: boolean[]; keys: string[]; facings: [string, number[]][] };
+  read_ahead_key: { armature_before: boolean; armature_after: boolean; changed: boolean };
   facing: {
     finished: boolean; error: string | null; chosen: string; shape_forward: number[]; facings: [string, number[]][];
     added: string[]; motion: Motion;
@@ -143,6 +144,8 @@ describe('Apply Latent Pose in Blender', () => {
     expect(r.apply_fails.finished).toBe(false);
     expect(r.apply_fails.error).toMatch(/APPLY_FAILED: Apply Latent Pose failed .*injected.*nothing was changed/);
     expect(r.apply_fails.differences).toEqual([]);
+    // the read ahead's key holds the Mixamo armature while it is one; renaming a bone makes it another key
+    expect(r.read_ahead_key).toEqual({ armature_before: true, armature_after: false, changed: true });
     // an armature without every Mixamo joint (its LeftForeArm renamed): the mesh is auto-rigged instead
     expect(r.auto_rig.finished, r.auto_rig.error ?? '').toBe(true);
     expect(r.auto_rig.rigs).toEqual(['auto']);

@@ -89,6 +89,11 @@ describe('skeletonForward', () => {
     expect(poseFacingHint(collapsed, [1, 0, 0])).toEqual({ direction: [1, 0, 0], source: 'option' });
     expect(poseFacingHint(collapsed, undefined)).toBeNull();
     expect(poseFacingHint(rig.skeleton, [0, 0, 1])?.source).toBe('rig');
+    // one direction is one hint whatever its length (the server keys a mesh's reading by it); a zero one stays zero
+    expect(poseFacingHint(undefined, [0, -2, -0])).toEqual({ direction: [0, -1, 0], source: 'option' });
+    expect(Object.is(poseFacingHint(undefined, [0, -2, -0])!.direction[2], -0)).toBe(false);
+    expect(poseFacingHint(undefined, [0, 0, 0])?.direction).toEqual([0, 0, 0]);
+    expect(Math.hypot(...poseFacingHint(rig.skeleton, undefined)!.direction)).toBeCloseTo(1, 12);
     expect(sameFacingHint(undefined, undefined) && sameFacingHint([0, 0, 1], [0, 0, 1]) && !sameFacingHint([0, 0, 1], undefined)).toBe(true);
   });
 });

@@ -100,8 +100,8 @@ export interface ApplyLatentPoseOptions {
   rig?: Pick<RigResult, 'skeleton' | 'objects'>;
   /**
    * μ of these same parts as latentOfParts answers it, when the caller has it (the eval encodes each test identity
-   * once for all its poses and variants). Default: encoded here. Bit for bit the same μ either way, where the frame is
-   * the shape's: latentOfParts reads it so, and a rig or a facing that turns the frame reads another μ.
+   * once for all its poses and variants). Default: encoded here. Bit for bit the same μ either way when latentOfParts
+   * was given this rig's skeleton (a rig's sides turn the frame the μ is read in); a facing option reads another μ.
    */
   mu?: Float32Array;
   /**
@@ -113,7 +113,7 @@ export interface ApplyLatentPoseOptions {
   /**
    * the direction the character faces, in the parts' space, where the user knows it better than the shape tells
    * (pose/poseFacing): the frame's forward becomes the nearest of its four directions across up, as a rig's facing
-   * option does. Not read when options.rig is given: the rig's left and right decide then.
+   * option does. Not read when options.rig is given: the rig's left and right decide then (unless they coincide).
    */
   facing?: Vec3;
 }
@@ -176,7 +176,8 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 
 /**
  * applyLatentPose: parts (MeshPart[], any space, any topology) + options → LatentPoseResult.
- * Throws BAD_REQUEST (pose, strength, strategy, variant), the mesh errors of mergeParts, TOO_LARGE (pipeline
+ * Throws BAD_REQUEST (pose, strength, strategy, variant; a facing that is zero or within 30° of up; pose/poseFacing
+ * and mesh/facingHint), BAD_SKELETON for a given rig that faces along the mesh's up, the mesh errors of mergeParts, TOO_LARGE (pipeline
  * checkSurfaceWork, as for a rig, when the auto-rig is to run), MODEL_MISSING / MODEL_FAILED,
  * what rigCharacterAsync throws (its models, a mesh it cannot rig; none of it with options.rig), BAD_SKELETON when the
  * rig lacks a template joint (a given rig: before any work), BAD_ARRAY when a given rig's weights do not fit the parts.
@@ -477,11 +478,12 @@ function samplesOf(prepared: { canonical: Float32Array; mesh: { triangles: Uint3
 
 /**
  * latentOfParts: the encoder's μ of a character as applyLatentPose reads it (the same canonical frame, samples and
- * seed): parts → Float32Array #latentSize. For callers that pose one character many times (pass it as options.mu).
- * Throws what applyLatentPose throws before its rig stage.
+ * seed): parts → Float32Array #latentSize. skeleton: the rig's the applies will be given (options.rig), whose sides
+ * turn the frame (pose/poseFacing); none for applies through the auto-rig. For callers that pose one character many
+ * times (pass it as options.mu). Throws what applyLatentPose throws before its rig stage.
  */
-export async function latentOfParts(parts: MeshPart[]): Promise<Float32Array> {
-  return (await latentAndFrameOf(parts, () => {})).mu;
+export async function latentOfParts(parts: MeshPart[], skeleton?: Skeleton): Promise<Float32Array> {
+  return (await latentAndFrameOf(parts, () => {}, poseFacingHint(skeleton, undefined))).mu;
 }
 
 /** latentOfParts' μ with the canonical frame it was read in (the apply's frame of these parts). */

@@ -5,6 +5,7 @@
  * facing hint does (the user's Facing setting), else the shape (mesh/canonicalFrame).
  */
 import { AutoRigError } from '../errors.js';
+import { withoutNegativeZero } from '../geometry/vec3.js';
 import { facingSource } from '../mesh/facingHint.js';
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { skeletonForward } from '../skeleton/skeletonForward.js';
@@ -12,7 +13,10 @@ import type { PoseFacingSource, Skeleton, Vec3 } from '../types.js';
 
 /** What turns an apply's frame: a direction in the input's space and who gave it. */
 export interface PoseFacingHint {
-  /** the direction the character faces (any length; the frame takes the nearest of its four directions across up) */
+  /**
+   * the direction the character faces, unit length where it has one (the frame takes the nearest of its four
+   * directions across up); a zero or non-finite one as given (frameFacing refuses it)
+   */
   direction: Vec3;
   /** 'rig': the skeleton's left and right (skeleton/skeletonForward); 'option': the caller's facing */
   source: 'rig' | 'option';
@@ -22,12 +26,20 @@ export interface PoseFacingHint {
  * poseFacingHint: skeleton (the rig the apply poses through, or undefined) + facing (the caller's hint, or undefined)
  * → PoseFacingHint, or null when neither gives a direction (the shape decides). The rig wins over the hint: its names
  * say which side is left, and a frame turned against them would bend each joint the wrong way. A skeleton whose sides
- * cannot be told apart (skeletonForward null) leaves the choice to the hint.
+ * cannot be told apart (skeletonForward null) leaves the choice to the hint. The direction is made unit length, so
+ * that one direction is one hint whatever its length (what the server keys a mesh's reading by: server/poseReuseCache).
  */
 export function poseFacingHint(skeleton: Skeleton | undefined, facing: Vec3 | undefined): PoseFacingHint | null {
   const fromRig = skeleton ? skeletonForward(skeleton) : null;
-  if (fromRig) return { direction: fromRig, source: 'rig' };
-  return facing ? { direction: facing, source: 'option' } : null;
+  if (fromRig) return { direction: unitDirection(fromRig), source: 'rig' };
+  return facing ? { direction: unitDirection(facing), source: 'option' } : null;
+}
+
+/** v at unit length without negative zeros, or v as it is when it has no direction (zero, not finite). */
+function unitDirection(v: Vec3): Vec3 {
+  const length = Math.hypot(v[0], v[1], v[2]);
+  if (!(length > 0) || !Number.isFinite(length)) return v;
+  return withoutNegativeZero([v[0] / length, v[1] / length, v[2] / length]);
 }
 
 /** sameFacingHint: whether two hints' directions (or their absence) are the same, component for component. */

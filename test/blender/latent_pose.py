@@ -255,9 +255,18 @@ def main():
     select_only(mesh)
     from autorig import scene_io
 
+    from autorig import prepare_on_show
+
     armature = scene_io.deforming_armature(mesh)
+    # the read ahead's key of the mesh names its armature's bones: a renamed bone (the armature no longer Mixamo's)
+    # is another prepare, as the sidecar reads the mesh in another facing then
+    key_before = prepare_on_show._read_ahead_key([mesh], 'AUTO')
     bone = next(b for b in armature.data.bones if b.name.endswith("LeftForeArm"))
     bone.name = "ForeArm.L"
+    key_after = prepare_on_show._read_ahead_key([mesh], 'AUTO')
+    results["read_ahead_key"] = {"armature_before": key_before is not None and key_before[2] is not None,
+                                 "armature_after": key_after is not None and key_after[2] is not None,
+                                 "changed": key_before != key_after}
     del rigs[:]
     del reuses[:]
     del facings[:]

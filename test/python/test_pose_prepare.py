@@ -55,6 +55,9 @@ class Messages(unittest.TestCase):
         with self.assertRaises(messages.AutoRigFailure) as caught:
             messages.pose_prepare_request("p-2", [mesh], facing=(0, 0, 0))
         self.assertEqual(caught.exception.code, protocol.ERROR_BAD_REQUEST)
+        with self.assertRaises(messages.AutoRigFailure) as caught:
+            messages.pose_prepare_request("p-2", [mesh], joints=[])
+        self.assertEqual(caught.exception.code, protocol.ERROR_BAD_SKELETON)
         answer = {"reused": True, "rig": "none", "facing": "rig", "forward": [0, -1, 0], "seconds": 0.0}
         self.assertEqual(messages.check_pose_prepare_result(dict(answer)), answer)
         for bad in (dict(answer, rig="given"), dict(answer, reused="yes"), {"rig": "auto", "seconds": 0.0},

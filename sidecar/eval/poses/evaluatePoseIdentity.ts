@@ -130,7 +130,9 @@ async function scoreIdentity(identity: TestIdentity, job: PoseIdentityJob, resul
   const latentRig = job.latentRig === 'own' ? ownRig(identity.character) : rig && job.latent ? await applyPathRig(parts) : rig;
   // the apply path's own μ of this identity (its frame and samples, not the neutral's above), read once for every
   // pose and variant: what applyLatentPose would read each time
-  const applyMu = job.latent && result.latentMissing === null && latentRig ? await latentOfParts(parts) : undefined;
+  // an own rig is given to the apply, whose frame then faces as the rig's sides say: μ is read in that frame
+  const muSkeleton = job.latentRig === 'own' ? latentRig?.skeleton : undefined;
+  const applyMu = job.latent && result.latentMissing === null && latentRig ? await latentOfParts(parts, muSkeleton) : undefined;
   const { up, forward } = identity.frame.frame;
   for (const pose of job.poses) {
     log(`${name}: ${pose}`);
