@@ -509,14 +509,17 @@ def check_rig_result(payload, vertex_counts):
 
 
 def check_skin_result(payload, vertex_counts, sent_joint_names):
-    """A skin result checked in full; its skeleton must be the one sent (same bones, same order)."""
+    """A skin result checked in full; its skeleton must be the one sent (same bones, same order). Returns {"joints",
+    "weights", "facing" (how the frame faces: POSE_FACING, 'rig' when the armature's sides said), "forward",
+    "seconds"}."""
     check_fields(payload, protocol.RESULTS["skin"], "result")
     joints = _check_skeleton(payload["skeleton"], "result.skeleton")
     names = [j["name"] for j in joints]
     if names != list(sent_joint_names):
         raise ProtocolError("result.skeleton", "the bones differ from the skeleton sent")
     weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
-    return {"joints": joints, "weights": weights, "seconds": payload["seconds"]}
+    facing, forward = _pose_facing(payload)
+    return {"joints": joints, "weights": weights, "facing": facing, "forward": forward, "seconds": payload["seconds"]}
 
 
 def check_pose_list_result(payload):

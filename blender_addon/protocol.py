@@ -256,6 +256,8 @@ RESULTS = {
     "skin": {
         "skeleton": "Skeleton",
         "objects": "list:ObjectWeights",
+        "facing": "str",
+        "forward": "vec3",
         "seconds": "float",
     },
     "pose.list": {

@@ -36,7 +36,8 @@ import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { carryStencilToVoxels } from './skinning/carryPointWeights.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
-import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkinResult, Vec3 } from './types.js';
+import { facingHintOf, hintedFacingSource, skeletonFacingError } from './skeleton/skeletonFacing.js';
+import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkeletonFacingSource, SkinResult, Vec3 } from './types.js';
 
 export const INFLUENCES = 4;
 /**
@@ -227,7 +228,7 @@ export async function skinCharacterAsync(
   checkSkeleton(skeleton);
   const slots = templateJointSlots(skeleton);
   const session = await loadModel(modelPath('pointRig'));
-  const { mesh, cf, canonical } = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const { prepared: { mesh, cf, canonical }, facing } = preparedForSkeleton(parts, skeleton, options, onProgress, () => checkLocked(parts, skeleton, locked));
   onProgress('skinning', 0.1);
   const joints = templateJointsInCanonical(skeleton, slots, cf);
   const learned = await learnedSkinning(session, canonical, mesh.triangles, joints, {
@@ -239,7 +240,7 @@ export async function skinCharacterAsync(
   // a skeleton without it loses nothing (an unused slot keeps index 0 with weight 0).
   const indices = learned.indices.map((t, i) => (learned.weights[i] > 0 ? slots[t] : 0));
   const objects = partWeights(parts, mesh, skeleton, { indices, weights: learned.weights }, locked);
-  return { skeleton, objects, seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
+  return { skeleton, objects, facing, forward: [...cf.frame.forward], seconds: (performance.now() - t0) / 1000, method, provider: selectedProvider().name };
 }
 
 /** skin: weights for a skeleton the user supplies; locked groups keep their weights, the rest renormalise around them. */
@@ -255,12 +256,31 @@ export function skinCharacter(
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call skinCharacterAsync`);
   }
   checkSkeleton(skeleton);
-  const prepared = prepareMesh(parts, onProgress, () => checkLocked(parts, skeleton, locked));
+  const { prepared, facing } = preparedForSkeleton(parts, skeleton, options, onProgress, () => checkLocked(parts, skeleton, locked));
   const { body, canonical } = prepared;
   onProgress('skinning', 0.1);
   const rods = () => propRodPieces(canonical, renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION));
   const objects = skinParts(parts, prepared, skeleton, locked, (f) => onProgress('skinning', 0.1 + 0.9 * f), rods);
-  return { skeleton, objects, seconds: (performance.now() - t0) / 1000 };
+  return { skeleton, objects, facing, forward: [...prepared.cf.frame.forward], seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * preparedForSkeleton: prepareMesh for a request that brings the character's skeleton (skin): the frame faces as the
+ * skeleton's sides say when it is Mixamo-named, else as options.facing says, else as the shape does
+ * (skeleton/skeletonFacing), so that the user's armature is skinned in the frame it was rigged in. → the prepared
+ * mesh and how its frame faces. Throws what prepareMesh throws; BAD_SKELETON for a skeleton that faces along the
+ * mesh's up, BAD_REQUEST for such a facing option.
+ */
+function preparedForSkeleton(
+  parts: MeshPart[], skeleton: Skeleton, options: RigOptions, onProgress: ProgressFn, checkInput: () => void,
+): { prepared: PreparedMesh; facing: SkeletonFacingSource } {
+  const hint = facingHintOf(skeleton, options.facing);
+  try {
+    const prepared = prepareMesh(parts, onProgress, checkInput, true, hint?.direction);
+    return { prepared, facing: hintedFacingSource(prepared.cf, hint) };
+  } catch (err) {
+    throw skeletonFacingError(err, hint);
+  }
 }
 
 /**

@@ -59,16 +59,17 @@ export interface RigOptions {
   /** pipeline variant: "geometric" (default), "learned" or "hybrid" (pipeline.ts METHODS) */
   method?: string;
   /**
-   * the direction the character faces, in the input's space, where the user knows it better than the shape tells
-   * (rig only): the frame's forward becomes the nearest of its four horizontal directions (mesh/facingHint)
+   * the direction the character faces, in the input's space, where the user knows it better than the shape tells:
+   * the frame's forward becomes the nearest of its four horizontal directions (mesh/facingHint). skin reads it only
+   * when the skeleton's sides do not say (skeleton/skeletonFacing)
    */
   facing?: Vec3;
 }
 
 /** How a frame's forward was decided: the feet cue, the file conventions (the cue undecided), or the caller's hint. */
 export type FacingSource = 'shape' | 'convention' | 'option';
-/** How Apply Latent Pose's frame faces: as a rig's (FacingSource), or as the Mixamo rig it poses through says ('rig'). */
-export type PoseFacingSource = FacingSource | 'rig';
+/** How the frame of a request that may bring a skeleton faces (pose.apply, skin): as a rig's, or as the skeleton's sides say ('rig'). */
+export type SkeletonFacingSource = FacingSource | 'rig';
 
 export interface RigResult {
   skeleton: Skeleton;
@@ -86,6 +87,10 @@ export interface RigResult {
 export interface SkinResult {
   skeleton: Skeleton;
   objects: PartWeights[];
+  /** how the frame the weights were made in faces: the skeleton's sides ('rig'), options.facing, the shape or the convention */
+  facing: SkeletonFacingSource;
+  /** the direction the character was taken to face, unit, in the input's space */
+  forward: Vec3;
   seconds: number;
   /** the skinning method that ran */
   method?: string;

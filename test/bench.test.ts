@@ -136,7 +136,7 @@ describe('bench hand-off files and stage times', () => {
 
       const skeleton = { joints: [{ name: 'Hips', parent: -1, head: [0, 0, 0] as [number, number, number], tail: [0, 0, 1] as [number, number, number], roll: 0.5 }] };
       writeRigBundle(join(dir, 'r.bin'), {
-        skeleton, seconds: 1.25,
+        skeleton, seconds: 1.25, facing: 'rig', forward: [0, 0, 1],
         objects: [{ name: 'body', influences: 4, indices: new Uint16Array([0, 1, 2, 3, 4, 5, 6, 7]), weights: new Float32Array([0.5, 0.25, 0.25, 0, 1, 0, 0, 0]) }],
       });
       const rig = readRigBundle(join(dir, 'r.bin'));

@@ -165,11 +165,16 @@ describe('autorig in process (runCli)', { timeout: 60_000 }, () => {
     expect(await runCli(['rig', footlessObj, '-o', join(scratch, 'footless2.glb'), '--facing', '+y'], told)).toBe(0);
     expect(told.err()).not.toMatch(/which way it faces/);
 
-    for (const argv of [['rig', demoObj, '-o', 'x.glb', '--facing', 'up'], ['rig', demoObj, '-o', 'x.glb', '--facing', '0,0,0'], ['skin', demoObj, '-o', 'x.glb', '--facing', '+z']]) {
+    for (const argv of [['rig', demoObj, '-o', 'x.glb', '--facing', 'up'], ['rig', demoObj, '-o', 'x.glb', '--facing', '0,0,0'], ['skin', demoObj, '-o', 'x.glb', '--facing', 'sideways']]) {
       const bad = capture();
       expect(await runCli(argv, bad), argv.join(' ')).toBe(64);
       expect(bad.err()).toMatch(/--facing|unknown option/);
     }
+    // skin: the rigged file's Mixamo skeleton says which way it faces (the rig's -y, by convention): no warning, and a
+    // --facing is accepted for skeletons that do not
+    const reskinned = capture();
+    expect(await runCli(['skin', join(scratch, 'footless.glb'), '-o', join(scratch, 'footless-skin.glb'), '--facing', '+y'], reskinned)).toBe(0);
+    expect(reskinned.err()).not.toMatch(/which way it faces/);
     const along = capture();
     expect(await runCli(['rig', demoObj, '-o', join(scratch, 'along.glb'), '--facing', '0,1,0'], along)).toBe(2);
     expect(along.err()).toMatch(/error BAD_REQUEST: .*points along the character's up/);

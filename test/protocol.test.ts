@@ -421,7 +421,8 @@ describe('jobs', { timeout: 60_000 }, () => {
     expect(joints.map((j) => j.name)).toEqual(MIXAMO_JOINTS);
     client.send({ kind: 'skin', id: 'skin', objects: humanoid.map(wirePart), skeleton: { joints } });
     const skin = await client.terminal('skin', 30_000);
-    expect(skin).toMatchObject({ kind: 'result', request: 'skin' });
+    // the skeleton's Mixamo names say which side is left: it is skinned facing as it was rigged (the fixture: -Y)
+    expect(skin).toMatchObject({ kind: 'result', request: 'skin', facing: 'rig', forward: [0, -1, 0] });
     expect((skin.skeleton as { joints: unknown[] }).joints).toEqual(joints);
     expectWeightsFor(humanoid[0], (skin.objects as unknown as WireWeights[])[0], joints.length);
   });

@@ -1,6 +1,6 @@
 /**
  * The --facing value of `autorig rig` and `autorig pose`: the direction the character faces in the file, where its
- * shape does not tell (mesh/facingHint, pose/poseFacing), and how the commands name a direction back to the user.
+ * shape does not tell (mesh/facingHint, skeleton/skeletonFacing), and how the commands name a direction back to the user.
  */
 import type { Vec3 } from '../types.js';
 

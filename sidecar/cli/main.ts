@@ -85,7 +85,10 @@ const commands: Record<string, Command> = {
   skin: {
     summary: "recompute the skinning weights for the file's own skeleton",
     usage: 'autorig skin <in.glb|in.gltf|folder>... -o <out.glb> [--preview <out.png>] [--method geometric|learned]\n'
+      + '                 [--facing +x|-x|+y|-y|+z|-z|X,Y,Z]\n'
       + '  --method: geometric (default) or learned (models/point_rig.onnx; only for our 23-joint Mixamo skeleton).\n'
+      + '  A Mixamo-named skeleton is skinned facing the way its left and right say (the frame it was rigged in); for\n'
+      + '  another, --facing says it where the shape does not tell (as for rig).\n'
       + SEVERAL_INPUTS_USAGE.trimEnd(),
     run: skinCommand,
   },
@@ -295,14 +298,17 @@ async function rigFile(
 
 async function skinCommand(args: string[], io: CliIo): Promise<number> {
   const usage = commands.skin.usage;
-  const parsed = await filesPerInput(parseFileArguments(args, usage), usage, ['.glb', '.gltf']);
+  const parsed = await filesPerInput(parseFileArguments(args, usage, [], true), usage, ['.glb', '.gltf']);
   return forEachInput(parsed.inputs, io.stderr, 'skinned', (input) => skinFile(
     input, withName(parsed.output, input), parsed.preview === undefined ? undefined : withName(parsed.preview, input), parsed.method, io,
+    parsed.facing,
   ));
 }
 
 /** Load a rigged character → new weights for its own skeleton → write the glb and the optional preview. */
-async function skinFile(input: string, output: string, preview: string | undefined, method: string | undefined, io: CliIo): Promise<void> {
+async function skinFile(
+  input: string, output: string, preview: string | undefined, method: string | undefined, io: CliIo, facing?: Vec3,
+): Promise<void> {
   const character = await loadCharacter(input);
   if (!character.rig) throw new AutoRigError('BAD_SKELETON', `${input} has no skeleton to skin to; use 'autorig rig' to make one`);
   const skeleton = skeletonFromRig(character.rig);
@@ -310,10 +316,11 @@ async function skinFile(input: string, output: string, preview: string | undefin
   let result;
   try {
     const { skinCharacterAsync } = await import('../pipeline.js');
-    result = await skinCharacterAsync(character.parts, skeleton, [], { method }, progress.onProgress);
+    result = await skinCharacterAsync(character.parts, skeleton, [], { method, facing }, progress.onProgress);
   } finally {
     progress.finish();
   }
+  if (result.facing === 'convention') io.stderr.write(conventionWarning(input, result.forward));
   const frame = preview ? characterFrame(character.parts) : undefined;
   await writeOutputs(character, result.skeleton, result.objects, frame, output, preview);
   io.stdout.write(`${describeRun('skinned', input, character, result.skeleton, result.seconds, output, preview).summary}\n`);

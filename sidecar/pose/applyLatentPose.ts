@@ -15,7 +15,7 @@
  * per part. Without a rig, the SDF samples are drawn on a helper thread (pose/sdfSamplesBeside) while the auto-rig
  * runs, and the canonical frame is found once for both (pipeline prepareMesh); an apply that reuses an earlier one's
  * rig (options.reuse, or a rig given with it) takes that apply's frame too. The frame faces as a given rig's left and
- * right say, else as options.facing says, else as the shape does (pose/poseFacing); what one apply leaves for the next
+ * right say, else as options.facing says, else as the shape does (skeleton/skeletonFacing); what one apply leaves for the next
  * serves only an apply that faces the same way. A mesh over POSE_PROXY_ABOVE vertices is
  * read (frame, SDF samples) and auto-rigged through a reduced copy (pose/poseProxy), whose weights are carried back to
  * every vertex; the pose is applied to the mesh itself.
@@ -31,10 +31,10 @@ import { mergeParts, type MergedMesh } from '../mesh/mergeParts.js';
 import { orientPiecesOutward } from '../mesh/orientPieces.js';
 import { HYBRID_DEPTH_CLOUDS, meshInFrame, prepareMesh, rigPreparedAsync, type PreparedMesh, type SkinStage } from '../pipeline.js';
 import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
-import type { MeshPart, PoseFacingSource, ProgressFn, RigResult, Skeleton, Vec3 } from '../types.js';
+import type { MeshPart, SkeletonFacingSource, ProgressFn, RigResult, Skeleton, Vec3 } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
-import { poseFacingHint, poseFacingSource, rigFacingError, sameFacingHint, type PoseFacingHint } from './poseFacing.js';
+import { facingHintOf, hintedFacingSource, skeletonFacingError, sameFacingHint, type FacingHint } from '../skeleton/skeletonFacing.js';
 import { reuseHolds } from './reuseHolds.js';
 import { POSE_PROXY_ABOVE, poseProxyOf, rigCarriedToMesh, type PoseProxy } from './poseProxy.js';
 import { correctiveShareOf } from './correctiveShare.js';
@@ -112,7 +112,7 @@ export interface ApplyLatentPoseOptions {
   reuse?: LatentPoseReuse;
   /**
    * the direction the character faces, in the parts' space, where the user knows it better than the shape tells
-   * (pose/poseFacing): the frame's forward becomes the nearest of its four directions across up, as a rig's facing
+   * (skeleton/skeletonFacing): the frame's forward becomes the nearest of its four directions across up, as a rig's facing
    * option does. Not read when options.rig is given: the rig's left and right decide then (unless they coincide).
    */
   facing?: Vec3;
@@ -130,7 +130,7 @@ export interface LatentPoseReuse {
    */
   frame?: CanonicalFrame;
   /**
-   * the direction that turned that frame (pose/poseFacing: the rig's or the caller's facing), absent when the shape
+   * the direction that turned that frame (skeleton/skeletonFacing: the rig's or the caller's facing), absent when the shape
    * decided. μ, auto-rig and frame were read in that frame: an apply whose own hint differs does not reuse them.
    */
   facingHint?: Vec3;
@@ -149,7 +149,7 @@ export interface LatentPoseResult {
   /** whether options.reuse served μ or the auto-rig (nothing was sampled, encoded or rigged for it) */
   reused: boolean;
   /** how the frame's forward was decided: the shape, the file convention, the caller's facing, or the rig's sides */
-  facing: PoseFacingSource;
+  facing: SkeletonFacingSource;
   /** the direction the apply took the character to face, unit, in the input's space */
   forward: Vec3;
   /** what the next apply of these same parts may reuse (options.reuse); absent at strength 0, where nothing is read */
@@ -176,7 +176,7 @@ export function checkPoseOptions(options: ApplyLatentPoseOptions): { pose: strin
 
 /**
  * applyLatentPose: parts (MeshPart[], any space, any topology) + options → LatentPoseResult.
- * Throws BAD_REQUEST (pose, strength, strategy, variant; a facing that is zero or within 30° of up; pose/poseFacing
+ * Throws BAD_REQUEST (pose, strength, strategy, variant; a facing that is zero or within 30° of up; skeleton/skeletonFacing
  * and mesh/facingHint), BAD_SKELETON for a given rig that faces along the mesh's up, the mesh errors of mergeParts, TOO_LARGE (pipeline
  * checkSurfaceWork, as for a rig, when the auto-rig is to run), MODEL_MISSING / MODEL_FAILED,
  * what rigCharacterAsync throws (its models, a mesh it cannot rig; none of it with options.rig), BAD_SKELETON when the
@@ -193,14 +193,14 @@ export async function applyLatentPose(parts: MeshPart[], options: ApplyLatentPos
   const share = options.correctiveShare ?? (rigGiven ? 1 : correctiveShareOf(pose));
   if (typeof share !== 'number' || !(share >= 0 && share <= 1)) throw new AutoRigError('BAD_REQUEST', `correctiveShare must be a number from 0 to 1, got ${String(share)}`);
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
-  const hint = poseFacingHint(options.rig?.skeleton, options.facing);
+  const hint = facingHintOf(options.rig?.skeleton, options.facing);
   const reuse = reuseFacing(options.reuse, hint);
   const shape = framedForPose(parts, { rig: options.rig, reuse }, hint, onProgress);
   const { cf, mesh, canonical } = shape;
   const result = (positions: (part: number) => Float32Array, identity: string | null, reusable?: LatentPoseReuse, reused = false): LatentPoseResult => ({
     objects: parts.map((part, k) => ({ name: part.name, positions: positions(k) })),
     pose, strength, strategy, identity, rig: rigGiven ? 'given' : 'auto', reused,
-    facing: poseFacingSource(cf, hint), forward: [...cf.frame.forward],
+    facing: hintedFacingSource(cf, hint), forward: [...cf.frame.forward],
     ...(reusable ? { reusable } : {}), seconds: (performance.now() - t0) / 1000, provider: selectedProvider().name,
   });
   if (strength === 0) return result((k) => Float32Array.from(parts[k].positions), null);
@@ -256,15 +256,15 @@ interface FramedForPose {
   givenRig?: Pick<RigResult, 'skeleton' | 'objects'>;
   /** options.rig was given */
   rigGiven: boolean;
-  /** what turned the frame (pose/poseFacing), or null: the shape decided */
-  hint: PoseFacingHint | null;
+  /** what turned the frame (skeleton/skeletonFacing), or null: the shape decided */
+  hint: FacingHint | null;
 }
 
 /**
  * reuseFacing: an earlier apply's reuse, or undefined when it was read in a frame turned otherwise than this apply's
  * hint turns it (its μ, auto-rig and frame would be another frame's).
  */
-function reuseFacing(reuse: LatentPoseReuse | undefined, hint: PoseFacingHint | null): LatentPoseReuse | undefined {
+function reuseFacing(reuse: LatentPoseReuse | undefined, hint: FacingHint | null): LatentPoseReuse | undefined {
   return reuse && sameFacingHint(reuse.facingHint, hint?.direction) ? reuse : undefined;
 }
 
@@ -275,7 +275,7 @@ function reuseFacing(reuse: LatentPoseReuse | undefined, hint: PoseFacingHint | 
  * prepareMesh throws (TOO_LARGE when the auto-rig is to run).
  */
 function framedForPose(
-  parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 'rig' | 'reuse'>, hint: PoseFacingHint | null, onProgress: ProgressFn,
+  parts: MeshPart[], options: Pick<ApplyLatentPoseOptions, 'rig' | 'reuse'>, hint: FacingHint | null, onProgress: ProgressFn,
 ): FramedForPose {
   const rigGiven = options.rig !== undefined;
   // an auto-rig left by an earlier apply of these parts stands in for running it again; a caller's rig wins over it
@@ -341,7 +341,7 @@ export interface LatentPosePrepared {
   /** 'auto': the auto-rig is part of it; 'none': the latent and frame only (the applies will bring the mesh's rig) */
   rig: 'auto' | 'none';
   /** how the frame's forward was decided (LatentPoseResult.facing) */
-  facing: PoseFacingSource;
+  facing: SkeletonFacingSource;
   /** the direction the frame takes the character to face, unit, in the input's space */
   forward: Vec3;
   seconds: number;
@@ -365,10 +365,10 @@ export async function prepareLatentPose(
     throw new AutoRigError('BAD_REQUEST', 'a prepare given the skeleton its applies will bring auto-rigs nothing: autoRig must be false');
   }
   const rig = autoRig ? 'auto' : 'none';
-  const hint = poseFacingHint(options.skeleton, options.facing);
+  const hint = facingHintOf(options.skeleton, options.facing);
   const reuse = reuseFacing(options.reuse, hint);
   const done = (reusable: LatentPoseReuse, reused: boolean): LatentPosePrepared => ({
-    reusable, reused, rig, facing: poseFacingSource(reusable.frame!, hint), forward: [...reusable.frame!.frame.forward],
+    reusable, reused, rig, facing: hintedFacingSource(reusable.frame!, hint), forward: [...reusable.frame!.frame.forward],
     seconds: (performance.now() - t0) / 1000,
   });
   if (reuseHolds(reuse, autoRig)) return done(reuse!, true);
@@ -395,7 +395,7 @@ export interface PrepareLatentPoseOptions {
   facing?: Vec3;
   /**
    * the skeleton of the rig the applies will bring (autoRig false, its default then): its left and right turn the
-   * frame as theirs will (pose/poseFacing), so that what is made here is what those applies reuse
+   * frame as theirs will (skeleton/skeletonFacing), so that what is made here is what those applies reuse
    */
   skeleton?: Skeleton;
 }
@@ -407,7 +407,7 @@ export interface PrepareLatentPoseOptions {
  * rigCharacterAsync throws.
  */
 export async function latentPoseAutoRig(parts: MeshPart[], facing?: Vec3): Promise<Pick<RigResult, 'skeleton' | 'objects'>> {
-  return autoRigOfWork(poseWorkMesh(parts, true, poseFacingHint(undefined, facing)));
+  return autoRigOfWork(poseWorkMesh(parts, true, facingHintOf(undefined, facing)));
 }
 
 /** The mesh an apply reads its shape from and auto-rigs: the parts themselves, or their reduced copy (pose/poseProxy). */
@@ -422,8 +422,8 @@ interface PoseWorkMesh {
   proxy: PoseProxy | null;
   /** the mesh the pose is applied to, the input's, in the prepared frame: merged and canonical positions #V*3 */
   posed: { mesh: MergedMesh; canonical: Float32Array };
-  /** what turned the frame, or null (pose/poseFacing) */
-  hint: PoseFacingHint | null;
+  /** what turned the frame, or null (skeleton/skeletonFacing) */
+  hint: FacingHint | null;
 }
 
 /**
@@ -431,7 +431,7 @@ interface PoseWorkMesh {
  * bound, TOO_LARGE, then applies to the mesh it reads: the proxy's, where there is one). Throws the mesh errors of
  * mergeParts and what prepareMesh throws.
  */
-function poseWorkMesh(parts: MeshPart[], voxelised: boolean, hint: PoseFacingHint | null, onProgress: ProgressFn = () => {}): PoseWorkMesh {
+function poseWorkMesh(parts: MeshPart[], voxelised: boolean, hint: FacingHint | null, onProgress: ProgressFn = () => {}): PoseWorkMesh {
   // the input is checked (mergeParts) before any copy is made of it; the copy serves the SDF samples with a rig given
   // too, so that a mesh has one μ whoever rigs it
   let vertices = 0;
@@ -443,12 +443,12 @@ function poseWorkMesh(parts: MeshPart[], voxelised: boolean, hint: PoseFacingHin
   return { input: parts, parts: read, prepared, proxy, posed, hint };
 }
 
-/** prepareMesh with the frame turned by the hint; a rig's hint along up is BAD_SKELETON (pose/poseFacing rigFacingError). */
-function preparedFacing(parts: MeshPart[], onProgress: ProgressFn, voxelised: boolean, hint: PoseFacingHint | null): PreparedMesh {
+/** prepareMesh with the frame turned by the hint; a rig's hint along up is BAD_SKELETON (skeleton/skeletonFacing skeletonFacingError). */
+function preparedFacing(parts: MeshPart[], onProgress: ProgressFn, voxelised: boolean, hint: FacingHint | null): PreparedMesh {
   try {
     return prepareMesh(parts, onProgress, () => {}, voxelised, hint?.direction);
   } catch (err) {
-    throw rigFacingError(err, hint);
+    throw skeletonFacingError(err, hint);
   }
 }
 
@@ -479,15 +479,15 @@ function samplesOf(prepared: { canonical: Float32Array; mesh: { triangles: Uint3
 /**
  * latentOfParts: the encoder's μ of a character as applyLatentPose reads it (the same canonical frame, samples and
  * seed): parts → Float32Array #latentSize. skeleton: the rig's the applies will be given (options.rig), whose sides
- * turn the frame (pose/poseFacing); none for applies through the auto-rig. For callers that pose one character many
+ * turn the frame (skeleton/skeletonFacing); none for applies through the auto-rig. For callers that pose one character many
  * times (pass it as options.mu). Throws what applyLatentPose throws before its rig stage.
  */
 export async function latentOfParts(parts: MeshPart[], skeleton?: Skeleton): Promise<Float32Array> {
-  return (await latentAndFrameOf(parts, () => {}, poseFacingHint(skeleton, undefined))).mu;
+  return (await latentAndFrameOf(parts, () => {}, facingHintOf(skeleton, undefined))).mu;
 }
 
 /** latentOfParts' μ with the canonical frame it was read in (the apply's frame of these parts). */
-async function latentAndFrameOf(parts: MeshPart[], onProgress: ProgressFn, hint: PoseFacingHint | null = null): Promise<{ mu: Float32Array; frame: CanonicalFrame }> {
+async function latentAndFrameOf(parts: MeshPart[], onProgress: ProgressFn, hint: FacingHint | null = null): Promise<{ mu: Float32Array; frame: CanonicalFrame }> {
   const library = readPoseLibrary(modelDataPath('latentPoseLibrary'));
   const encoder = loadModel(modelPath('latentPoseEncoder'));
   encoder.catch(() => {});

@@ -14,7 +14,7 @@ import {
 import type { CorrectivesPreviewResult, CorrectivesResult, ObjectOffsets } from '../correctives/bakeCorrectives.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
 import type { LatentPosePrepared, LatentPoseResult } from '../pose/applyLatentPose.js';
-import { poseFacingHint, poseFacingSource, type PoseFacingHint } from '../pose/poseFacing.js';
+import { facingHintOf, hintedFacingSource, type FacingHint } from '../skeleton/skeletonFacing.js';
 import { reuseHolds } from '../pose/reuseHolds.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';
@@ -93,7 +93,7 @@ export function serveConnection(
       const { frame } = reuse!.frame!;
       const prepared: LatentPosePrepared = {
         reusable: reuse!, reused: true, rig: request.autoRig ? 'auto' : 'none',
-        facing: poseFacingSource(reuse!.frame!, requestFacingHint(request)), forward: [...frame.forward], seconds: 0,
+        facing: hintedFacingSource(reuse!.frame!, requestFacingHint(request)), forward: [...frame.forward], seconds: 0,
       };
       const reply = resultMessage(id, request.kind, prepared, limits, []);
       if (reply instanceof AutoRigError) sendError(id, reply.code, reply.message);
@@ -232,10 +232,10 @@ export function serveConnection(
   return { stopJobs };
 }
 
-/** What turns a pose request's frame (pose/poseFacing): the skeleton it sends (or its prepare names), else its facing. */
-function requestFacingHint(request: JobRequest & { kind: 'pose.apply' | 'pose.prepare' }): PoseFacingHint | null {
+/** What turns a pose request's frame (skeleton/skeletonFacing): the skeleton it sends (or its prepare names), else its facing. */
+function requestFacingHint(request: JobRequest & { kind: 'pose.apply' | 'pose.prepare' }): FacingHint | null {
   const skeleton = request.kind === 'pose.apply' ? request.rig?.skeleton : request.skeleton;
-  return poseFacingHint(skeleton, request.facing);
+  return facingHintOf(skeleton, request.facing);
 }
 
 /** The worker's job for a request that runs as one. */
@@ -391,6 +391,9 @@ function rigResultFields(request: 'rig' | 'skin', result: RigResult | SkinResult
     const frame = (result as RigResult).frame;
     message.frame = { up: [...frame.up], forward: [...frame.forward], left: [...frame.left] };
     message.facing = (result as RigResult).facing;
+  } else {
+    message.facing = (result as SkinResult).facing;
+    message.forward = [...(result as SkinResult).forward];
   }
   return message;
 }

@@ -18,7 +18,7 @@ export const POSE_REUSE_BYTES = 256 * 1024 * 1024;
 /**
  * meshDigest: a key for exactly these parts: their count, names, positions and triangles, bit for bit (SHA-256), the
  * files of the models that read them (the encoder's μ and the auto-rig are those models' answers: another models
- * folder is another key), and the direction that turns their frame (pose/poseFacing: a rig's or the user's; μ, rig and
+ * folder is another key), and the direction that turns their frame (skeleton/skeletonFacing: a rig's or the user's; μ, rig and
  * frame are read in it). parts: MeshPart[], facing: Vec3 or undefined (the shape decides) → hex string. Any change to
  * the mesh (a moved vertex, a renamed object, a new order) or to the facing is a new key.
  */

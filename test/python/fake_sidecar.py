@@ -91,7 +91,8 @@ def skin_result(request):
     if MODE == "unknownbone":
         joints[0]["name"] = "NotSentBone"
     objects = [_weights_message(obj["name"], lambda i: 0, len(obj["positions"]) // 12) for obj in request["objects"]]
-    return {"skeleton": {"joints": joints}, "objects": objects, "seconds": 0.01}
+    return {"skeleton": {"joints": joints}, "objects": objects, "facing": "shape", "forward": [0.0, -1.0, 0.0],
+            "seconds": 0.01}
 
 
 FAKE_POSES = [

@@ -122,9 +122,15 @@ class Results(unittest.TestCase):
     def test_skin_result_must_keep_the_skeleton(self):
         payload = rig_payload()
         del payload["frame"]
-        self.assertEqual(len(messages.check_skin_result(payload, [2], ["A", "B"])["weights"]), 1)
+        payload.update(facing="rig", forward=[0, -1, 0])
+        checked = messages.check_skin_result(payload, [2], ["A", "B"])
+        self.assertEqual(len(checked["weights"]), 1)
+        self.assertEqual((checked["facing"], checked["forward"]), ("rig", [0, -1, 0]))
         with self.assertRaises(messages.ProtocolError):
             messages.check_skin_result(payload, [2], ["A", "C"])
+        for bad in (dict(payload, facing="sideways"), {k: v for k, v in payload.items() if k != "forward"}):
+            with self.assertRaises(messages.ProtocolError):
+                messages.check_skin_result(bad, [2], ["A", "B"])
 
     def test_hello_version_mismatch(self):
         hello = {"protocol": 2, "sidecar": "x", "templates": [], "models": [], "executionProvider": "cpu",

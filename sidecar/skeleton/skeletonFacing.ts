@@ -1,18 +1,20 @@
 /**
- * Which way Apply Latent Pose takes the character to face. The decoder's rotations are read in bone frames built on the
- * canonical frame's forward (pose/jointFrames): a frame read backwards bends an elbow behind the back and lifts the
- * wrong side. A rig the apply poses through names its sides, so its left and right decide; without one, the caller's
+ * Which way a request that brings a skeleton takes the character to face (Apply Latent Pose through the user's rig,
+ * skin for the user's armature). Apply Latent Pose's rotations are read in bone frames built on the canonical frame's
+ * forward (pose/jointFrames): a frame read backwards bends an elbow behind the back and lifts the wrong side; the
+ * skinning's rules for capes and skirts read what lies behind the legs, and the learned weights see the character
+ * from its front. A Mixamo-named skeleton names its sides, so its left and right decide; without one, the caller's
  * facing hint does (the user's Facing setting), else the shape (mesh/canonicalFrame).
  */
 import { AutoRigError } from '../errors.js';
 import { withoutNegativeZero } from '../geometry/vec3.js';
 import { facingSource } from '../mesh/facingHint.js';
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
-import { skeletonForward } from '../skeleton/skeletonForward.js';
-import type { PoseFacingSource, Skeleton, Vec3 } from '../types.js';
+import { skeletonForward } from './skeletonForward.js';
+import type { SkeletonFacingSource, Skeleton, Vec3 } from '../types.js';
 
-/** What turns an apply's frame: a direction in the input's space and who gave it. */
-export interface PoseFacingHint {
+/** What turns a request's frame: a direction in the input's space and who gave it. */
+export interface FacingHint {
   /**
    * the direction the character faces, unit length where it has one (the frame takes the nearest of its four
    * directions across up); a zero or non-finite one as given (frameFacing refuses it)
@@ -23,13 +25,13 @@ export interface PoseFacingHint {
 }
 
 /**
- * poseFacingHint: skeleton (the rig the apply poses through, or undefined) + facing (the caller's hint, or undefined)
- * → PoseFacingHint, or null when neither gives a direction (the shape decides). The rig wins over the hint: its names
+ * facingHintOf: skeleton (the rig the request brings, or undefined) + facing (the caller's hint, or undefined)
+ * → FacingHint, or null when neither gives a direction (the shape decides). The rig wins over the hint: its names
  * say which side is left, and a frame turned against them would bend each joint the wrong way. A skeleton whose sides
  * cannot be told apart (skeletonForward null) leaves the choice to the hint. The direction is made unit length, so
  * that one direction is one hint whatever its length (what the server keys a mesh's reading by: server/poseReuseCache).
  */
-export function poseFacingHint(skeleton: Skeleton | undefined, facing: Vec3 | undefined): PoseFacingHint | null {
+export function facingHintOf(skeleton: Skeleton | undefined, facing: Vec3 | undefined): FacingHint | null {
   const fromRig = skeleton ? skeletonForward(skeleton) : null;
   if (fromRig) return { direction: unitDirection(fromRig), source: 'rig' };
   return facing ? { direction: unitDirection(facing), source: 'option' } : null;
@@ -48,16 +50,16 @@ export function sameFacingHint(a: Vec3 | undefined, b: Vec3 | undefined): boolea
   return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 }
 
-/** poseFacingSource: how an apply's frame faces, given the hint that turned it (or null) → PoseFacingSource. */
-export function poseFacingSource(cf: CanonicalFrame, hint: PoseFacingHint | null): PoseFacingSource {
+/** hintedFacingSource: how an apply's frame faces, given the hint that turned it (or null) → SkeletonFacingSource. */
+export function hintedFacingSource(cf: CanonicalFrame, hint: FacingHint | null): SkeletonFacingSource {
   return hint ? hint.source : facingSource(cf);
 }
 
 /**
- * rigFacingError: what prepareMesh threw for a hint → the error to answer. frameFacing refuses a hint along the
+ * skeletonFacingError: what prepareMesh threw for a hint → the error to answer. frameFacing refuses a hint along the
  * character's up as the caller's BAD_REQUEST; from a rig it means the armature stands across the mesh (BAD_SKELETON).
  */
-export function rigFacingError(err: unknown, hint: PoseFacingHint | null): unknown {
+export function skeletonFacingError(err: unknown, hint: FacingHint | null): unknown {
   if (hint?.source !== 'rig' || !(err instanceof AutoRigError) || err.code !== 'BAD_REQUEST') return err;
   return new AutoRigError('BAD_SKELETON', `the rig faces [${hint.direction.map((x) => +x.toFixed(3)).join(', ')}] (its left × up), `
     + 'along the mesh\'s up: the armature does not stand as the mesh does');

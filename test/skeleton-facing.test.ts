@@ -1,6 +1,7 @@
 /**
- * Which way Apply Latent Pose takes a character to face (pose/poseFacing, skeleton/skeletonForward): the rig's left and
- * right when it poses through one, else the caller's facing, else the shape. minetest_character's front and back are the
+ * Which way a request that brings a skeleton takes the character to face (skeleton/skeletonFacing,
+ * skeleton/skeletonForward): Apply Latent Pose and skin go by the skeleton's left and right when it is Mixamo-named,
+ * else by the caller's facing, else by the shape. minetest_character's front and back are the
  * same boxes, so its shape cannot tell and the file convention (+Z) stands; its artist's rig puts Arm_Left at -X, so it
  * faces -Z. Read backwards, "bend the left elbow" bends the character's right one, and "arm forward" swings it behind.
  */
@@ -9,7 +10,8 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCharacter, type Character } from '../sidecar/io/character.js';
 import { applyLatentPose, latentPoseAutoRig, prepareLatentPose, type ApplyLatentPoseOptions } from '../sidecar/pose/applyLatentPose.js';
-import { poseFacingHint, sameFacingHint } from '../sidecar/pose/poseFacing.js';
+import { rigCharacterAsync, skinCharacter } from '../sidecar/pipeline.js';
+import { facingHintOf, sameFacingHint } from '../sidecar/skeleton/skeletonFacing.js';
 import { skeletonForward } from '../sidecar/skeleton/skeletonForward.js';
 import type { RigResult, Skeleton, Vec3 } from '../sidecar/types.js';
 
@@ -86,14 +88,14 @@ describe('skeletonForward', () => {
     expect(skeletonForward(collapsed)).toBeNull();
     expect(skeletonForward({ joints: rig.skeleton.joints.filter((j) => !j.name.endsWith('RightUpLeg')) })).toBeNull();
     // then the caller's hint decides, and without one the shape
-    expect(poseFacingHint(collapsed, [1, 0, 0])).toEqual({ direction: [1, 0, 0], source: 'option' });
-    expect(poseFacingHint(collapsed, undefined)).toBeNull();
-    expect(poseFacingHint(rig.skeleton, [0, 0, 1])?.source).toBe('rig');
+    expect(facingHintOf(collapsed, [1, 0, 0])).toEqual({ direction: [1, 0, 0], source: 'option' });
+    expect(facingHintOf(collapsed, undefined)).toBeNull();
+    expect(facingHintOf(rig.skeleton, [0, 0, 1])?.source).toBe('rig');
     // one direction is one hint whatever its length (the server keys a mesh's reading by it); a zero one stays zero
-    expect(poseFacingHint(undefined, [0, -2, -0])).toEqual({ direction: [0, -1, 0], source: 'option' });
-    expect(Object.is(poseFacingHint(undefined, [0, -2, -0])!.direction[2], -0)).toBe(false);
-    expect(poseFacingHint(undefined, [0, 0, 0])?.direction).toEqual([0, 0, 0]);
-    expect(Math.hypot(...poseFacingHint(rig.skeleton, undefined)!.direction)).toBeCloseTo(1, 12);
+    expect(facingHintOf(undefined, [0, -2, -0])).toEqual({ direction: [0, -1, 0], source: 'option' });
+    expect(Object.is(facingHintOf(undefined, [0, -2, -0])!.direction[2], -0)).toBe(false);
+    expect(facingHintOf(undefined, [0, 0, 0])?.direction).toEqual([0, 0, 0]);
+    expect(Math.hypot(...facingHintOf(rig.skeleton, undefined)!.direction)).toBeCloseTo(1, 12);
     expect(sameFacingHint(undefined, undefined) && sameFacingHint([0, 0, 1], [0, 0, 1]) && !sameFacingHint([0, 0, 1], undefined)).toBe(true);
   });
 });
@@ -147,5 +149,23 @@ describe('Apply Latent Pose faces the way it is told', () => {
     const tip = (p: Vec3): Vec3 => [p[0], -p[2], p[1]];
     const lying = { ...rig, skeleton: { joints: rig.skeleton.joints.map((j) => ({ ...j, head: tip(j.head), tail: tip(j.tail) })) } };
     await expect(applyLatentPose(character.parts, { pose: 'elbowBentLf', rig: lying })).rejects.toMatchObject({ code: 'BAD_SKELETON' });
+  }, 120_000);
+});
+
+describe('skin faces as the armature does', () => {
+  it('re-skins an armature rigged facing -Z in that frame: the weights Auto Rig gave, bit for bit', async () => {
+    const rigged = await rigCharacterAsync(character.parts, { facing: FACES, method: 'geometric' });
+    expect(rigged.facing).toBe('option');
+    const again = skinCharacter(character.parts, rigged.skeleton);
+    expect(again.facing).toBe('rig');
+    expect(again.forward).toEqual([0, 0, -1]);
+    again.objects.forEach((part, k) => {
+      expect(Array.from(part.indices)).toEqual(Array.from(rigged.objects[k].indices));
+      expect(Array.from(part.weights)).toEqual(Array.from(rigged.objects[k].weights));
+    });
+    // a skeleton without Mixamo names says nothing of its sides: the facing option, else the shape (here the convention)
+    const renamed: Skeleton = { joints: rigged.skeleton.joints.map((j, i) => ({ ...j, name: `Bone${i}` })) };
+    expect(skinCharacter(character.parts, renamed)).toMatchObject({ facing: 'convention', forward: [0, 0, 1] });
+    expect(skinCharacter(character.parts, renamed, [], { facing: FACES })).toMatchObject({ facing: 'option', forward: [0, 0, -1] });
   }, 120_000);
 });
