@@ -246,17 +246,23 @@ def facing_warning(result, where="Adjust Last Operation (F9)"):
             % (taken, " (Blender's front view)" if taken == "-Y" else "", where))
 
 
-def skin_request(job_id, objects, joints, locked=(), prefix=True):
+def skin_request(job_id, objects, joints, locked=(), prefix=True, facing=None):
     """skin: joints are Joint maps (name, parent, head, tail, roll) in world space; locked are LockedGroup maps;
-    prefix None leaves the options out (the bones keep the names sent)."""
+    prefix None leaves it out of the options (the bones keep the names sent); facing: the direction (x, y, z) in world
+    space the character faces, or None to let the sidecar read it (a Mixamo-named armature's sides decide anyway)."""
     _check_mesh_limits(objects)
     if not joints:
         raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
     if len(joints) > protocol.MAX_JOINTS:
         raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
     message = {"kind": protocol.KIND_SKIN, "id": job_id, "objects": objects, "skeleton": {"joints": list(joints)}}
+    options = {}
     if prefix is not None:
-        message["options"] = {"prefix": bool(prefix)}
+        options["prefix"] = bool(prefix)
+    if facing is not None:
+        options["facing"] = _facing_field(facing)
+    if options:
+        message["options"] = options
     if locked:
         message["locked"] = list(locked)
     return message

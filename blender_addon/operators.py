@@ -251,6 +251,10 @@ class AUTORIG_OT_reskin(_SidecarJobOperator, bpy.types.Operator):
     bl_label = "Re-skin"
     bl_options = {'REGISTER', 'UNDO'}
 
+    facing: pose_properties.facing_property(
+        description="Which way the character faces, for an armature whose bones are not Mixamo-named (a Mixamo "
+                    "armature's left and right decide): read from its shape, or set where the shape does not tell")
+
     @classmethod
     def poll(cls, context):
         return context.mode == 'OBJECT' and scene_io.bound_armature(context.active_object) is not None
@@ -263,7 +267,8 @@ class AUTORIG_OT_reskin(_SidecarJobOperator, bpy.types.Operator):
         objects, counts = scene_io.mesh_objects(meshes)
         names = [obj.name for obj in meshes]
         locked = scene_io.locked_groups(meshes, bone_names)
-        request = messages.skin_request(client.new_job_id("skin"), objects, joints, locked, prefix=None)
+        request = messages.skin_request(client.new_job_id("skin"), objects, joints, locked, prefix=None,
+                                        facing=FACING_DIRECTIONS.get(self.facing))
 
         def check(payload):
             return messages.check_skin_result(payload, counts, bone_names)
@@ -271,6 +276,9 @@ class AUTORIG_OT_reskin(_SidecarJobOperator, bpy.types.Operator):
         def apply_result(context, result):
             found = apply.find_meshes(names, counts)
             rewritten = apply.apply_skin(found, result, bone_names)
+            warning = messages.facing_warning(result)
+            if warning is not None:
+                self.report({'WARNING'}, warning)
             return "AutoRig: re-skinned %d mesh(es), %d vertex groups rewritten, %d locked kept (%.1f s)" % (
                 len(found), rewritten, len(locked), result["seconds"])
 

@@ -10,6 +10,7 @@ import support
 from blender_addon import messages, protocol
 from blender_addon.msgpack import packb, unpackb
 from sample_requests import correctives_sample_requests, pose_sample_requests, sample_requests
+from test_client import two_triangle_mesh
 
 SCHEMA = support.load_protocol_json()
 
@@ -118,6 +119,24 @@ class Results(unittest.TestCase):
             with self.subTest(name):
                 with self.assertRaises(messages.ProtocolError):
                     messages.check_rig_result(payload, counts)
+
+    def test_skin_request_sends_the_facing_chosen_and_its_result_warns_where_the_convention_stood(self):
+        joints = [{"name": "Root", "parent": -1, "head": [0, 0, 0], "tail": [0, 0, 1], "roll": 0.0}]
+        mesh = two_triangle_mesh()
+        request = messages.skin_request("s-1", [mesh], joints, prefix=None, facing=(0, 1, 0))
+        self.assertEqual(request["options"], {"facing": [0.0, 1.0, 0.0]})
+        messages.check_message(dict(request), strict=True)
+        self.assertNotIn("options", messages.skin_request("s-2", [mesh], joints, prefix=None))
+        self.assertEqual(messages.skin_request("s-3", [mesh], joints)["options"], {"prefix": True})
+        with self.assertRaises(messages.AutoRigFailure):
+            messages.skin_request("s-4", [mesh], joints, facing=(0, 0, 0))
+        payload = rig_payload()
+        del payload["frame"]
+        payload.update(facing="convention", forward=[0, -1, 0])
+        warning = messages.facing_warning(messages.check_skin_result(payload, [2], ["A", "B"]))
+        self.assertIn("taken to face -Y (Blender's front view)", warning)
+        payload["facing"] = "rig"
+        self.assertIsNone(messages.facing_warning(messages.check_skin_result(payload, [2], ["A", "B"])))
 
     def test_skin_result_must_keep_the_skeleton(self):
         payload = rig_payload()
