@@ -251,11 +251,7 @@ def skin_request(job_id, objects, joints, locked=(), prefix=True, facing=None):
     prefix None leaves it out of the options (the bones keep the names sent); facing: the direction (x, y, z) in world
     space the character faces, or None to let the sidecar read it (a Mixamo-named armature's sides decide anyway)."""
     _check_mesh_limits(objects)
-    if not joints:
-        raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
-    if len(joints) > protocol.MAX_JOINTS:
-        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
-    message = {"kind": protocol.KIND_SKIN, "id": job_id, "objects": objects, "skeleton": {"joints": list(joints)}}
+    message = {"kind": protocol.KIND_SKIN, "id": job_id, "objects": objects, "skeleton": _skeleton_field(joints)}
     options = {}
     if prefix is not None:
         options["prefix"] = bool(prefix)
@@ -314,14 +310,20 @@ def pose_prepare_request(job_id, objects, joints=None, facing=None):
     _check_mesh_limits(objects)
     message = {"kind": protocol.KIND_POSE_PREPARE, "id": job_id, "objects": objects, "autoRig": joints is None}
     if joints is not None:
-        if not joints:
-            raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
-        if len(joints) > protocol.MAX_JOINTS:
-            raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
-        message["skeleton"] = {"joints": list(joints)}
+        message["skeleton"] = _skeleton_field(joints)
     if facing is not None:
         message["facing"] = _facing_field(facing)
     return message
+
+
+def _skeleton_field(joints):
+    """Joint maps as the protocol's Skeleton, refused locally as the sidecar would: no bones (BAD_SKELETON), more than
+    MAX_JOINTS (TOO_LARGE)."""
+    if not joints:
+        raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
+    if len(joints) > protocol.MAX_JOINTS:
+        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
+    return {"joints": list(joints)}
 
 
 def _facing_field(facing):
@@ -341,16 +343,13 @@ def _corrective_fields(objects, joints, weights, method, poses):
     """The fields correctives and correctives.preview share, refused locally (BAD_REQUEST and the like) where the
     sidecar would refuse them anyway."""
     _check_mesh_limits(objects)
-    if not joints:
-        raise AutoRigFailure(protocol.ERROR_BAD_SKELETON, "the armature has no bones")
-    if len(joints) > protocol.MAX_JOINTS:
-        raise AutoRigFailure(protocol.ERROR_TOO_LARGE, "%d bones; at most %d" % (len(joints), protocol.MAX_JOINTS))
+    skeleton = _skeleton_field(joints)
     if len(weights) != len(objects):
         raise AutoRigFailure(protocol.ERROR_BAD_REQUEST, "%d weight sets for %d objects" % (len(weights), len(objects)))
     if method is not None and method not in CORRECTIVE_METHODS:
         raise AutoRigFailure(protocol.ERROR_BAD_REQUEST,
                              "method must be one of %s, got %r" % (", ".join(CORRECTIVE_METHODS), method))
-    fields = {"objects": objects, "skeleton": {"joints": list(joints)}, "weights": list(weights)}
+    fields = {"objects": objects, "skeleton": skeleton, "weights": list(weights)}
     options = {}
     if method is not None:
         options["method"] = method
@@ -516,7 +515,7 @@ def check_rig_result(payload, vertex_counts):
 
 def check_skin_result(payload, vertex_counts, sent_joint_names):
     """A skin result checked in full; its skeleton must be the one sent (same bones, same order). Returns {"joints",
-    "weights", "facing" (how the frame faces: POSE_FACING, 'rig' when the armature's sides said), "forward",
+    "weights", "facing" (how the frame faces: FACING_SOURCES, 'rig' when the armature's sides said), "forward",
     "seconds"}."""
     check_fields(payload, protocol.RESULTS["skin"], "result")
     joints = _check_skeleton(payload["skeleton"], "result.skeleton")
@@ -524,7 +523,7 @@ def check_skin_result(payload, vertex_counts, sent_joint_names):
     if names != list(sent_joint_names):
         raise ProtocolError("result.skeleton", "the bones differ from the skeleton sent")
     weights = _check_weights(payload["objects"], vertex_counts, len(joints), "result.objects")
-    facing, forward = _pose_facing(payload)
+    facing, forward = _facing_fields(payload)
     return {"joints": joints, "weights": weights, "facing": facing, "forward": forward, "seconds": payload["seconds"]}
 
 
@@ -554,8 +553,8 @@ def check_pose_apply_result(payload, vertex_counts, pose):
 
     Returns {"positions": [array('f') #V*3 per object, world space], "pose", "strength", "strategy", "identity",
     "rig" ('given': posed through the armature sent, 'auto': auto-rigged), "reused" (the sidecar reused the latent and
-    auto-rig of an earlier apply of the same mesh), "facing" (how the way the character faces was decided: POSE_FACING),
-    "forward" (the direction taken, world space), "seconds", "provider"}.
+    auto-rig of an earlier apply of the same mesh), "facing" (how the way the character faces was decided:
+    FACING_SOURCES), "forward" (the direction taken, world space), "seconds", "provider"}.
     """
     check_fields(payload, protocol.RESULTS["pose.apply"], "result")
     if payload["pose"] != pose:
@@ -573,23 +572,23 @@ def check_pose_apply_result(payload, vertex_counts, pose):
         if not _finite(values):
             raise ProtocolError(opath, "NaN or infinite coordinates")
         positions.append(values)
-    facing, forward = _pose_facing(payload)
+    facing, forward = _facing_fields(payload)
     return {"positions": positions, "pose": payload["pose"], "strength": payload["strength"],
             "strategy": payload["strategy"], "identity": payload["identity"], "rig": payload["rig"],
             "reused": payload["reused"], "facing": facing, "forward": forward, "seconds": payload["seconds"],
             "provider": payload["provider"]}
 
 
-# How a pose result's facing was decided: the shape, the file convention (the shape did not tell), the facing sent,
-# or the armature's left and right.
-POSE_FACING = ("shape", "convention", "option", "rig")
+# How a pose or skin result's facing was decided: the shape, the file convention (the shape did not tell), the facing
+# sent, or the armature's left and right.
+FACING_SOURCES = ("shape", "convention", "option", "rig")
 
 
-def _pose_facing(payload):
-    """A pose result's facing (one of POSE_FACING) and forward (three finite numbers), or ProtocolError."""
-    if payload["facing"] not in POSE_FACING:
+def _facing_fields(payload):
+    """A pose or skin result's facing (one of FACING_SOURCES) and forward (three finite numbers), or ProtocolError."""
+    if payload["facing"] not in FACING_SOURCES:
         raise ProtocolError("result.facing", "one of %s expected, got %s"
-                            % (", ".join(POSE_FACING), ascii(payload["facing"])[:80]))
+                            % (", ".join(FACING_SOURCES), ascii(payload["facing"])[:80]))
     if not _finite(payload["forward"]):
         raise ProtocolError("result.forward", "NaN or infinite")
     return payload["facing"], list(payload["forward"])
@@ -602,7 +601,7 @@ def check_pose_prepare_result(payload):
     check_fields(payload, protocol.RESULTS["pose.prepare"], "result")
     if payload["rig"] not in ("auto", "none"):
         raise ProtocolError("result.rig", "'auto' or 'none' expected, got %s" % ascii(payload["rig"])[:80])
-    facing, forward = _pose_facing(payload)
+    facing, forward = _facing_fields(payload)
     return {"reused": payload["reused"], "rig": payload["rig"], "facing": facing, "forward": forward,
             "seconds": payload["seconds"]}
 

@@ -8,7 +8,7 @@ import protocol from '../shared-schema/protocol.json' with { type: 'json' };
 import { AutoRigError } from './errors.js';
 import { rasterizeSampleCount } from './geometry/voxelGrid.js';
 import { findCanonicalFrame, pointToCanonical, toCanonical, usedBounds } from './mesh/canonicalFrame.js';
-import { facingSource, frameFacing } from './mesh/facingHint.js';
+import { facingSource, frameFacing, type FacingHint } from './mesh/facingHint.js';
 import type { CanonicalFrame } from './mesh/canonicalFrame.js';
 import { bodyTriangles } from './mesh/debris.js';
 import { meshShells } from './mesh/meshShells.js';
@@ -36,8 +36,8 @@ import { solidVoxelisation } from './skinning/solidVoxelisation.js';
 import { carryStencilToVoxels } from './skinning/carryPointWeights.js';
 import { templateJointSlots, templateJointsInCanonical } from './skinning/templateJoints.js';
 import type { SkinBone } from './skinning/voxelBoneWeights.js';
-import { facingHintOf, hintedFacingSource, skeletonFacingError } from './skeleton/skeletonFacing.js';
-import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkeletonFacingSource, SkinResult, Vec3 } from './types.js';
+import { facingHintOf, hintedFacingSource } from './skeleton/skeletonFacing.js';
+import type { LockedGroup, MeshPart, PartWeights, ProgressFn, RigOptions, RigResult, Skeleton, SkeletonFacingSource, SkinResult } from './types.js';
 
 export const INFLUENCES = 4;
 /**
@@ -71,7 +71,7 @@ export async function rigCharacterAsync(parts: MeshPart[], options: RigOptions =
   // The models load before any work, so that a missing one is answered at once.
   await loadModel(modelPath('joints2d'));
   await loadModel(modelPath('pointRig'));
-  return rigPreparedAsync(parts, prepareMesh(parts, onProgress, undefined, true, options.facing), options, onProgress);
+  return rigPreparedAsync(parts, prepareMesh(parts, onProgress, undefined, true, optionFacing(options)), options, onProgress);
 }
 
 /**
@@ -191,7 +191,12 @@ export function rigCharacter(parts: MeshPart[], options: RigOptions = {}, onProg
   if (checkMethod(options, 'geometric') !== 'geometric') {
     throw new AutoRigError('BAD_REQUEST', `method "${options.method}" runs a model: call rigCharacterAsync`);
   }
-  return rigPrepared(parts, prepareMesh(parts, onProgress, undefined, true, options.facing), options, onProgress, t0);
+  return rigPrepared(parts, prepareMesh(parts, onProgress, undefined, true, optionFacing(options)), options, onProgress, t0);
+}
+
+/** A rig request's options.facing as prepareMesh's hint (the caller's), or undefined. */
+function optionFacing(options: RigOptions): FacingHint | undefined {
+  return options.facing ? { direction: options.facing, source: 'option' } : undefined;
 }
 
 /** rigCharacter from the skeleton stage on, for a mesh prepareMesh has prepared (geometric method). */
@@ -268,19 +273,14 @@ export function skinCharacter(
  * preparedForSkeleton: prepareMesh for a request that brings the character's skeleton (skin): the frame faces as the
  * skeleton's sides say when it is Mixamo-named, else as options.facing says, else as the shape does
  * (skeleton/skeletonFacing), so that the user's armature is skinned in the frame it was rigged in. → the prepared
- * mesh and how its frame faces. Throws what prepareMesh throws; BAD_SKELETON for a skeleton that faces along the
- * mesh's up, BAD_REQUEST for such a facing option.
+ * mesh and how its frame faces. Throws what prepareMesh throws (a skeleton or a facing option along the mesh's up).
  */
 function preparedForSkeleton(
   parts: MeshPart[], skeleton: Skeleton, options: RigOptions, onProgress: ProgressFn, checkInput: () => void,
 ): { prepared: PreparedMesh; facing: SkeletonFacingSource } {
   const hint = facingHintOf(skeleton, options.facing);
-  try {
-    const prepared = prepareMesh(parts, onProgress, checkInput, true, hint?.direction);
-    return { prepared, facing: hintedFacingSource(prepared.cf, hint) };
-  } catch (err) {
-    throw skeletonFacingError(err, hint);
-  }
+  const prepared = prepareMesh(parts, onProgress, checkInput, true, hint);
+  return { prepared, facing: hintedFacingSource(prepared.cf, hint) };
 }
 
 /**
@@ -326,12 +326,12 @@ export interface PreparedMesh {
  * (progress 'frame'). The frame and the skeleton are read from the body alone; debris scattered around it is skinned
  * with the rest.
  * parts: MeshPart[], voxelised: whether the job will voxelise the mesh (default true: then TOO_LARGE bounds the work),
- * facing: the caller's facing hint (RigOptions.facing; mesh/facingHint frameFacing turns the frame found to it)
- * → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what checkInput and
- * findCanonicalFrame throw.
+ * facing: what turns the frame found (RigOptions.facing, a skeleton's sides: mesh/facingHint frameFacing)
+ * → PreparedMesh. Throws the mesh errors of mergeParts, TOO_LARGE (checkSurfaceWork), what checkInput,
+ * findCanonicalFrame and frameFacing throw.
  */
 export function prepareMesh(
-  parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}, voxelised = true, facing?: Vec3,
+  parts: MeshPart[], onProgress: ProgressFn = () => {}, checkInput: () => void = () => {}, voxelised = true, facing?: FacingHint | null,
 ): PreparedMesh {
   onProgress('mesh', 0);
   const merged = mergeParts(parts);
@@ -345,7 +345,7 @@ export function prepareMesh(
   const mesh = { ...merged, triangles: orientPiecesOutward(merged.positions, merged.triangles, shells) };
   const body = bodyTriangles(mesh.positions, mesh.triangles, shells);
   const found = findCanonicalFrame(mesh.positions, body);
-  const cf = facing ? frameFacing(found, facing) : found;
+  const cf = facing ? frameFacing(found, facing.direction, facing.source) : found;
   return { mesh, body, shells, cf, canonical: toCanonical(mesh.positions, cf) };
 }
 

@@ -9,6 +9,17 @@ import type { CanonicalFrame } from './canonicalFrame.js';
  */
 export const FACING_MIN_DEGREES_FROM_UP = 30;
 
+/** What turns a frame (frameFacing): a direction in the input's space and who gave it. */
+export interface FacingHint {
+  /**
+   * the direction the character faces (frameFacing takes the nearest of the frame's four directions across up; its
+   * length does not count); one with no direction (zero, not finite) is refused
+   */
+  direction: Vec3;
+  /** 'option': the caller's facing (a rig's options.facing, the user's Facing); 'rig': a skeleton's sides (skeleton/skeletonForward) */
+  source: 'option' | 'rig';
+}
+
 /** How `cf`'s forward was decided (its evidence). */
 export function facingSource(cf: CanonicalFrame): FacingSource {
   if (cf.evidence.forwardByOption) return 'option';
@@ -21,10 +32,12 @@ export function facingSource(cf: CanonicalFrame): FacingSource {
  * tell which way it faces (feet hidden or front and back alike: the frame fell back to the file conventions) in a file
  * that breaks them, or one the cues misread: the user knows. Up, the box's center and its scale stay (a quarter turn
  * about up swaps the box's depth and width, its longest side is the same).
- * cf: CanonicalFrame, facing: Vec3 in input space (any length) → CanonicalFrame (evidence.forwardByOption true).
- * Throws BAD_REQUEST when facing is not finite, zero, or within FACING_MIN_DEGREES_FROM_UP of up or down.
+ * cf: CanonicalFrame, facing: Vec3 in input space (any length), source: who gave it (FacingHint) → CanonicalFrame
+ * (evidence.forwardByOption true). Throws BAD_REQUEST when facing is not finite or zero, and when it is within
+ * FACING_MIN_DEGREES_FROM_UP of up or down: BAD_REQUEST for the caller's option, BAD_SKELETON for a skeleton's (the
+ * armature does not stand as the mesh does).
  */
-export function frameFacing(cf: CanonicalFrame, facing: Vec3): CanonicalFrame {
+export function frameFacing(cf: CanonicalFrame, facing: Vec3, source: FacingHint['source'] = 'option'): CanonicalFrame {
   const length = Math.hypot(facing[0], facing[1], facing[2]);
   if (!Number.isFinite(length) || length === 0) {
     throw new AutoRigError('BAD_REQUEST', `the facing hint must be a direction (a non-zero vector), not [${facing.join(', ')}]`);
@@ -32,6 +45,10 @@ export function frameFacing(cf: CanonicalFrame, facing: Vec3): CanonicalFrame {
   const { up, forward, left } = cf.frame;
   const alongUp = (up[0] * facing[0] + up[1] * facing[1] + up[2] * facing[2]) / length;
   if (Math.abs(alongUp) > Math.cos(FACING_MIN_DEGREES_FROM_UP * Math.PI / 180)) {
+    if (source === 'rig') {
+      throw new AutoRigError('BAD_SKELETON', `the rig faces [${facing.map((x) => +x.toFixed(3)).join(', ')}] (its left × up), `
+        + 'along the mesh\'s up: the armature does not stand as the mesh does');
+    }
     throw new AutoRigError('BAD_REQUEST', `the facing hint [${facing.join(', ')}] points along the character's up `
       + `[${up.map((x) => +x.toFixed(3)).join(', ')}]: give the direction its front faces across the ground`);
   }

@@ -34,7 +34,8 @@ import { MIXAMO_JOINTS } from '../skeleton/mixamoTemplate.js';
 import type { MeshPart, SkeletonFacingSource, ProgressFn, RigResult, Skeleton, Vec3 } from '../types.js';
 import { APPLIED_VARIANT, latentDelta, POSE_STRATEGIES, readPoseLibrary, type PoseStrategy } from './poseLibrary.js';
 import { posedByRig } from './posedByRig.js';
-import { facingHintOf, hintedFacingSource, skeletonFacingError, sameFacingHint, type FacingHint } from '../skeleton/skeletonFacing.js';
+import type { FacingHint } from '../mesh/facingHint.js';
+import { facingHintOf, hintedFacingSource, sameFacingHint } from '../skeleton/skeletonFacing.js';
 import { reuseHolds } from './reuseHolds.js';
 import { POSE_PROXY_ABOVE, poseProxyOf, rigCarriedToMesh, type PoseProxy } from './poseProxy.js';
 import { correctiveShareOf } from './correctiveShare.js';
@@ -438,18 +439,9 @@ function poseWorkMesh(parts: MeshPart[], voxelised: boolean, hint: FacingHint | 
   for (const part of parts) vertices += part.positions.length / 3;
   const proxy = vertices > POSE_PROXY_ABOVE ? poseProxyOf(parts, mergeParts(parts)) : null;
   const read = proxy?.parts ?? parts;
-  const prepared = preparedFacing(read, onProgress, voxelised, hint);
+  const prepared = prepareMesh(read, onProgress, () => {}, voxelised, hint);
   const posed = proxy ? { mesh: proxy.merged, canonical: toCanonical(proxy.merged.positions, prepared.cf) } : prepared;
   return { input: parts, parts: read, prepared, proxy, posed, hint };
-}
-
-/** prepareMesh with the frame turned by the hint; a rig's hint along up is BAD_SKELETON (skeleton/skeletonFacing skeletonFacingError). */
-function preparedFacing(parts: MeshPart[], onProgress: ProgressFn, voxelised: boolean, hint: FacingHint | null): PreparedMesh {
-  try {
-    return prepareMesh(parts, onProgress, () => {}, voxelised, hint?.direction);
-  } catch (err) {
-    throw skeletonFacingError(err, hint);
-  }
 }
 
 /** The apply path's auto-rig of the work mesh, its weights carried to the input's vertices when it is a proxy. */
@@ -466,7 +458,7 @@ async function autoRigOfWork(work: PoseWorkMesh, onProgress: ProgressFn = () => 
     // the copy's silhouette is a little thinner at its tips (each cluster sits at its vertices' mean): a hand the
     // skeleton stage barely finds on the mesh can be lost on the copy (procedural 9 100 006 at 50k vertices, a cape
     // to the ground, NOT_HUMANOID). The mesh itself is then rigged, as it would be without a copy.
-    return rigPreparedAsync(work.input, preparedFacing(work.input, onProgress, true, work.hint), {}, onProgress, POSE_SKIN_STAGE);
+    return rigPreparedAsync(work.input, prepareMesh(work.input, onProgress, () => {}, true, work.hint), {}, onProgress, POSE_SKIN_STAGE);
   }
   return work.proxy ? rigCarriedToMesh(rig, work.proxy) : rig;
 }

@@ -14,7 +14,8 @@ import {
 import type { CorrectivesPreviewResult, CorrectivesResult, ObjectOffsets } from '../correctives/bakeCorrectives.js';
 import { AutoRigError, type ErrorCode } from '../errors.js';
 import type { LatentPosePrepared, LatentPoseResult } from '../pose/applyLatentPose.js';
-import { facingHintOf, hintedFacingSource, type FacingHint } from '../skeleton/skeletonFacing.js';
+import type { FacingHint } from '../mesh/facingHint.js';
+import { facingHintOf, hintedFacingSource } from '../skeleton/skeletonFacing.js';
 import { reuseHolds } from '../pose/reuseHolds.js';
 import type { RigResult, SkinResult } from '../types.js';
 import { helloResult } from './hello.js';

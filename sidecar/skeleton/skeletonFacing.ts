@@ -6,23 +6,11 @@
  * from its front. A Mixamo-named skeleton names its sides, so its left and right decide; without one, the caller's
  * facing hint does (the user's Facing setting), else the shape (mesh/canonicalFrame).
  */
-import { AutoRigError } from '../errors.js';
-import { withoutNegativeZero } from '../geometry/vec3.js';
-import { facingSource } from '../mesh/facingHint.js';
+import { normalize, withoutNegativeZero } from '../geometry/vec3.js';
+import { facingSource, type FacingHint } from '../mesh/facingHint.js';
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { skeletonForward } from './skeletonForward.js';
 import type { SkeletonFacingSource, Skeleton, Vec3 } from '../types.js';
-
-/** What turns a request's frame: a direction in the input's space and who gave it. */
-export interface FacingHint {
-  /**
-   * the direction the character faces, unit length where it has one (the frame takes the nearest of its four
-   * directions across up); a zero or non-finite one as given (frameFacing refuses it)
-   */
-  direction: Vec3;
-  /** 'rig': the skeleton's left and right (skeleton/skeletonForward); 'option': the caller's facing */
-  source: 'rig' | 'option';
-}
 
 /**
  * facingHintOf: skeleton (the rig the request brings, or undefined) + facing (the caller's hint, or undefined)
@@ -40,8 +28,7 @@ export function facingHintOf(skeleton: Skeleton | undefined, facing: Vec3 | unde
 /** v at unit length without negative zeros, or v as it is when it has no direction (zero, not finite). */
 function unitDirection(v: Vec3): Vec3 {
   const length = Math.hypot(v[0], v[1], v[2]);
-  if (!(length > 0) || !Number.isFinite(length)) return v;
-  return withoutNegativeZero([v[0] / length, v[1] / length, v[2] / length]);
+  return length > 0 && Number.isFinite(length) ? withoutNegativeZero(normalize(v)) : v;
 }
 
 /** sameFacingHint: whether two hints' directions (or their absence) are the same, component for component. */
@@ -53,14 +40,4 @@ export function sameFacingHint(a: Vec3 | undefined, b: Vec3 | undefined): boolea
 /** hintedFacingSource: how an apply's frame faces, given the hint that turned it (or null) → SkeletonFacingSource. */
 export function hintedFacingSource(cf: CanonicalFrame, hint: FacingHint | null): SkeletonFacingSource {
   return hint ? hint.source : facingSource(cf);
-}
-
-/**
- * skeletonFacingError: what prepareMesh threw for a hint → the error to answer. frameFacing refuses a hint along the
- * character's up as the caller's BAD_REQUEST; from a rig it means the armature stands across the mesh (BAD_SKELETON).
- */
-export function skeletonFacingError(err: unknown, hint: FacingHint | null): unknown {
-  if (hint?.source !== 'rig' || !(err instanceof AutoRigError) || err.code !== 'BAD_REQUEST') return err;
-  return new AutoRigError('BAD_SKELETON', `the rig faces [${hint.direction.map((x) => +x.toFixed(3)).join(', ')}] (its left × up), `
-    + 'along the mesh\'s up: the armature does not stand as the mesh does');
 }
