@@ -82,6 +82,24 @@ describe('front-view landmarks', () => {
     for (const side of [lm.left, lm.right]) expect(side.handTip[1]).toBeGreaterThanOrEqual(92);
   });
 
+  it('finds the hand of an arm raised above the shoulder past a fingertip the raster cut off, the legs apart', () => {
+    // The left arm rises from the shoulder (rows 95..99) up and out in steps to its hand at column 104, row 114; a
+    // pixel beyond the hand, not touching it, is out of the paths' reach and hid the tip (procedural 11 000 025, arms
+    // posed apart: the raised arm was laid down the body's side). The right arm is held out level.
+    const raised: [number, number, number, number, number][] = [];
+    for (let k = 0; k < 6; k++) raised.push([77 + 4 * k, 84 + 4 * k, 92 + 3 * k, 99 + 3 * k, 0.02]);
+    const view = boxesView([...LEGS, ...TRUNK, ...raised, [106, 106, 116, 116, 0.01], [20, 51, 93, 98, 0.02]]);
+    const lm = findLandmarks2D(view);
+    expect(lm.notes.some((n) => n.startsWith('left arm not separable'))).toBe(false);
+    expect(lm.notes).toContain('left hand found past pixels out of the paths\' reach');
+    expect(lm.left.handTip[0]).toBeGreaterThan(100);
+    expect(lm.left.handTip[1]).toBeGreaterThan(110);
+    // the wrist lies up the raised arm, above the shoulders; the level arm is read as before, from its own tip
+    expect(lm.left.hand[1]).toBeGreaterThan(lm.shoulderRow);
+    expect(lm.right.handTip[0]).toBeCloseTo(20, 0);
+    expect(lm.notes).not.toContain('right hand found past pixels out of the paths\' reach');
+  });
+
   it('lays arms glued to the body along its sides when the legs are apart, and refuses a plain column', () => {
     // The torso is as wide as torso + arms down to row 70, then narrows smoothly onto the legs (as a remeshed body whose
     // arms merged with it): no armpit, no tip beside it; legs stand apart.

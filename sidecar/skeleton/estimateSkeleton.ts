@@ -8,6 +8,7 @@ import { findLandmarks2D } from './landmarks2d.js';
 import { liftJointsByFrontPiece, type FrontPieceLift } from './liftJoints.js';
 import { meshShells } from '../mesh/meshShells.js';
 import { withoutPropRods } from './propRods.js';
+import { armsPosedApart, silhouetteNear } from './armsPosedApart.js';
 import type { MixamoJointName } from './mixamoTemplate.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS } from './mixamoTemplate.js';
 
@@ -136,7 +137,7 @@ export function estimateSkeleton(
     });
     // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
-    if (source.method === 'hybrid') mirroredUnsureSide(points, sources);
+    if (source.method === 'hybrid') mirroredUnsureSide(points, sources, view);
     // The rules read the Head from their own Neck: where the network's Neck stands far from that, so does its Head
     if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric)) {
       points.Head = networkJoint(source.prediction, 'Head');
@@ -172,6 +173,8 @@ export function estimateSkeleton(
   if (source.method === 'hybrid') {
     for (const joint of rulesJointsBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
   }
+  // Arms posed differently keep their own joints: averaging a raised arm with a hanging one puts both half-way
+  const posedApart = points.Hips !== undefined && armsPosedApart(points, points.Hips[0], view, source.method === 'geometric' ? null : sureJoints(source.prediction));
   const named2D = Object.entries(points) as [Named2D, [number, number]][];
   // each ankle's depth is read up its shin (ANKLE_DEPTH_UP_SHIN): one more ray per leg, in the same pass
   const shins = (['Left', 'Right'] as const).flatMap((side) => {
@@ -206,7 +209,8 @@ export function estimateSkeleton(
     toeTips[side] = [foot[0], toeY, tipZ];
   }
 
-  symmetrise(c, readSpans);
+  symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : []);
+  if (posedApart) armDepthsOfEqualLength(c);
   const heads = {} as Record<MixamoJointName, Vec3>;
   const canonicalHeads = {} as Record<MixamoJointName, Vec3>;
   for (const name of Object.keys(c)) {
@@ -395,15 +399,90 @@ const MIRRORED_PAIRS = ['Arm', 'Hand', 'Leg'] as const;
  * misread side used to pull the good one half-way to it.
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name.
  */
-function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): void {
+function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, view: FrontView): void {
   const mid = points.Hips?.[0];
   if (mid === undefined) return;
   for (const joint of MIRRORED_PAIRS) {
     const left = `Left${joint}` as Named2D, right = `Right${joint}` as Named2D;
     if (!points[left] || !points[right] || sources[left] === sources[right]) continue;
     const [seen, unsure] = sources[left] === 'learned' ? [left, right] : [right, left];
-    points[unsure] = [2 * mid - points[seen]![0], points[seen]![1]];
+    const mirrored: [number, number] = [2 * mid - points[seen]![0], points[seen]![1]];
+    // where the mirror lands off the body, the limbs are posed apart and the rules' side is the one the view shows
+    if (!silhouetteNear(view, mirrored[0], mirrored[1])) continue;
+    points[unsure] = mirrored;
     sources[unsure] = 'learned';
+  }
+}
+
+/** The network's 2D joints it is sure of (confidence at least HYBRID_MIN_CONFIDENCE), by name: canonical (x, y). */
+function sureJoints(prediction: Joints2DPrediction): Partial<Record<string, [number, number]>> {
+  const sure: Partial<Record<string, [number, number]>> = {};
+  MIXAMO_JOINTS.forEach((joint, k) => {
+    if (prediction.confidence[k] >= HYBRID_MIN_CONFIDENCE) sure[joint] = [prediction.xy[2 * k], prediction.xy[2 * k + 1]];
+  });
+  return sure;
+}
+
+/**
+ * The joints (without their side) each arm keeps as read when the arms are posed apart (armsPosedApart): the elbow,
+ * the wrist and the hand's tip. The upper-arm joint and the clavicle stay mirror-averaged: they sit in the shoulder,
+ * which does not move with the arm's pose.
+ */
+const OWN_POSE_JOINTS = ['ForeArm', 'Hand', 'HandTip'] as const;
+
+/**
+ * An arm bone (posed apart) this many times longer in 3D than its other side's is read too deep: its far end's ray
+ * crossed something the hand holds (a sword's blade or guard in front of the wrist). Left and right bones differ by a
+ * few percent (the generator's by up to 2 % each way) and a front view's reading by about 0.01 of the height.
+ */
+export const ARM_LENGTH_SLACK = 1.25;
+
+/**
+ * The share of the other side's bone length an arm bone's depth must span (ARM_LENGTH_SLACK too long) to be read too
+ * deep (armDepthsOfEqualLength). On 40 characters with arms posed apart, the too-long bones whose far end's ray
+ * crossed a held sword spanned 0.84–2.3 of it in depth; those misread across the view (an elbow placed out along a
+ * level arm) 0.1–0.55.
+ */
+export const ARM_DEPTH_SHARE = 0.75;
+
+/**
+ * The forearm's length over the upper arm's of an arm whose reading may serve as the other side's measure
+ * (armDepthsOfEqualLength): humanoids' lie within about 0.75–1.15 (the generator's, the Mixamo template's); one far
+ * outside was misread (a raised arm's elbow read out at the wrist).
+ */
+export const ARM_PROPORTION_RANGE: [number, number] = [0.6, 1.6];
+
+/** The arms' bones, parent → child, whose depth armDepthsOfEqualLength checks (the joints without their side). */
+const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']] as const;
+
+/**
+ * For arms posed apart, whose joints keep their own depth (symmetrise's ownPose): an arm bone ARM_LENGTH_SLACK times
+ * longer than the other side's takes the depth that gives it that one's length (none beyond the front view's length),
+ * on the side of its parent its ray read, where its depth spans ARM_DEPTH_SHARE of that length (a bone too long across the
+ * view was misread there, and keeps its depth). The mirrored pair's depth rules (pairDepth) compare depths, which arms posed
+ * apart do not share; their bones' lengths they do. The other side is the measure only where it reads as an arm
+ * (ARM_PROPORTION_RANGE). Parents first: a moved elbow carries its wrist's check.
+ * c: lifted points by name (canonical), modified in place.
+ */
+function armDepthsOfEqualLength(c: Record<string, Vec3>): void {
+  const length = (side: string, parent: string, joint: string) => {
+    const p = c[side + parent], q = c[side + joint];
+    return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
+  };
+  const readsAsArm = (side: string) => {
+    const ratio = length(side, 'ForeArm', 'Hand') / length(side, 'Arm', 'ForeArm');
+    return ratio >= ARM_PROPORTION_RANGE[0] && ratio <= ARM_PROPORTION_RANGE[1];
+  };
+  for (const [parent, joint] of ARM_BONES) {
+    for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
+      const expected = length(other, parent, joint);
+      if (!(length(side, parent, joint) > ARM_LENGTH_SLACK * expected) || !readsAsArm(other)) continue;
+      const p = c[side + parent], q = c[side + joint];
+      const across = Math.hypot(q[0] - p[0], q[1] - p[1]);
+      // too long with a depth under most of a bone's length: misread across the view, not in depth
+      if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
+      q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
+    }
   }
 }
 
@@ -432,12 +511,13 @@ const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { ForeArm: 'Arm', Hand: '
  * - the two spans do not overlap in depth (the ray met a separate piece in front, such as a sword's guard, where its
  *   mirror met the wrist): both take the depth of the side that lies nearer its parent joint's depth (parents are
  *   settled first), the side whose limb did not turn out of the body's plane.
+ * Pairs whose joint (without its side) is in ownPose keep each side as read: arms posed apart (armsPosedApart).
  * c: lifted points by name (canonical), modified in place, parents before children in key order.
  */
-function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> = {}): void {
+function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> = {}, ownPose: readonly string[] = []): void {
   const mid = c.Hips[0];
   for (const name of Object.keys(c)) {
-    if (!name.startsWith('Left')) continue;
+    if (!name.startsWith('Left') || ownPose.includes(name.slice(4))) continue;
     const other = 'Right' + name.slice(4);
     const l = c[name], r = c[other];
     if (!r) continue;

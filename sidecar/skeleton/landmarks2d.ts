@@ -135,18 +135,19 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
   const tipScene: HandTipScene = { res, upper, legMask, geoDist: geo.dist, fromCore, xc, H, crotch, shoulderRow, headHalf };
   const tips = { left: handTip(tipScene, 1, false), right: handTip(tipScene, -1, false) };
   const unseenArms: ('Left' | 'Right')[] = [];
+  // A side with no tip is searched again past the pixels the paths never reach: fingertips the raster cut off beside a
+  // hand had hidden its tip (seven caped procedural development humanoids of 160 were refused; an arm raised above the
+  // shoulder, its hand's scraps cut off, was laid down the body's side). Only for a side with no tip: elsewhere such
+  // scraps keep a dead end in long hair from passing for a hand (mixamo_ely's right hand went to the side of her head
+  // with them skipped everywhere).
+  for (const [key, side] of [['left', 1], ['right', -1]] as const) {
+    if (tips[key] >= 0) continue;
+    tips[key] = handTip(tipScene, side, true);
+    if (tips[key] >= 0) notes.push(`${key} hand found past pixels out of the paths' reach`);
+  }
   // Arms glued to the body along their whole length (common in generated meshes) leave no tip in the silhouette; with
   // legs to stand on, such a body still gets arms, laid along its sides in the template's proportions.
   if ((tips.left < 0 || tips.right < 0) && !legsSeen) {
-    // With no legs to stand on (a cape hides them), a hand is searched again past the pixels the paths never reach:
-    // fingertips the raster cut off beside a hand had hidden its tip (seven caped procedural development humanoids of
-    // 160 were refused). Only here: elsewhere such scraps keep a dead end in long hair from passing for a hand
-    // (mixamo_ely's right hand went to the side of her head with them skipped everywhere).
-    for (const [key, side] of [['left', 1], ['right', -1]] as const) {
-      if (tips[key] >= 0) continue;
-      tips[key] = handTip(tipScene, side, true);
-      if (tips[key] >= 0) notes.push(`${key} hand found past pixels out of the paths' reach`);
-    }
     if (tips.left < 0) unseenArms.push('Left');
     if (tips.right < 0) unseenArms.push('Right');
     if (unseenArms.length > 0 && !armsSeenElsewhere) throw new AutoRigError('NOT_HUMANOID', 'two arms were not found');

@@ -107,13 +107,13 @@ export interface PosedArms {
  */
 export function poseArms(params: HumanoidParams, core: BodyCore, obstacles: ShapeField, cell: number, attachments?: ArmAttachments): PosedArms {
   const H = params.heightMetres;
-  const free = params.pose === 'down' ? FREE_UPPER_ARM_HANGING : FREE_UPPER_ARM_RAISED;
   const joints: [Vec3, Vec3, Vec3][] = [];
   const shapes: Shape[] = [];
   const frames: ArmFrame[] = [];
   const degrees: number[] = [];
   for (const side of [0, 1] as const) {
     const sideParams = side === 0 ? params.left : params.right;
+    const free = (sideParams.armPose ?? params.pose) === 'down' ? FREE_UPPER_ARM_HANGING : FREE_UPPER_ARM_RAISED;
     // a gap narrower than the arm's blend (or a cell) would be bridged by the union or the mesher
     const gap = params.armGap >= 0 ? Math.max(params.armGap * H, core.arms[side].blend / 2 + 1.5 * cell) : params.armGap * H;
     const angle = solveArmDegrees(core, obstacles, side, sideParams, sideParams.armDegrees, gap, free, attachments);

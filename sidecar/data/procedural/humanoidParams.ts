@@ -25,6 +25,8 @@ export interface SideParams {
   /** limb radius and length multipliers (≈ 1) */
   limbScale: number;
   lengthScale: number;
+  /** this arm's pose where the two arms were drawn apart (withAsymmetricArms); absent: the character's pose */
+  armPose?: PoseKind;
 }
 
 /** Body proportions as multipliers around the build's typical values (≈ 1 each). */
@@ -157,6 +159,37 @@ export function sampleHumanoidParams(seed: number, targetVertices?: number): Hum
     seed, heightMetres, headsTall, build, pose, armGap, left, right, proportions, clothing, fused, chaotic, splitShare,
     targetVertices: targetVertices ?? Math.round(drawn),
   };
+}
+
+/** The least angle (degrees) between the two arms' wanted angles withAsymmetricArms draws. */
+export const ASYMMETRIC_ARMS_MIN_APART = 30;
+
+/** The wanted arm angles withAsymmetricArms draws from, by pose (degrees below horizontal; negative: raised). */
+const ASYMMETRIC_ARM_RANGES: Record<PoseKind, [number, number]> = { T: [-45, 6], A: [20, 55], down: [78, 90] };
+
+/**
+ * withAsymmetricArms: params (sampleHumanoidParams) → the same character with each arm posed on its own: a pose
+ * (raised or level, A, hanging) and an angle drawn per arm, the two at least ASYMMETRIC_ARMS_MIN_APART apart, each
+ * arm's swing forward and elbow bend drawn apart too. Everything else is kept, so a character and its asymmetric twin
+ * differ only in their arms. The draws come from their own stream of the seed: sampleHumanoidParams' draws, and so
+ * every dataset made without this, are unchanged. A touching pose (armGap < 0) keeps its gap only for a hanging arm's
+ * twin: both arms then keep the drawn clearance instead.
+ */
+export function withAsymmetricArms(params: HumanoidParams): HumanoidParams {
+  const rng = new SeededRandom((params.seed * 2654435761 + 0x5eed) >>> 0);
+  const kinds: PoseKind[] = ['T', 'A', 'down'];
+  let left: PoseKind, right: PoseKind, leftDeg: number, rightDeg: number;
+  do {
+    left = rng.pick(kinds);
+    right = rng.pick(kinds);
+    leftDeg = rng.range(...ASYMMETRIC_ARM_RANGES[left]);
+    rightDeg = rng.range(...ASYMMETRIC_ARM_RANGES[right]);
+  } while (Math.abs(leftDeg - rightDeg) < ASYMMETRIC_ARMS_MIN_APART);
+  const side = (s: SideParams, pose: PoseKind, armDegrees: number): SideParams => ({
+    ...s, armPose: pose, armDegrees, armForwardDegrees: rng.range(-4, 25), elbowDegrees: rng.chance(0.5) ? rng.range(4, 40) : rng.range(0, 5),
+  });
+  const armGap = params.armGap < 0 && !(left === 'down' && right === 'down') ? rng.range(0.006, 0.022) : params.armGap;
+  return { ...params, armGap, left: side(params.left, left, leftDeg), right: side(params.right, right, rightDeg) };
 }
 
 /** The clothing and accessories present, as names for meta. */

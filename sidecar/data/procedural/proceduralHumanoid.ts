@@ -16,7 +16,7 @@ import { buildBodyCore, JOINT, type BodyCore } from './bodyCapsules.js';
 import { characterWeights } from './characterWeights.js';
 import { buildArmClothing, buildTrunkClothing, sleeveShapes, type ClothingItem } from './clothingParts.js';
 import { boneTemperatures, ConstructionWeights, CUTOFF_TAUS, ownerTemperatures, VISIBILITY_TOLERANCE } from './constructionWeights.js';
-import { clothingList, sampleHumanoidParams, VERTEX_RANGE, type HumanoidParams } from './humanoidParams.js';
+import { clothingList, sampleHumanoidParams, VERTEX_RANGE, withAsymmetricArms, type HumanoidParams } from './humanoidParams.js';
 import { fieldBand, meshPlannedParts, type PartPlan } from './partMeshing.js';
 import type { Shape } from './sdfShapes.js';
 import { ShapeField } from './shapeField.js';
@@ -33,6 +33,8 @@ const MIDLINE_TOLERANCE = 0.01;
 export interface ProceduralOptions {
   /** vertices of the whole character (all parts), within VERTEX_RANGE; default: drawn from the seed */
   targetVertices?: number;
+  /** each arm posed on its own (withAsymmetricArms); default false: the two arms mirror each other up to a few degrees */
+  asymmetricArms?: boolean;
 }
 
 /**
@@ -47,7 +49,8 @@ export function generateProceduralHumanoid(seed: number, options: ProceduralOpti
   if (target !== undefined && (!Number.isInteger(target) || target < 1000 || target > VERTEX_RANGE[1] * 2)) {
     throw new AutoRigError('BAD_REQUEST', `procedural humanoid: targetVertices must be an integer in [1000, ${VERTEX_RANGE[1] * 2}], got ${target}`);
   }
-  return buildProceduralHumanoid(sampleHumanoidParams(seed, target));
+  const params = sampleHumanoidParams(seed, target);
+  return buildProceduralHumanoid(options.asymmetricArms ? withAsymmetricArms(params) : params);
 }
 
 /**
@@ -144,7 +147,7 @@ export function buildProceduralHumanoid(params: HumanoidParams): RiggedCharacter
       heightMetres: H,
       headsTall: params.headsTall,
       build: params.build,
-      pose: params.pose,
+      pose: params.left.armPose && params.right.armPose ? [params.left.armPose, params.right.armPose] : params.pose,
       armDegrees: arms.degrees,
       clothing: clothingList(params.clothing),
       fused: params.fused,

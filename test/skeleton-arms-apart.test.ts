@@ -1,0 +1,126 @@
+/**
+ * Arms posed apart (sidecar/skeleton/armsPosedApart.ts, estimateSkeleton.ts): one arm raised or held out while the
+ * other hangs. The estimator mirror-averaged each Left/Right pair, so both arms took the mean pose and neither lay in
+ * its arm (40 generated characters with arms posed apart, procedural 11 000 000–039: forearm and hand joints 11.1 % of
+ * the height off on average). Now a pair whose mirror lands off the silhouette keeps each side as read.
+ */
+import { describe, expect, it } from 'vitest';
+import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
+import { ASYMMETRIC_ARMS_MIN_APART, sampleHumanoidParams, withAsymmetricArms } from '../sidecar/data/procedural/humanoidParams.js';
+import { rigCharacterAsync } from '../sidecar/pipeline.js';
+import { armsPosedApart, silhouetteNear } from '../sidecar/skeleton/armsPosedApart.js';
+import type { FrontView } from '../sidecar/skeleton/frontView.js';
+import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
+
+const RES = 128;
+/** A front view of axis-aligned rectangles [x0, x1, y0, y1] in canonical units. */
+function rectanglesView(rects: [number, number, number, number][]): FrontView {
+  const mask = new Uint8Array(RES * RES);
+  for (const [x0, x1, y0, y1] of rects) {
+    for (let j = 0; j < RES; j++) for (let i = 0; i < RES; i++) {
+      const x = -0.5 + (i + 0.5) / RES, y = -0.5 + (j + 0.5) / RES;
+      if (x >= x0 && x <= x1 && y >= y0 && y <= y1) mask[j * RES + i] = 1;
+    }
+  }
+  return { res: RES, mask, zFront: new Float32Array(RES * RES), zBack: new Float32Array(RES * RES) };
+}
+
+describe('the generator\'s arms posed apart', () => {
+  it('draws each arm on its own, at least ASYMMETRIC_ARMS_MIN_APART apart, and changes nothing else', () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      const params = sampleHumanoidParams(seed, 5000);
+      const apart = withAsymmetricArms(params);
+      expect(Math.abs(apart.left.armDegrees - apart.right.armDegrees)).toBeGreaterThanOrEqual(ASYMMETRIC_ARMS_MIN_APART);
+      expect(apart.left.armPose).toBeDefined();
+      expect({ ...apart, left: params.left, right: params.right, armGap: params.armGap }).toEqual(params);
+      for (const side of ['left', 'right'] as const) {
+        expect(apart[side].kneeDegrees).toBe(params[side].kneeDegrees);
+        expect(apart[side].limbScale).toBe(params[side].limbScale);
+      }
+      // a pure function of the seed, and sampleHumanoidParams' own draws untouched
+      expect(withAsymmetricArms(sampleHumanoidParams(seed, 5000))).toEqual(apart);
+      expect(params.left.armPose).toBeUndefined();
+    }
+  });
+
+  it('builds the arms at their own angles (the mesh\'s hands at the joints\' height)', () => {
+    const character = generateProceduralHumanoid(11_000_016, { targetVertices: 5000, asymmetricArms: true });
+    const [left, right] = character.meta.armDegrees as number[];
+    expect(left - right).toBeGreaterThan(60);
+    const hand = (name: string) => character.joints[3 * MIXAMO_JOINTS.indexOf(name as never) + 1];
+    const shoulder = character.joints[3 * MIXAMO_JOINTS.indexOf('LeftArm') + 1];
+    // the left arm hangs (73°), the right is raised above level (−23°)
+    expect(hand('LeftHand')).toBeLessThan(shoulder - 0.2 * (character.meta.heightMetres as number));
+    expect(hand('RightHand')).toBeGreaterThan(shoulder);
+    // the default stays the mirrored pose of the seed's parameters
+    const plain = generateProceduralHumanoid(11_000_016, { targetVertices: 5000 });
+    expect(plain.meta.params).toEqual(sampleHumanoidParams(11_000_016, 5000));
+  });
+});
+
+describe('armsPosedApart', () => {
+  // a trunk from x −0.1 to 0.1; the left arm (+x) held out level, the right hanging beside the trunk
+  const trunk: [number, number, number, number] = [-0.1, 0.1, -0.3, 0.3];
+  const leftOut: [number, number, number, number] = [0.1, 0.45, 0.22, 0.28];
+  const rightDown: [number, number, number, number] = [-0.16, -0.12, -0.05, 0.3];
+  const rightOut: [number, number, number, number] = [-0.45, -0.1, 0.22, 0.28];
+  const apartPoints = { LeftForeArm: [0.25, 0.25], LeftHand: [0.38, 0.25], RightForeArm: [-0.14, 0.12], RightHand: [-0.14, 0.0] } as Record<string, [number, number]>;
+
+  it('tells arms apart where a mirrored joint lands off the silhouette', () => {
+    const view = rectanglesView([trunk, leftOut, rightDown]);
+    expect(silhouetteNear(view, 0.38, 0.25)).toBe(true);
+    expect(silhouetteNear(view, -0.38, 0.25)).toBe(false);
+    expect(armsPosedApart(apartPoints, 0, view)).toBe(true);
+  });
+
+  it('keeps a mirrored pose whose one side was misread: both mirrors land on an arm', () => {
+    const view = rectanglesView([trunk, leftOut, rightOut]);
+    // the right wrist read at the elbow: far from the left's mirror, but on the right arm
+    const misread = { LeftForeArm: [0.25, 0.25], LeftHand: [0.38, 0.25], RightForeArm: [-0.25, 0.25], RightHand: [-0.25, 0.25] } as Record<string, [number, number]>;
+    expect(armsPosedApart(misread, 0, view)).toBe(false);
+  });
+
+  it('keeps the mirrored pose where a second reading, sure of both sides, sees one pose', () => {
+    const view = rectanglesView([trunk, leftOut, rightDown]);
+    const mirroredReading = { LeftForeArm: [0.25, 0.25], LeftHand: [0.38, 0.25], RightForeArm: [-0.25, 0.25], RightHand: [-0.38, 0.25] } as Record<string, [number, number]>;
+    expect(armsPosedApart(apartPoints, 0, view, mirroredReading)).toBe(false);
+    // a reading of one side only does not vouch
+    expect(armsPosedApart(apartPoints, 0, view, { LeftHand: [0.38, 0.25] })).toBe(true);
+  });
+
+  it('reads joints within POSED_APART_DISTANCE of their mirror as one pose', () => {
+    const view = rectanglesView([trunk, leftOut, rightDown]);
+    const close = { LeftForeArm: [0.25, 0.25], LeftHand: [0.38, 0.25], RightForeArm: [-0.24, 0.24], RightHand: [-0.37, 0.26] } as Record<string, [number, number]>;
+    expect(armsPosedApart(close, 0, view)).toBe(false);
+  });
+});
+
+describe('rigging characters whose arms are posed apart', () => {
+  /** Each arm joint's distance from the generator's over the height, by name. */
+  async function armErrors(seed: number, method?: 'geometric'): Promise<Record<string, number>> {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    const height = character.meta.heightMetres as number;
+    const rig = await rigCharacterAsync(character.parts, method ? { method } : {});
+    const errors: Record<string, number> = {};
+    for (const name of ['LeftForeArm', 'LeftHand', 'RightForeArm', 'RightHand', 'LeftArm', 'RightArm']) {
+      const k = MIXAMO_JOINTS.indexOf(name as never);
+      const head = rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+      errors[name] = Math.hypot(...head.map((x, i) => x - character.joints[3 * k + i])) / height;
+    }
+    return errors;
+  }
+
+  // measured (mean of the four forearm and hand joints, % of the height): before → now
+  it.each([
+    [11_000_000, 'one arm hanging, the other in an A-pose', 0.02],            // 11.2 → 0.76
+    [11_000_016, 'one arm hanging, the other raised 23° above level', 0.03],  // 18.4 → 1.6
+    [11_000_024, 'a sword held forward in the hanging arm\'s hand', 0.03],    // 7.5 → 1.3
+    [11_000_025, 'an arm raised whose fingertips the raster cut off', 0.05],  // 21.1 → 3.0
+  ] as const)('puts procedural humanoid %i\'s arms in its arms (%s)', async (seed, _pose, bound) => {
+    const errors = await armErrors(seed);
+    const limb = ['LeftForeArm', 'LeftHand', 'RightForeArm', 'RightHand'].map((n) => errors[n]);
+    expect(limb.reduce((a, b) => a + b, 0) / limb.length).toBeLessThan(bound);
+    expect(Math.max(...limb)).toBeLessThan(2 * bound);
+    expect(Math.max(errors.LeftArm, errors.RightArm)).toBeLessThan(0.03);
+  }, 60_000);
+});
