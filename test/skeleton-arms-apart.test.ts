@@ -4,7 +4,14 @@
  * its arm (40 generated characters with arms posed apart, procedural 11 000 000–039: forearm and hand joints 11.1 % of
  * the height off on average). Now a pair whose mirror lands off the silhouette keeps each side as read.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { makeSample, type DatasetOptions } from '../sidecar/data/makeDataset.js';
+import { readTrainingSample } from '../sidecar/data/trainingSample.js';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { ASYMMETRIC_ARMS_MIN_APART, sampleHumanoidParams, withAsymmetricArms } from '../sidecar/data/procedural/humanoidParams.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
@@ -12,6 +19,7 @@ import { armsPosedApart, silhouetteNear } from '../sidecar/skeleton/armsPosedApa
 import type { FrontView } from '../sidecar/skeleton/frontView.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RES = 128;
 /** A front view of axis-aligned rectangles [x0, x1, y0, y1] in canonical units. */
 function rectanglesView(rects: [number, number, number, number][]): FrontView {
@@ -56,6 +64,28 @@ describe('the generator\'s arms posed apart', () => {
     const plain = generateProceduralHumanoid(11_000_016, { targetVertices: 5000 });
     expect(plain.meta.params).toEqual(sampleHumanoidParams(11_000_016, 5000));
   });
+});
+
+describe('autorig data --asymmetric-arms', () => {
+  it('poses that share of the procedural samples\' arms apart, and leaves the others as they were', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'autorig-arms-'));
+    try {
+      const base: DatasetOptions = {
+        out, count: 8, seed: 3, augmentedFraction: 0, characters: '', jobs: 1,
+        proceduralVertices: [5000, 5000], augmentedVertices: null, log: () => {},
+      };
+      const poseOf = async (index: number, options: DatasetOptions) => readTrainingSample(await makeSample(index, options, new Map())).header.meta.pose;
+      const all = { ...base, asymmetricArms: 1 }, none = { ...base, asymmetricArms: 0 };
+      for (const index of [0, 1]) {
+        expect(Array.isArray(await poseOf(index, all))).toBe(true);
+        const plain = await poseOf(index, none);
+        expect(typeof plain).toBe('string');
+        expect(await poseOf(index, base)).toBe(plain);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('armsPosedApart', () => {
@@ -123,4 +153,31 @@ describe('rigging characters whose arms are posed apart', () => {
     expect(Math.max(...limb)).toBeLessThan(2 * bound);
     expect(Math.max(errors.LeftArm, errors.RightArm)).toBeLessThan(0.03);
   }, 60_000);
+});
+
+describe('autorig eval skeletons', () => {
+  it('scores the auto-rig against the generator\'s joints, with the arms posed apart, and writes the JSON', () => {
+    const out = mkdtempSync(join(tmpdir(), 'autorig-skeletons-'));
+    try {
+      const json = join(out, 'skeletons.json');
+      const run = spawnSync(process.execPath, [join(ROOT, 'bin/autorig.js'), 'eval', 'skeletons', '--procedural', '2', '--seed', '11000000',
+        '--asymmetric-arms', '--json', json], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/2 procedural humanoids from seed 11000000, arms posed apart/);
+      expect(run.stdout).toMatch(/elbows and wrists +mean \d+\.\d\d %/);
+      const report = JSON.parse(readFileSync(json, 'utf8'));
+      expect(report.schema).toBe('autorig-skeleton-eval/1');
+      expect(report.rows.map((r: { seed: number }) => r.seed)).toEqual([11_000_000, 11_000_001]);
+      // 11 000 000: one arm hanging, the other in an A-pose; its elbows and wrists measured 0.76 % (11.2 % mirrored)
+      expect(report.rows[0].pose).toEqual(['down', 'A']);
+      expect(report.rows[0].arms).toBeLessThan(2);
+      expect(Object.keys(report.rows[0].perJoint)).toHaveLength(22);
+      expect(report.summary.rigged + report.summary.refused).toBe(2);
+      const bad = spawnSync(process.execPath, [join(ROOT, 'bin/autorig.js'), 'eval', 'skeletons', '--method', 'magic'], { encoding: 'utf8' });
+      expect(bad.status).toBe(64);
+      expect(bad.stderr).toMatch(/usage: autorig eval skeletons/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -195,11 +195,14 @@ def write_card(args, argv, paths, names, dropped, val_chars, n_train, n_val, ste
     from collections import Counter
 
     sources = Counter()
+    apart = 0
     for p in paths:
         from sample_io import read_bundle
 
         header, _ = read_bundle(p)
         sources[header["meta"].get("source", "unknown")] += 1
+        # a procedural humanoid whose arms are posed apart (autorig data --asymmetric-arms) has one pose per arm
+        apart += isinstance(header["meta"].get("pose"), list)
     size_mb = Path(args.out).stat().st_size / 1e6
     params = sum(p.numel() for p in Joints2DNet().parameters())
     cmd = "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 models/training/train_joints2d.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -210,7 +213,7 @@ def write_card(args, argv, paths, names, dropped, val_chars, n_train, n_val, ste
         f"- **Network:** U-shaped heatmap CNN (models/training/joints2d/model.py), {params:,} parameters, {size_mb:.1f} MB ONNX (opset 17).",
         "- **Input:** `image` float32 [B, 5, 128, 128]: the canonical front view (silhouette, front depth, back depth, normal x, normal y; sidecar/skeleton/frontViewImage.ts).",
         "- **Outputs:** `coords` [B, 23, 2] joint heads in image pixels (column, row from the top), `confidence` [B, 23], `heatmaps` [B, 23, 64, 64] logits. Joint order: MIXAMO_JOINTS.",
-        f"- **Data:** {len(paths)} samples from `npm run data` ({', '.join(f'{k}: {v}' for k, v in sorted(sources.items()))}); {len(dropped)} left out because the sidecar's frame finder misread them (up or a side view: the pipeline cannot rig those either; those seen from behind are kept with left and right swapped); {n_train} train, {n_val} validation ({len(val_chars)} characters held out by name). The held-out dev characters (mixamo_ely, clonk_farmer, robot_expressive) are in no sample.",
+        f"- **Data:** {len(paths)} samples from `npm run data` ({', '.join(f'{k}: {v}' for k, v in sorted(sources.items()))}{f'; {apart} of them with arms posed apart' if apart else ''}); {len(dropped)} left out because the sidecar's frame finder misread them (up or a side view: the pipeline cannot rig those either; those seen from behind are kept with left and right swapped); {n_train} train, {n_val} validation ({len(val_chars)} characters held out by name). The held-out dev characters (mixamo_ely, clonk_farmer, robot_expressive) are in no sample.",
         f"- **Command:** `{cmd}`",
         f"- **Seed:** {args.seed}; {steps} steps of batch {args.batch}, AdamW one-cycle lr {args.lr}, {minutes:.1f} min on {args.device} ({args.threads} thread(s)).",
         f"- **Validation 2D error:** {val_px:.2f} px of 128 (mean over joints).",

@@ -4,7 +4,7 @@
  * bin/autorig.js calls main(). Exit codes: 0 done, 2 the input cannot be rigged (AutoRigError, its code is printed),
  * 64 bad usage (with the help text), 1 an unexpected failure.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
 import { AutoRigError } from '../errors.js';
 import { EXIT_CANNOT_RIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exitCodes.js';
@@ -23,6 +23,7 @@ import { conventionWarning, FACING_VALUES, facingFromText } from './facingArgume
 import type { EvalOptions } from '../eval/runEval.js';
 import { POSE_EVAL_USAGE } from '../eval/poses/poseEvalArguments.js';
 import { CORRECTIVES_EVAL_USAGE } from '../eval/correctives/correctivesEvalArguments.js';
+import { SKELETON_EVAL_USAGE } from '../eval/procedural/proceduralSkeletonArguments.js';
 import { CORRECTIVE_SHARE_USAGE } from '../eval/poses/correctiveShareArguments.js';
 import type { DatasetKind, DatasetOptions } from '../data/makeDataset.js';
 import { expandPoseInputs, parsePoseArguments, POSE_USAGE, PoseUsageError, runPoseCommand } from './poseCommand.js';
@@ -115,19 +116,21 @@ const commands: Record<string, Command> = {
       + '  --report also writes pictures into <out>-pictures/. Metrics and the JSON schema: docs/EVAL.md.\n'
       + '  Subcommands: autorig eval poses (Apply Latent Pose; see autorig eval poses --help),\n'
       + '  autorig eval correctives (pose correctives against exact posed surfaces; see autorig eval correctives --help),\n'
-      + '  autorig eval corrective-share (fits Apply Latent Pose\'s corrective share per pose on development identities).',
-    subcommandUsage: { poses: POSE_EVAL_USAGE, correctives: CORRECTIVES_EVAL_USAGE, 'corrective-share': CORRECTIVE_SHARE_USAGE },
+      + '  autorig eval corrective-share (fits Apply Latent Pose\'s corrective share per pose on development identities),\n'
+      + '  autorig eval skeletons (the auto-rig\'s joints against procedural humanoids\' exact ones; see autorig eval skeletons --help).',
+    subcommandUsage: { poses: POSE_EVAL_USAGE, correctives: CORRECTIVES_EVAL_USAGE, 'corrective-share': CORRECTIVE_SHARE_USAGE, skeletons: SKELETON_EVAL_USAGE },
     run: evalCommand,
   },
   data: {
     summary: 'make training samples for the learned models (procedural humanoids + re-proportioned dev characters)',
     usage: 'autorig data --out <folder> --count N [--kind rig|pose|pose-rig|correctives] [--seed S] [--augmented-fraction F] [--characters <folder>]\n'
-      + '                    [--jobs N] [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0]\n'
+      + '                    [--jobs N] [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0] [--asymmetric-arms F]\n'
       + '  Sample i is a pure function of (seed, i). The held-out dev characters never enter the data.\n'
       + '  --kind rig: HumanRig samples (*.sample); pose: latent-pose identities, neutral and every pose (*.pose, with\n'
       + '         their rigs, *.poserig); pose-rig: only the *.poserig of a folder of *.pose files made with the same options;\n'
       + '         correctives: pose-dependent skinning samples (*.corr; procedural only, --augmented-fraction ignored).\n'
-      + '  Defaults: seed 1, augmented fraction 0.3, characters ../shared/data/characters, jobs 1.',
+      + '  --asymmetric-arms F: that share of the procedural humanoids pose each arm on its own (one raised, one hanging).\n'
+      + '  Defaults: seed 1, augmented fraction 0.3, characters ../shared/data/characters, jobs 1, asymmetric arms 0.',
     run: dataCommand,
   },
   serve: {
@@ -365,6 +368,16 @@ async function evalCommand(args: string[], io: CliIo): Promise<number> {
     const { correctiveShareCommand } = await import('../eval/poses/correctiveShareCommand.js');
     return correctiveShareCommand(args.slice(1), io, (m) => new UsageError(m, CORRECTIVE_SHARE_USAGE));
   }
+  if (args[0] === 'skeletons') {
+    const { parseSkeletonEvalArguments } = await import('../eval/procedural/proceduralSkeletonArguments.js');
+    const { json, ...options } = parseSkeletonEvalArguments(args.slice(1), (m) => new UsageError(m, SKELETON_EVAL_USAGE));
+    const { runSkeletonEval, skeletonEvalTable } = await import('../eval/procedural/runSkeletonEval.js');
+    const report = await runSkeletonEval(options, (line) => io.stderr.write(`${line}\n`));
+    if (json) writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+    io.stdout.write(skeletonEvalTable(report));
+    if (json) io.stdout.write(`results: ${json}\n`);
+    return EXIT_OK;
+  }
   if (args[0] === 'correctives') {
     const { correctivesEvalCommand } = await import('../eval/correctives/correctivesEvalCommand.js');
     return correctivesEvalCommand(args.slice(1), io, (m) => new UsageError(m, CORRECTIVES_EVAL_USAGE));
@@ -427,6 +440,10 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
       const v = Number(value());
       if (!(v >= 0 && v <= 1)) throw new UsageError(`--augmented-fraction wants a number in [0, 1]`, usage);
       options.augmentedFraction = v;
+    } else if (arg === '--asymmetric-arms') {
+      const v = Number(value());
+      if (!(v >= 0 && v <= 1)) throw new UsageError(`--asymmetric-arms wants a number in [0, 1]`, usage);
+      options.asymmetricArms = v;
     } else if (arg === '--procedural-vertices') options.proceduralVertices = range(arg, value());
     else if (arg === '--augmented-vertices') options.augmentedVertices = range(arg, value());
     else throw new UsageError(`unknown argument '${arg}'`, usage);

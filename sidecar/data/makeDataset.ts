@@ -44,6 +44,11 @@ export interface DatasetOptions {
   proceduralVertices: [number, number] | null;
   /** remesh target range for augmented characters; null: the generator's default; [0, 0]: keep the artist's mesh */
   augmentedVertices: [number, number] | null;
+  /**
+   * share (0..1) of the procedural humanoids whose arms are posed apart (generateProceduralHumanoid's asymmetricArms;
+   * rig and pose kinds); absent or 0: none, and every sample is as it was before the option
+   */
+  asymmetricArms?: number;
   log: (line: string) => void;
 }
 
@@ -65,6 +70,13 @@ export function sampleSeed(seed: number, index: number): number {
 export function proceduralCount(options: Pick<DatasetOptions, 'count' | 'augmentedFraction' | 'kind'>): number {
   if (options.kind === 'correctives') return options.count;
   return options.count - Math.round(options.count * options.augmentedFraction);
+}
+
+/** The draw in [0, 1) that decides whether a procedural sample's arms are posed apart: its seed mixed again (u reads it plain). */
+function armsApartDraw(seed: number): number {
+  let h = Math.imul(seed ^ 0x61c88647, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
 }
 
 /** logUniform: a value in [lo, hi] from u in [0, 1), even on a log scale. */
@@ -119,7 +131,8 @@ async function datasetCharacter(
   const u = (seed % 1_000_003) / 1_000_003;
   if (index < nProc) {
     const targetVertices = options.proceduralVertices ? logUniform(u, options.proceduralVertices) : undefined;
-    character = generateProceduralHumanoid(seed, targetVertices ? { targetVertices } : {});
+    const asymmetricArms = options.asymmetricArms !== undefined && options.asymmetricArms > 0 && armsApartDraw(seed) < options.asymmetricArms;
+    character = generateProceduralHumanoid(seed, { ...(targetVertices ? { targetVertices } : {}), ...(asymmetricArms ? { asymmetricArms } : {}) });
     character.meta = { ...character.meta, source: 'procedural' };
     character.name = `proc-${String(index).padStart(6, '0')}`;
     stem = character.name;
