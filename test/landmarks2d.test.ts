@@ -100,6 +100,23 @@ describe('front-view landmarks', () => {
     expect(lm.notes).not.toContain('right hand found past pixels out of the paths\' reach');
   });
 
+  it('reads the head, not a hand raised above it, as the top of the body', () => {
+    // A small head (rows 105..114); the left arm rises steeply from the shoulder to a hand at rows 115..127, above the
+    // head's top, off to the side: the midline was read from the hand (procedural 11 000 084: its right elbow and wrist
+    // 25 % and 10 % of the height off). The head is the highest run over the legs' middle.
+    const raised: [number, number, number, number, number][] = [];
+    for (let k = 0; k < 5; k++) raised.push([77 + 4 * k, 84 + 4 * k, 90 + 6 * k, 99 + 6 * k, 0.02]);
+    raised.push([93, 100, 115, 127, 0.02]);
+    const view = boxesView([...LEGS, [52, 76, 50, 99, 0.06], [60, 68, 100, 104, 0.03], [56, 72, 105, 114, 0.05], ...raised, [20, 51, 93, 98, 0.02]]);
+    const lm = findLandmarks2D(view);
+    expect(lm.notes.some((n) => n.startsWith('the top of the silhouette is off the body\'s middle'))).toBe(true);
+    expect(lm.headTop[1]).toBe(114);
+    expect(lm.neck[0]).toBeCloseTo(64, 0);
+    expect(lm.left.handTip[0]).toBeGreaterThan(92);
+    expect(lm.left.handTip[1]).toBeGreaterThan(120);
+    expect(lm.right.handTip[0]).toBeCloseTo(20, 0);
+  });
+
   it('lays arms glued to the body along its sides when the legs are apart, and refuses a plain column', () => {
     // The torso is as wide as torso + arms down to row 70, then narrows smoothly onto the legs (as a remeshed body whose
     // arms merged with it): no armpit, no tip beside it; legs stand apart.
