@@ -174,9 +174,17 @@ describe('a capsule humanoid (Z up, facing -Y, its left +X) whose arms are held 
     const cf = findCanonicalFrame(mesh.positions, mesh.triangles);
     expect(cf.frame).toEqual({ up: [0, 0, 1], forward: [0, -1, 0], left: [1, 0, 0] });
   });
-  it('is rigged standing: the trunk, the head and the feet where the capsules put them (the arms are not yet read apart)', async () => {
+  it('is rigged standing: the trunk, the head, the feet and each arm where the capsules put them', async () => {
     const rig = await rigCharacterAsync(posed(0, 70));
     const head = (name: string) => rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+    // the arms posed apart keep their own pose (skeleton/armsPosedApart): the left level, its wrist at x 0.86, z 1.42;
+    // the right hanging 70° down, its elbow at (-0.31, 1.13) and its wrist at (-0.43, 0.80). Mirrored, both wrists sat
+    // half-way, 35° down.
+    expect(Math.abs(head('LeftHand')[2] - 1.42)).toBeLessThan(0.05);
+    expect(head('LeftHand')[0]).toBeGreaterThan(0.8);
+    expect(Math.hypot(head('RightForeArm')[0] + 0.306, head('RightForeArm')[2] - 1.129)).toBeLessThan(0.06);
+    expect(Math.hypot(head('RightHand')[0] + 0.426, head('RightHand')[2] - 0.8)).toBeLessThan(0.12);
+    expect(head('RightHand')[2]).toBeLessThan(1);
     // the torso's capsule runs from z 0.95 to 1.38 on x = y = 0, the head's centre at z 1.67, the soles at z ≈ 0
     expect(Math.hypot(head('Hips')[0], head('Hips')[1], head('Hips')[2] - 0.93)).toBeLessThan(0.05);
     expect(Math.abs(head('Head')[0])).toBeLessThan(0.02);
