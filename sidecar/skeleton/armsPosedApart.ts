@@ -52,7 +52,7 @@ export function armsPosedApart(
   vouch: Partial<Record<string, [number, number]>> | null = null,
 ): boolean {
   const mirrored = (p: [number, number]): [number, number] => [2 * mid - p[0], p[1]];
-  const apart = (l: [number, number], r: [number, number]) => Math.hypot(l[0] - (2 * mid - r[0]), l[1] - r[1]) >= POSED_APART_DISTANCE;
+  const apart = (l: [number, number], r: [number, number]) => Math.hypot(l[0] - mirrored(r)[0], l[1] - r[1]) >= POSED_APART_DISTANCE;
   for (const joint of POSED_APART_JOINTS) {
     const left = points[`Left${joint}`], right = points[`Right${joint}`];
     if (!left || !right || !apart(left, right)) continue;

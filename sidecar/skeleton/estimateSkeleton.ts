@@ -418,7 +418,7 @@ function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, 
 function sureJoints(prediction: Joints2DPrediction): Partial<Record<string, [number, number]>> {
   const sure: Partial<Record<string, [number, number]>> = {};
   MIXAMO_JOINTS.forEach((joint, k) => {
-    if (prediction.confidence[k] >= HYBRID_MIN_CONFIDENCE) sure[joint] = [prediction.xy[2 * k], prediction.xy[2 * k + 1]];
+    if (prediction.confidence[k] >= HYBRID_MIN_CONFIDENCE) sure[joint] = networkJoint(prediction, joint);
   });
   return sure;
 }
