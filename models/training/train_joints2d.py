@@ -3,7 +3,8 @@ writes its model card, training curve and a check file (a fixed input and the Py
 
   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 models/training/train_joints2d.py --data DIR --out models/joints2d.onnx
 
-`--tiny` is CI's smoke run (a few steps on a few samples). `--device cuda` trains on a GPU; under torchrun
+`--members K` trains K networks from seeds seed..seed+K-1 and exports them as one ensemble (Joints2DEnsemble; same
+inputs and outputs). `--tiny` is CI's smoke run (a few steps on a few samples). `--device cuda` trains on a GPU; under torchrun
 (WORLD_SIZE set) each process trains on its share of every batch with DistributedDataParallel.
 """
 import argparse
@@ -21,7 +22,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from joints2d.data import JOINT_NAMES, augment, load_images  # noqa: E402
-from joints2d.model import Joints2DNet  # noqa: E402
+from joints2d.model import Joints2DEnsemble, Joints2DNet  # noqa: E402
 from malloc_tuning import keep_freed_memory  # noqa: E402
 from sample_io import list_samples  # noqa: E402
 
@@ -36,6 +37,8 @@ def parse_args(argv=None):
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--members", type=int, default=1,
+                   help="train this many networks, from seeds seed, seed+1, ..., and export them as one ensemble")
     p.add_argument("--val-every", type=int, default=10, help="every k-th character (by sorted name) is validation")
     p.add_argument("--device", default="cpu")
     p.add_argument("--threads", type=int, default=1)
@@ -84,8 +87,6 @@ def main(argv=None):
     args = parse_args(argv)
     keep_freed_memory()
     torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
     distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
     rank = 0
     if distributed:
@@ -110,16 +111,50 @@ def main(argv=None):
         print(f"{len(paths)} samples, {len(dropped)} with a misread frame left out, {len(tr_images)} train, "
               f"{len(va_images)} validation ({len(val_chars)} characters)", flush=True)
 
+    # Each member trains exactly as a run with its seed alone would (the same draws in the same order), one after another.
+    seeds = [args.seed + k for k in range(args.members)]
+    t0 = time.time()
+    members, member_val, rows, steps = [], [], [], []
+    for k, seed in enumerate(seeds):
+        if k > 0 and (time.time() - t0) / 60 > args.max_minutes:
+            print(f"--max-minutes {args.max_minutes} spent: the ensemble keeps its first {k} member(s)", flush=True)
+            seeds = seeds[:k]
+            break
+        net, member_rows = train_member(args, seed, tr_images, tr_joints, va_images, va_joints, device, distributed, rank, t0)
+        members.append(net)
+        steps.append(member_rows[-1]["step"])
+        member_val.append(next((r["val_px"] for r in reversed(member_rows) if r["val_px"] != ""), float("nan")))
+        # one curve: the members' runs end to end (step counts on across them), each row saying whose it is
+        rows += [{**r, "step": k * args.steps + r["step"], "seed": seed, "member_step": r["step"]} for r in member_rows]
+    minutes = (time.time() - t0) / 60
+    if rank != 0:
+        return
+    curve_path = Path(args.curve or str(Path(args.out).with_suffix("")) + ".curve.csv")
+    curve_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(curve_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    net = members[0] if len(members) == 1 else Joints2DEnsemble(members)
+    net = net.to("cpu").eval()
+    export(net, args.out, args.seed)
+    if args.tiny:
+        return
+    val_px, per_joint = evaluate(net, va_images, va_joints, torch.device("cpu")) if len(va_images) else (float("nan"), [])
+    write_card(args, argv, paths, names, dropped, val_chars, len(tr_images), len(va_images), steps, minutes, val_px, per_joint, seeds, member_val)
+
+
+def train_member(args, seed, tr_images, tr_joints, va_images, va_joints, device, distributed, rank, t0):
+    """One Joints2DNet from `seed`: args.steps steps (fewer if --max-minutes, counted from t0, runs out) → the
+    network (unwrapped, on the CPU, in eval mode) and its curve rows (step, loss, coord_px, heat, val_px)."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
     model = Joints2DNet().to(device)
     if distributed:
         model = torch.nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
-    curve_path = Path(args.curve or str(Path(args.out).with_suffix("")) + ".curve.csv")
-    curve_path.parent.mkdir(parents=True, exist_ok=True)
     rows = []
-    t0 = time.time()
-    step = 0
     for step in range(1, args.steps + 1):
         idx = rng.integers(0, len(tr_images), size=args.batch)
         x = torch.from_numpy(tr_images[idx])
@@ -136,24 +171,12 @@ def main(argv=None):
             row["val_px"], _ = evaluate(model, va_images, va_joints, device)
         rows.append(row)
         if rank == 0 and (step % 50 == 0 or step == 1):
-            print(f"step {step} loss {row['loss']:.4f} coord {row['coord_px']:.2f}px val {row['val_px']} {time.time() - t0:.0f}s", flush=True)
+            print(f"seed {seed} step {step} loss {row['loss']:.4f} coord {row['coord_px']:.2f}px val {row['val_px']} {time.time() - t0:.0f}s", flush=True)
         if (time.time() - t0) / 60 > args.max_minutes:
-            print(f"stopping at step {step}: --max-minutes {args.max_minutes}", flush=True)
+            print(f"stopping at step {step} of seed {seed}: --max-minutes {args.max_minutes}", flush=True)
             break
-    minutes = (time.time() - t0) / 60
-    if rank != 0:
-        return
-    with open(curve_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
     net = model.module if distributed else model
-    net = net.to("cpu").eval()
-    export(net, args.out, args.seed)
-    if args.tiny:
-        return
-    val_px, per_joint = evaluate(net, va_images, va_joints, torch.device("cpu")) if len(va_images) else (float("nan"), [])
-    write_card(args, argv, paths, names, dropped, val_chars, len(tr_images), len(va_images), step, minutes, val_px, per_joint)
+    return net.to("cpu").eval(), rows
 
 
 def check_input(size=128):
@@ -191,7 +214,7 @@ def export(net, out, seed):
     Path(str(out.with_suffix("")) + ".check.json").write_text(json.dumps(check))
 
 
-def write_card(args, argv, paths, names, dropped, val_chars, n_train, n_val, steps, minutes, val_px, per_joint):
+def write_card(args, argv, paths, names, dropped, val_chars, n_train, n_val, steps, minutes, val_px, per_joint, seeds, member_val):
     from collections import Counter
 
     sources = Counter()
@@ -210,13 +233,18 @@ def write_card(args, argv, paths, names, dropped, val_chars, n_train, n_val, ste
         "# joints2d.onnx: the 2D joint predictor (HumanRig's prior-guided skeleton estimator)",
         "",
         f"- **Date:** {datetime.date.today().isoformat()}",
-        f"- **Network:** U-shaped heatmap CNN (models/training/joints2d/model.py), {params:,} parameters, {size_mb:.1f} MB ONNX (opset 17).",
+        (f"- **Network:** U-shaped heatmap CNN (models/training/joints2d/model.py), {params:,} parameters, {size_mb:.1f} MB ONNX (opset 17)."
+         if len(seeds) == 1 else
+         f"- **Network:** an ensemble of {len(seeds)} U-shaped heatmap CNNs (models/training/joints2d/model.py: Joints2DNet, {params:,} parameters each; Joints2DEnsemble averages their heatmaps' probabilities, then the same soft-argmax), {size_mb:.1f} MB ONNX (opset 17)."),
         "- **Input:** `image` float32 [B, 5, 128, 128]: the canonical front view (silhouette, front depth, back depth, normal x, normal y; sidecar/skeleton/frontViewImage.ts).",
         "- **Outputs:** `coords` [B, 23, 2] joint heads in image pixels (column, row from the top), `confidence` [B, 23], `heatmaps` [B, 23, 64, 64] logits. Joint order: MIXAMO_JOINTS.",
         f"- **Data:** {len(paths)} samples from `npm run data` ({', '.join(f'{k}: {v}' for k, v in sorted(sources.items()))}{f'; {apart} of them with arms posed apart' if apart else ''}); {len(dropped)} left out because the sidecar's frame finder misread them (up or a side view: the pipeline cannot rig those either; those seen from behind are kept with left and right swapped); {n_train} train, {n_val} validation ({len(val_chars)} characters held out by name). The held-out dev characters (mixamo_ely, clonk_farmer, robot_expressive) are in no sample.",
         f"- **Command:** `{cmd}`",
-        f"- **Seed:** {args.seed}; {steps} steps of batch {args.batch}, AdamW one-cycle lr {args.lr}, {minutes:.1f} min on {args.device} ({args.threads} thread(s)).",
-        f"- **Validation 2D error:** {val_px:.2f} px of 128 (mean over joints).",
+        (f"- **Seed:** {seeds[0]}; {steps[0]} steps of batch {args.batch}, AdamW one-cycle lr {args.lr}, {minutes:.1f} min on {args.device} ({args.threads} thread(s))."
+         if len(seeds) == 1 else
+         f"- **Seeds:** {', '.join(map(str, seeds))}, one member each; {', '.join(map(str, steps))} steps of batch {args.batch}, AdamW one-cycle lr {args.lr}, {minutes:.1f} min in all on {args.device} ({args.threads} thread(s))."),
+        f"- **Validation 2D error:** {val_px:.2f} px of 128 (mean over joints)"
+        + ("." if len(seeds) == 1 else f"; each member alone: {', '.join(f'{v:.2f}' for v in member_val)} px."),
         "",
         "| joint | val error (px) |",
         "|---|---|",

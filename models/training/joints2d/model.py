@@ -67,3 +67,25 @@ def soft_argmax(logits, input_size):
     near_y = (dy.abs() <= 2.0 * scale).to(logits.dtype)
     confidence = (prob * near_y.unsqueeze(-1) * near_x.unsqueeze(-2)).sum(dim=(2, 3))
     return coords, confidence, logits
+
+
+class Joints2DEnsemble(nn.Module):
+    """Several Joints2DNet trained from different seeds, read as one: their heatmaps' probabilities averaged, then the
+    same soft-argmax. One network's joints move by a few pixels from seed to seed, and where it is sure of a joint
+    decides whether the hybrid skeleton takes it (HYBRID_MIN_CONFIDENCE): a joint the members disagree on spreads its
+    probability, so the average is sure only where they agree. Same inputs and outputs as Joints2DNet; the heatmaps
+    output is the log of the averaged probabilities."""
+
+    def __init__(self, members):
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, image):
+        prob = None
+        for member in self.members:
+            _, _, logits = member(image)
+            b, j, h, w = logits.shape
+            p = torch.softmax(logits.reshape(b, j, h * w), dim=-1)
+            prob = p if prob is None else prob + p
+        prob = prob / len(self.members)
+        return soft_argmax(torch.log(prob.clamp_min(1e-30)).reshape(b, j, h, w), image.shape[-1])
