@@ -94,7 +94,9 @@ describe('a sword held in one hand', () => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000 });
     expect(character.meta.clothing).toContain(wears);
     const errors = await rigJointErrors(character);
-    // measured: mean 1.68 % (9 900 021) and 1.40 % (9 200 024), worst joint 4.0 % and 3.2 % of the height
+    // measured: mean 1.68 % (9 900 021) and 1.40 % (9 200 024), worst joint 4.0 % and 3.2 % of the height. With the
+    // three-network joints2d, 9 900 021's right elbow was left to the rules, which read its arms in its cone hat: 3.48 %
+    // (both elbows 26.8 % off) until the rules' elbow out of its upper arm's reach gave way (elbowOutOfReach): 1.21 %
     expect(errors.reduce((a, b) => a + b, 0) / errors.length).toBeLessThan(measured + 0.005);
     expect(Math.max(...errors)).toBeLessThan(0.05);
   }, 60_000);

@@ -387,28 +387,54 @@ function headOffItsNeck(
  * up in the head (9 200 008, 9 200 053: both arms 16.8 % off after the average), a coat's hem misread one knee
  * (9 200 064, 9 200 068), a held sword one wrist. On 9 400 000–079 (untouched before), 4 of 539, the same way.
  * The elbows (ForeArm) stay averaged: on the artists' mixamo_ely the network's elbow lay 5 % of the height out along
- * her arm and the rules' 0.3 % in, and their mean was nearest (CD-J2J 0.0220; 0.0236 with the network's mirrored).
+ * her arm and the rules' 0.3 % in, and their mean was nearest (CD-J2J 0.0220; 0.0236 with the network's mirrored);
+ * but a rules' elbow out of its upper arm's reach (elbowOutOfReach) is mirrored over as these are.
  * Shoulders, upper legs and ankles were never mixed.
  */
 const MIRRORED_PAIRS = ['Arm', 'Hand', 'Leg'] as const;
 
 /**
+ * An elbow farther from its own upper-arm joint than this many times the other side's upper arm (both in the front
+ * view, where a bone can look shorter but never longer) was read on something else: on the procedural humanoids
+ * (the mirrored 80 of `eval skeletons`, 9 200 000–079, 9 400 000–079, 9 900 000–079, 10 200 000–079,
+ * 10 400 000–079, and the 80 with arms posed apart) the mixed elbow pairs measured 0.27–1.01 where the rules' elbow was
+ * the better, 1.67 on a raised arm (the rules' elbow still the better), and 4.18 and 4.54 on two cone-hat chibis whose
+ * rules' elbows stood in the hat's brim (9 900 021, a sword holder, and 9 900 062).
+ */
+export const ELBOW_REACH_SLACK = 2;
+
+/**
+ * Whether the `unsure` side's elbow (ForeArm) lies out of its upper arm's reach: farther from its own upper-arm joint
+ * (Arm) than ELBOW_REACH_SLACK times the `seen` side's upper arm. points: 2D joints by name; seen, unsure: 'Left' or
+ * 'Right' → true where the elbow was misread.
+ */
+function elbowOutOfReach(points: Partial<Record<Named2D, [number, number]>>, seen: string, unsure: string): boolean {
+  const [sa, se, ua, ue] = [`${seen}Arm`, `${seen}ForeArm`, `${unsure}Arm`, `${unsure}ForeArm`].map((n) => points[n as Named2D]);
+  if (!sa || !se || !ua || !ue) return false;
+  const reach = Math.hypot(ue[0] - ua[0], ue[1] - ua[1]);
+  return reach > ELBOW_REACH_SLACK * Math.hypot(se[0] - sa[0], se[1] - sa[1]);
+}
+
+/**
  * In place, for each Left/Right pair (MIRRORED_PAIRS) one of whose sides is the network's (confidence at least
  * HYBRID_MIN_CONFIDENCE) and the other the rules' (the network unsure there): the rules' side becomes the network's
- * side mirrored across the midline (x = the Hips'), and is marked learned. symmetrise averages the two sides, so a
- * misread side used to pull the good one half-way to it.
+ * side mirrored across the midline (x = the Hips'), and is marked learned; so does a mixed elbow pair's where the rules'
+ * elbow lies out of its upper arm's reach (elbowOutOfReach). symmetrise averages the two sides, so a misread side
+ * used to pull the good one half-way to it.
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name.
  */
 function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, view: FrontView): void {
   const mid = points.Hips?.[0];
   if (mid === undefined) return;
-  for (const joint of MIRRORED_PAIRS) {
+  for (const joint of [...MIRRORED_PAIRS, 'ForeArm'] as const) {
     const left = `Left${joint}` as Named2D, right = `Right${joint}` as Named2D;
     if (!points[left] || !points[right] || sources[left] === sources[right]) continue;
     const [seen, unsure] = sources[left] === 'learned' ? [left, right] : [right, left];
     const mirrored: [number, number] = [2 * mid - points[seen]![0], points[seen]![1]];
     // where the mirror lands off the body, the limbs are posed apart and the rules' side is the one the view shows
     if (!silhouetteNear(view, mirrored[0], mirrored[1])) continue;
+    // an elbow pair stays averaged unless the rules' elbow lies out of its upper arm's reach
+    if (joint === 'ForeArm' && !elbowOutOfReach(points, seen === left ? 'Left' : 'Right', unsure === left ? 'Left' : 'Right')) continue;
     points[unsure] = mirrored;
     sources[unsure] = 'learned';
   }
