@@ -28,6 +28,25 @@ function makeData(out: string, jobs: number): void {
   expect(run.status, run.stderr + run.stdout).toBe(0);
 }
 
+/** A --tiny run of train_joints2d.py on `data` writing `out` (with `extra` options) → its curve's lines. */
+function trainTiny(data: string, out: string, extra: string[]): string[] {
+  const run = spawnSync(PYTHON, ['models/training/train_joints2d.py', '--data', data, '--tiny', '--out', out, ...extra], {
+    encoding: 'utf8', timeout: 240_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
+  });
+  expect(run.status, run.stderr).toBe(0);
+  return readFileSync(out.replace(/\.onnx$/, '.curve.csv'), 'utf8').trim().split('\n');
+}
+
+/** onnxruntime-node runs the model on a sample's image: 23 joints, each inside the picture. */
+async function expectJointsOnASample(model: string, data: string): Promise<void> {
+  const session = await loadModel(model);
+  const image = readTrainingSample(join(data, readdirSync(data).filter((f) => f.endsWith('.sample'))[0])).image;
+  const result = await runModel(session, { image: { data: image, dims: [1, 5, 128, 128] } });
+  expect(result.coords.dims).toEqual([1, 23, 2]);
+  expect(result.confidence.dims).toEqual([1, 23]);
+  for (const v of result.coords.data as Float32Array) expect(v).toBeGreaterThanOrEqual(-0.5), expect(v).toBeLessThanOrEqual(127.5);
+}
+
 describe('autorig data', () => {
   it('makes the same samples from the same seed with 1 or 2 processes, none from a held-out character', () => {
     const a = join(tmp, 'a'), b = join(tmp, 'b');
@@ -58,37 +77,20 @@ describe('autorig data', () => {
     expect(torchReady, `${PYTHON} cannot import torch and onnx (apt-get install python3-torch python3-onnx)`).toBe(true);
     const data = join(tmp, 'a');
     if (!existsSync(data)) makeData(data, 2);
-    const out = join(tmp, 'joints2d.onnx');
-    const run = spawnSync(PYTHON, ['models/training/train_joints2d.py', '--data', data, '--tiny', '--out', out], {
-      encoding: 'utf8', timeout: 240_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
-    });
-    expect(run.status, run.stderr).toBe(0);
-    const rows = readFileSync(join(tmp, 'joints2d.curve.csv'), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[1]));
+    const rows = trainTiny(data, join(tmp, 'joints2d.onnx'), []).slice(1).map((l) => Number(l.split(',')[1]));
     expect(rows.length).toBeGreaterThanOrEqual(20);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(mean(rows.slice(-5))).toBeLessThan(0.7 * mean(rows.slice(0, 5)));
-    const session = await loadModel(out);
-    const image = readTrainingSample(join(data, readdirSync(data).filter((f) => f.endsWith('.sample'))[0])).image;
-    const result = await runModel(session, { image: { data: image, dims: [1, 5, 128, 128] } });
-    expect(result.coords.dims).toEqual([1, 23, 2]);
-    expect(result.confidence.dims).toEqual([1, 23]);
-    for (const v of result.coords.data as Float32Array) expect(v).toBeGreaterThanOrEqual(-0.5), expect(v).toBeLessThanOrEqual(127.5);
+    await expectJointsOnASample(join(tmp, 'joints2d.onnx'), data);
   }, 300_000);
 
   it.skipIf(!torchReady && !ON_CI)('trains an ensemble (--members 2): each member as its seed alone, one ONNX that runs', async () => {
     expect(torchReady, `${PYTHON} cannot import torch and onnx (apt-get install python3-torch python3-onnx)`).toBe(true);
     const data = join(tmp, 'a');
     if (!existsSync(data)) makeData(data, 2);
-    const train = (out: string, extra: string[]) => {
-      const run = spawnSync(PYTHON, ['models/training/train_joints2d.py', '--data', data, '--tiny', '--out', out, ...extra], {
-        encoding: 'utf8', timeout: 240_000, env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
-      });
-      expect(run.status, run.stderr).toBe(0);
-      return readFileSync(out.replace(/\.onnx$/, '.curve.csv'), 'utf8').trim().split('\n');
-    };
-    const single = train(join(tmp, 'seed6.onnx'), ['--seed', '6']);
+    const single = trainTiny(data, join(tmp, 'seed6.onnx'), ['--seed', '6']);
     const out = join(tmp, 'ensemble.onnx');
-    const ensemble = train(out, ['--seed', '5', '--members', '2']);
+    const ensemble = trainTiny(data, out, ['--seed', '5', '--members', '2']);
     const head = ensemble[0].split(',');
     expect(head.slice(0, 5)).toEqual(['step', 'loss', 'coord_px', 'heat', 'val_px']);
     const cells = ensemble.slice(1).map((l) => l.split(','));
@@ -98,13 +100,7 @@ describe('autorig data', () => {
     const second = cells.filter((c) => c[seedAt] === '6').map((c) => c[1]);
     expect(second).toEqual(single.slice(1).map((l) => l.split(',')[1]));
     expect(cells.map((c) => Number(c[0]))).toEqual(cells.map((_, i) => i + 1));
-
-    const session = await loadModel(out);
-    const image = readTrainingSample(join(data, readdirSync(data).filter((f) => f.endsWith('.sample'))[0])).image;
-    const result = await runModel(session, { image: { data: image, dims: [1, 5, 128, 128] } });
-    expect(result.coords.dims).toEqual([1, 23, 2]);
-    expect(result.confidence.dims).toEqual([1, 23]);
-    for (const v of result.coords.data as Float32Array) expect(v).toBeGreaterThanOrEqual(-0.5), expect(v).toBeLessThanOrEqual(127.5);
+    await expectJointsOnASample(out, data);
   }, 300_000);
 
   it.skipIf(!torchReady && !ON_CI)('an ensemble reads the members\' averaged heatmaps: where they agree as one, where not unsure', () => {
