@@ -429,12 +429,13 @@ function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, 
   for (const joint of [...MIRRORED_PAIRS, 'ForeArm'] as const) {
     const left = `Left${joint}` as Named2D, right = `Right${joint}` as Named2D;
     if (!points[left] || !points[right] || sources[left] === sources[right]) continue;
-    const [seen, unsure] = sources[left] === 'learned' ? [left, right] : [right, left];
+    const [seenSide, unsureSide] = sources[left] === 'learned' ? ['Left', 'Right'] : ['Right', 'Left'];
+    const seen = `${seenSide}${joint}` as Named2D, unsure = `${unsureSide}${joint}` as Named2D;
     const mirrored: [number, number] = [2 * mid - points[seen]![0], points[seen]![1]];
     // where the mirror lands off the body, the limbs are posed apart and the rules' side is the one the view shows
     if (!silhouetteNear(view, mirrored[0], mirrored[1])) continue;
     // an elbow pair stays averaged unless the rules' elbow lies out of its upper arm's reach
-    if (joint === 'ForeArm' && !elbowOutOfReach(points, seen === left ? 'Left' : 'Right', unsure === left ? 'Left' : 'Right')) continue;
+    if (joint === 'ForeArm' && !elbowOutOfReach(points, seenSide, unsureSide)) continue;
     points[unsure] = mirrored;
     sources[unsure] = 'learned';
   }
