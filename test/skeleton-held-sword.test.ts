@@ -73,6 +73,23 @@ describe('a sword held in one hand', () => {
     expect(held, free).toBeGreaterThan(100);
   }, 60_000);
 
+  // Arms posed apart, the sword pointing forward and up: its blade crosses the upper arm's ray in front of the
+  // shoulder (read span 0.021 and 0.037 of the height, under the free arm's 0.067 and 0.063). The upper-arm pair was
+  // mirror-averaged, half-way to the blade; then the free arm, checked against it for equal bone lengths
+  // (armDepthsOfEqualLength), was pulled forward too. Now the pair takes the side nearer its shoulder's depth.
+  it.each([11_000_053, 11_000_106])('keeps both upper arms of procedural humanoid %i at the shoulders\' depth, its sword raised across one', async (seed) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    expect(character.meta.clothing).toContain('sword (right hand)');
+    const errors = await rigJointErrors(character);
+    const at = (name: string) => errors[MIXAMO_JOINTS.filter((n) => n !== 'HeadTop_End').indexOf(name as never)];
+    // measured 0.27 / 0.28 % of the height (11 000 053) and 0.93 / 0.84 % (11 000 106); before, 3.4–7.5 %
+    for (const name of ['LeftArm', 'RightArm']) expect(at(name), name).toBeLessThan(0.015);
+    // measured 1.24 / 2.47 % and 0.96 / 3.99 %; before, 9.7–27 %
+    for (const name of ['LeftForeArm', 'RightForeArm']) expect(at(name), name).toBeLessThan(0.05);
+    // the free hand: measured 1.32 % and 1.72 %; before, 1.32 % and 18.0 %
+    expect(at('LeftHand')).toBeLessThan(0.025);
+  }, 60_000);
+
   it('rigs procedural humanoid 10 000 026, whose sword held forward made its box deeper than wide', async () => {
     // before, the canonical frame lay it on its back (axisAlignedFrame.ts bulkSides) and it was refused NOT_HUMANOID,
     // "the body leans 26°"

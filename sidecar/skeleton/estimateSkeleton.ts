@@ -522,22 +522,30 @@ export const ONE_SIDED_SPAN_RATIO = 2;
 
 /**
  * The joints (without their side) whose pair's depth may come from one side (pairDepth), each with the parent joint
- * its depth is checked against: the forearm and hand, where a character holds things. Elsewhere the rays meet hair
- * or a cape on both sides alike and the mean stands (long hair behind the shoulders: the shorter read span there was
- * the hair's, not the shoulder's, on a procedural development humanoid).
+ * its depth is checked against: the upper arm, forearm and hand, where a character holds things (a sword pointing
+ * forward and up crosses the upper arm's ray too, in front of the shoulder). Elsewhere the rays meet hair or a cape on
+ * both sides alike and the mean stands.
  */
-const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { ForeArm: 'Arm', Hand: 'ForeArm', HandTip: 'Hand' };
+const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { Arm: 'Shoulder', ForeArm: 'Arm', Hand: 'ForeArm', HandTip: 'Hand' };
+
+/**
+ * The joints (without their side) of ONE_SIDED_DEPTH_PARENT whose pair may take the shorter read span's depth: not
+ * the upper arm, whose shorter span can be long hair's behind the shoulder rather than the shoulder's (a procedural
+ * development humanoid); a held sword's blade there spans less than the arm (0.021 and 0.037 of the height against
+ * 0.067 and 0.063 on procedural humanoids 11 000 053 and 11 000 106), so only the disjoint reads tell it.
+ */
+const SHORTER_SPAN_JOINTS = ['ForeArm', 'Hand', 'HandTip'];
 
 /**
  * Mirror-averages each Left/Right pair across the midline x = Hips.x (the body is symmetric; silhouettes are noisy).
- * Depth is averaged too, except at the forearms, hands and hand tips (ONE_SIDED_DEPTH_PARENT) where one side's ray read
- * something the other side's did not (readSpans: the span along the ray each depth was read from, by name; NaN or
- * absent where none was read):
- * - one side's span exceeds ONE_SIDED_SPAN_RATIO times the other's (a blade along the ray): both take the shorter
- *   span's depth;
- * - the two spans do not overlap in depth (the ray met a separate piece in front, such as a sword's guard, where its
- *   mirror met the wrist): both take the depth of the side that lies nearer its parent joint's depth (parents are
- *   settled first), the side whose limb did not turn out of the body's plane.
+ * Depth is averaged too, except at the upper arms, forearms, hands and hand tips (ONE_SIDED_DEPTH_PARENT) where one
+ * side's ray read something the other side's did not (readSpans: the span along the ray each depth was read from, by
+ * name; NaN or absent where none was read):
+ * - one side's span exceeds ONE_SIDED_SPAN_RATIO times the other's (a blade along the ray; SHORTER_SPAN_JOINTS only):
+ *   both take the shorter span's depth;
+ * - the two spans do not overlap in depth (the ray met a separate piece in front, such as a sword's guard or blade,
+ *   where its mirror met the arm): both take the depth of the side that lies nearer its parent joint's depth (parents
+ *   are settled first), the side whose limb did not turn out of the body's plane.
  * Pairs whose joint (without its side) is in ownPose keep each side as read: arms posed apart (armsPosedApart).
  * c: lifted points by name (canonical), modified in place, parents before children in key order.
  */
@@ -558,8 +566,8 @@ function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> =
 
 /**
  * The depth a Left/Right pair shares (symmetrise): for a joint of ONE_SIDED_DEPTH_PARENT, the shorter read span's
- * where the spans differ by ONE_SIDED_SPAN_RATIO, the side nearer its parent's depth where the spans do not overlap;
- * else (and for every other joint) the mean.
+ * where the spans differ by ONE_SIDED_SPAN_RATIO (SHORTER_SPAN_JOINTS), the side nearer its parent's depth where the
+ * spans do not overlap; else (and for every other joint) the mean.
  * c: the points (the parent's depth is read from it), joint: the name without its side ('Hand'), zl, zr: each side's
  * depth, sl, sr: each side's read span (NaN where none) → the shared depth
  */
@@ -567,8 +575,10 @@ function pairDepth(c: Record<string, Vec3>, joint: string, zl: number, zr: numbe
   const mean = 0.5 * (zl + zr);
   const parent = ONE_SIDED_DEPTH_PARENT[joint];
   if (!parent || !(sl > 0 && sr > 0)) return mean;
-  if (sl > ONE_SIDED_SPAN_RATIO * sr) return zr;
-  if (sr > ONE_SIDED_SPAN_RATIO * sl) return zl;
+  if (SHORTER_SPAN_JOINTS.includes(joint)) {
+    if (sl > ONE_SIDED_SPAN_RATIO * sr) return zr;
+    if (sr > ONE_SIDED_SPAN_RATIO * sl) return zl;
+  }
   if (Math.abs(zl - zr) <= 0.5 * (sl + sr)) return mean;
   const pl = c['Left' + parent], pr = c['Right' + parent];
   if (!pl || !pr) return mean;
