@@ -386,9 +386,9 @@ function skinParts(
   locked: LockedGroup[], onProgress: (f: number) => void, rods: () => Int32Array, resolution = SKIN_VOXEL_RESOLUTION,
 ): PartWeights[] {
   const { mesh, canonical, cf, shells } = prepared;
-  const { bones, legs, hands, limbs } = skinBones(skeleton, cf);
+  const { bones, legs, hands, limbs, midline } = skinBones(skeleton, cf);
   const props = hands.length > 0 ? { hands, pieceOf: rods() } : undefined;
-  const weights = skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props, shells);
+  const weights = skinInVoxels(canonical, mesh.triangles, bones, INFLUENCES, onProgress, resolution, legs, props, shells, midline);
   // a hand that rests on a thigh is a voxel or two from it: the geodesics can blend across (separateLimbs.ts)
   separateLimbs(canonical, weights, INFLUENCES, limbs);
   return partWeights(parts, mesh, skeleton, weights, locked);
@@ -398,7 +398,7 @@ function skinParts(
  * The skeleton as the skinning reads it: its bones in the canonical frame, the two legs' chains (legChains; none when
  * the names are not Mixamo's) and the hand bones (by template name).
  */
-function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[]; legs: LegChain[]; hands: number[]; limbs: LimbChain[] } {
+function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[]; legs: LegChain[]; hands: number[]; limbs: LimbChain[]; midline: number } {
   const bones: SkinBone[] = skeleton.joints.map((j) => ({
     head: pointToCanonical(j.head, cf),
     tail: pointToCanonical(j.tail, cf),
@@ -412,7 +412,11 @@ function skinBones(skeleton: Skeleton, cf: CanonicalFrame): { bones: SkinBone[];
   const nameOf = (b: number) => names[b];
   const hands: number[] = [];
   for (let b = 0; b < bones.length; b++) if (names[b] === 'LeftHand' || names[b] === 'RightHand') hands.push(b);
-  return { bones, legs: legChains(bones, nameOf), hands, limbs: skeletonLimbs(bones, nameOf) };
+  // the body's midplane is the Hips' (the skeleton is mirrored about it), not the canonical box's centre, which arms
+  // posed apart move off it; a skeleton without a Hips keeps the box's
+  const hips = names.indexOf('Hips');
+  const midline = hips >= 0 ? bones[hips].head[0] : 0;
+  return { bones, legs: legChains(bones, nameOf), hands, limbs: skeletonLimbs(bones, nameOf), midline };
 }
 
 /** Each joint's Mixamo template name (templateIndexOf), or null for a joint not in the template: #joints. */

@@ -202,7 +202,7 @@ export function estimateSkeleton(
   const used = usedVertices(canonical.length / 3, triangles);
   for (const side of ['Left', 'Right'] as const) {
     const foot = c[`${side}Foot`];
-    const extent = footExtent(canonical, triangles, used, shells.shellOf, foot, soleY, side === 'Left' ? 1 : -1);
+    const extent = footExtent(canonical, triangles, used, shells.shellOf, foot, soleY, side === 'Left' ? 1 : -1, c.Hips[0]);
     const { heelZ, tipZ } = extent;
     const toeY = extent.soleY + 0.25 * (foot[1] - extent.soleY);
     c[`${side}ToeBase`] = [foot[0], toeY, heelZ + 0.72 * (tipZ - heelZ)];
@@ -309,18 +309,22 @@ function usedVertices(vertexCount: number, triangles: Uint32Array): Uint8Array {
  * heel at the cape and the sole under the floor, and the toe base 3–8 % of the height back and down (procedural
  * development humanoids 9 200 023, 040, 058 with separate capes; 9 200 003, 018, 025 with fused ones).
  * canonical #V*3, triangles #T*3, used #V, shellOf #V (meshShells), ankle: canonical, soleY: the silhouette's lowest
- * height (bounds the box), side: +1 left, −1 right → heelZ, tipZ, soleY (the lowest vertex of the run; the
- * silhouette's where none)
+ * height (bounds the box), side: +1 left, −1 right, midline: the body's midline x (the Hips': the canonical box's centre
+ * x = 0 lies off it when the arms are posed apart, as far as one ankle's side: that foot lost its inner side or all
+ * of it, and the pair's toe bases sat 0.6–3.6 % of the height off on most of the procedural humanoids 11 000 000–079
+ * and 12 000 000–079 with arms posed apart, 8–13 % behind the feet on five with capes, whose hem that foot read)
+ * → heelZ, tipZ, soleY (the lowest vertex of the run; the silhouette's where none)
  */
 function footExtent(
   canonical: Float32Array, triangles: Uint32Array, used: Uint8Array, shellOf: Int32Array, ankle: Vec3, soleY: number, side: number,
+  midline: number,
 ): { heelZ: number; tipZ: number; soleY: number } {
   const top = ankle[1] + 0.25 * (ankle[1] - soleY);
   // the vertices below the ankle on its side, and the pieces among theirs that reach in front of the ankle
   const onFoot = new Uint8Array(canonical.length / 3);
   const reachesFront = new Set<number>();
   for (let v = 0; v < onFoot.length; v++) {
-    if (!used[v] || canonical[3 * v + 1] > top || canonical[3 * v] * side <= 0 || Math.abs(canonical[3 * v] - ankle[0]) > 0.08) continue;
+    if (!used[v] || canonical[3 * v + 1] > top || (canonical[3 * v] - midline) * side <= 0 || Math.abs(canonical[3 * v] - ankle[0]) > 0.08) continue;
     onFoot[v] = 1;
     if (canonical[3 * v + 2] > ankle[2]) reachesFront.add(shellOf[v]);
   }

@@ -38,12 +38,17 @@ export const NO_BONE = 0xffff;
  * keep weights where an animator expects them:
  * - only the nearest bone and its hierarchy neighbours (parent, children, siblings that are not its mirror image)
  *   weigh a voxel, so a hand resting on a thigh is not taken by the leg;
- * - a bone of one side never weighs voxels on the other side of the body's midplane (x = 0 in canonical space);
+ * - a bone of one side never weighs voxels on the other side of the body's midplane (x = midline in canonical space:
+ *   the Hips', as the caller knows it; the canonical box's centre, x = 0, lies off the body's midline when the arms are
+ *   posed apart, by up to 0.14 of the height on procedural humanoids with one arm raised and one hanging);
  * - parts that no path through the solid reaches (a loose hat, eyes) follow, rigidly, the weights of the nearest
  *   reached voxel.
- * solid: Uint8Array #voxels, bones: SkinBone[] (canonical grid space, x = the character's left), k: influences → VoxelWeights
+ * solid: Uint8Array #voxels, bones: SkinBone[] (canonical grid space, x = the character's left), k: influences, midline:
+ * the x of the body's midplane (default 0) → VoxelWeights
  */
-export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], k: number, onBone?: (done: number, total: number) => void): VoxelWeights {
+export function voxelBoneWeights(
+  solid: Uint8Array, g: VoxelGrid, bones: SkinBone[], k: number, onBone?: (done: number, total: number) => void, midline = 0,
+): VoxelWeights {
   const nVox = solid.length;
   const deforming = bones.map((b, i) => (b.deform ? i : -1)).filter((i) => i >= 0);
   const dists = deforming.map(() => new Uint32Array(nVox));
@@ -52,10 +57,11 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
     onBone?.(n + 1, deforming.length);
   });
 
-  const allowed = hierarchyNeighbours(bones);
+  const allowed = hierarchyNeighbours(bones, midline);
   const side = bones.map((b) => {
-    if (b.head[0] > SIDE_MARGIN && b.tail[0] > SIDE_MARGIN) return 1;
-    if (b.head[0] < -SIDE_MARGIN && b.tail[0] < -SIDE_MARGIN) return -1;
+    const head = b.head[0] - midline, tail = b.tail[0] - midline;
+    if (head > SIDE_MARGIN && tail > SIDE_MARGIN) return 1;
+    if (head < -SIDE_MARGIN && tail < -SIDE_MARGIN) return -1;
     return 0;
   });
   const nx = g.dims[0];
@@ -68,7 +74,7 @@ export function voxelBoneWeights(solid: Uint8Array, g: VoxelGrid, bones: SkinBon
     let nearest = -1, nearestD = 0xffffffff;
     for (let n = 0; n < deforming.length; n++) if (dists[n][v] < nearestD) { nearestD = dists[n][v]; nearest = n; }
     if (nearest < 0) continue;
-    const x = g.origin[0] + ((v % nx) + 0.5) * g.size;
+    const x = g.origin[0] + ((v % nx) + 0.5) * g.size - midline;
     const ok = allowed[deforming[nearest]];
     let sum = 0;
     for (let n = 0; n < deforming.length; n++) {
@@ -138,12 +144,12 @@ export function writeTopK(row: Float64Array, ids: number[], k: number, outBones:
 }
 let pickScratch = new Int32Array(8);
 
-/** For each bone, the bones allowed to share a voxel with it when it is the nearest one. */
-function hierarchyNeighbours(bones: SkinBone[]): Set<number>[] {
+/** For each bone, the bones allowed to share a voxel with it when it is the nearest one (midline: the midplane's x). */
+function hierarchyNeighbours(bones: SkinBone[], midline: number): Set<number>[] {
   const children = bones.map(() => [] as number[]);
   bones.forEach((b, i) => { if (b.parent >= 0) children[b.parent].push(i); });
-  const mirrored = (a: number, b: number) => bones[a].head[0] * bones[b].head[0] < 0 &&
-    Math.abs(bones[a].head[0]) > SIDE_MARGIN && Math.abs(bones[b].head[0]) > SIDE_MARGIN;
+  const xa = (a: number) => bones[a].head[0] - midline;
+  const mirrored = (a: number, b: number) => xa(a) * xa(b) < 0 && Math.abs(xa(a)) > SIDE_MARGIN && Math.abs(xa(b)) > SIDE_MARGIN;
   return bones.map((b, i) => {
     const s = new Set<number>([i, ...children[i]]);
     if (b.parent >= 0) {
