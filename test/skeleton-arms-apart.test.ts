@@ -16,6 +16,7 @@ import { generateProceduralHumanoid } from '../sidecar/data/procedural/procedura
 import { ASYMMETRIC_ARMS_MIN_APART, sampleHumanoidParams, withAsymmetricArms } from '../sidecar/data/procedural/humanoidParams.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { armsPosedApart, silhouetteNear } from '../sidecar/skeleton/armsPosedApart.js';
+import { elbowReadsAsArm } from '../sidecar/skeleton/estimateSkeleton.js';
 import type { FrontView } from '../sidecar/skeleton/frontView.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 
@@ -125,6 +126,20 @@ describe('armsPosedApart', () => {
   });
 });
 
+describe('elbowReadsAsArm', () => {
+  it('reads an elbow between its upper-arm joint and wrist, in an arm\'s proportions, as an arm\'s', () => {
+    expect(elbowReadsAsArm([0, 0], [0.2, 0], [0.38, -0.05])).toBe(true);
+    expect(elbowReadsAsArm([0, 0], [0.2, 0], [0.23, -0.17])).toBe(true); // bent by 80°
+  });
+
+  it('does not where the forearm turns back along the upper arm, or is far shorter or longer than it', () => {
+    expect(elbowReadsAsArm([0, 0], [0, 0.26], [-0.04, 0.07])).toBe(false); // folded back down (a hat's brim)
+    expect(elbowReadsAsArm([0, 0], [0.3, 0], [0.34, 0])).toBe(false);      // forearm 0.13 of the upper arm
+    expect(elbowReadsAsArm([0, 0], [0.05, 0], [0.3, 0])).toBe(false);      // forearm 5 times the upper arm
+    expect(elbowReadsAsArm([0, 0], [0, 0], [0.3, 0])).toBe(false);         // no upper arm at all
+  });
+});
+
 describe('rigging characters whose arms are posed apart', () => {
   /** Each arm joint's distance from the generator's over the height, by name. */
   async function armErrors(seed: number, method?: 'geometric'): Promise<Record<string, number>> {
@@ -149,6 +164,11 @@ describe('rigging characters whose arms are posed apart', () => {
     [11_000_024, 'a sword held forward in the hanging arm\'s hand', 0.035],
     [11_000_025, 'an arm raised whose fingertips the raster cut off', 0.05],  // 21.1 → 3.0
     [11_000_084, 'an arm raised 43°, its hand the top of the silhouette', 0.03],  // 22.9 → 1.1
+    // the rules' elbows, the network unsure, where the network's upper arm and wrist stand (rulesElbowOffItsArm):
+    // read in the cone hat's brim, the forearm folded back down the arm (8.9 → 1.9, that elbow 31.2 → 3.0); at the
+    // wrist and beside the shoulder under a cape, forearms 0.14 and 4.3 times the upper arm's length (6.2 → 0.91)
+    [12_000_023, 'a cone hat whose brim is as wide as the shoulders, one arm held out', 0.03],
+    [12_000_064, 'both arms raised over a cape', 0.02],
   ] as const)('puts procedural humanoid %i\'s arms in its arms (%s)', async (seed, _pose, bound) => {
     const errors = await armErrors(seed);
     const limb = ['LeftForeArm', 'LeftHand', 'RightForeArm', 'RightHand'].map((n) => errors[n]);
