@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { findCanonicalFrame, fromCanonical, pointToCanonical, toCanonical } from '../sidecar/mesh/canonicalFrame.js';
-import { bulkSides, footPieces, HEM_SPAN, mirrorPlane, ROD_LAYER_SHARE } from '../sidecar/mesh/axisAlignedFrame.js';
+import { bodyAxes, bulkSides, footPieces, HEM_SPAN, mirrorPlane, ROD_LAYER_SHARE, UP_BY_LENGTH } from '../sidecar/mesh/axisAlignedFrame.js';
 import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
@@ -204,6 +204,44 @@ describe('a capsule humanoid (Z up, facing -Y, its left +X) whose arms are held 
     const mesh = mergeParts([...posed(0, 0), boxMesh('Shield', [0.4, -0.15, 1.1], [0.8, -0.1, 1.7], 3)]);
     expect(findCanonicalFrame(mesh.positions, mesh.triangles).frame).toEqual({ up: [0, 0, 1], forward: [0, -1, 0], left: [1, 0, 0] });
   });
+});
+
+describe('up by length where left-right is about as symmetric as head-to-feet (arms posed apart)', () => {
+  it('takes the longer of the two sides across the thin depth as up when their symmetries nearly tie', () => {
+    // 11 000 039's bulk: x 0.841 wide, y 1.122 tall, z 0.298 deep; mirror IoUs 0.480 / 0.483 / 0.356 (one arm up,
+    // the other down with a sword): by symmetry alone y was left-right and the body lay on its side
+    expect(bodyAxes([0.48, 0.483, 0.356], [0.841, 1.122, 0.298])).toEqual({ lateralAxis: 0, upAxis: 1, depthAxis: 2, byThinness: true });
+    // 11 000 007's: a staff held out far to one side leaves left-right 0.215 less symmetric than head-to-feet
+    expect(bodyAxes([0.151, 0.366, 0.69], [1.283, 2.738, 0.342])).toEqual({ lateralAxis: 0, upAxis: 1, depthAxis: 2, byThinness: true });
+  });
+
+  it('leaves left-right to symmetry where it is clearly the more symmetric, however wide the arms', () => {
+    // robot_expressive (Z up): its arm span 1.43 times its height, left-right 0.994 against head-to-feet's 0.298
+    expect(bodyAxes([0.994, 0.752, 0.298], [0.066, 0.026, 0.046])).toEqual({ lateralAxis: 0, upAxis: 2, depthAxis: 1, byThinness: true });
+    expect(0.994 - 0.298).toBeGreaterThan(UP_BY_LENGTH.symmetryTie);
+    // and where the two sides are about as long (a T-pose: under UP_BY_LENGTH.ratio), symmetry decides, the near tie too
+    expect(bodyAxes([0.6, 0.5, 0.7], [1.1, 1, 0.3])).toEqual({ lateralAxis: 0, upAxis: 1, depthAxis: 2, byThinness: true });
+    expect(bodyAxes([0.5, 0.6, 0.7], [1.1, 1, 0.3])).toEqual({ lateralAxis: 1, upAxis: 0, depthAxis: 2, byThinness: true });
+  });
+
+  // misread before (up or depth taken for left-right) and refused: the body leans 21°, or is deeper than wide
+  it.each([11_000_007, 11_000_039, 13_000_035, 13_000_051, 14_000_092])('reads procedural humanoid %i, arms posed apart, standing and facing forward', (seed) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    const mesh = mergeParts(character.parts);
+    const cf = findCanonicalFrame(mesh.positions, bodyTriangles(mesh.positions, mesh.triangles));
+    expect(readFrame(cf, turnedTruth(0))).toBe('ok');
+  });
+
+  it('rigs procedural humanoid 11 000 039 (an arm raised, a sword held out forward) instead of refusing it', async () => {
+    const character = generateProceduralHumanoid(11_000_039, { targetVertices: 20_000, asymmetricArms: true });
+    const rig = await rigCharacterAsync(character.parts);
+    const height = character.meta.heightMetres as number;
+    const head = (name: string) => rig.skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+    const truth = (k: number) => Array.from(character.joints.subarray(3 * k, 3 * k + 3));
+    // the Hips and the Head where the generator put them, within 3 % of the height
+    expect(Math.hypot(...head('Hips').map((x, i) => x - truth(0)[i])) / height).toBeLessThan(0.03);
+    expect(Math.hypot(...head('Head').map((x, i) => x - truth(5)[i])) / height).toBeLessThan(0.03);
+  }, 60_000);
 });
 
 describe('the canonical frame of characters the axis-aligned finder misread', () => {

@@ -33,6 +33,20 @@ export const THIN_END = { up: 0.35, feet: 0.02 };
  */
 export const SYMMETRY_SLACK = 0.25;
 
+/**
+ * Where the depth is clearly the thinnest side, the two other sides' mirror symmetries within `symmetryTie` (IoU) of
+ * each other and one side at least `ratio` times the other: the longer is up. A humanoid's left-right is otherwise
+ * by far its more symmetric axis (the artists' ten: 0.41–0.70 above head-to-feet). With one arm raised or held out and
+ * the other hanging, or a staff held out to one side, left-right loses its symmetry: on 27 of 800 procedural
+ * humanoids with arms posed apart (11 000 000–199, 12 000 000–199, 13 000 000–199, 14 000 000–199) the frame was
+ * misread, on most of them with left-right and head-to-feet within 0.22 of each other, either one ahead; left-right
+ * was taken for up or for depth, the body read lying on its side or seen from the side, and rigging refused it as
+ * leaning or deeper than wide. Those bodies are 1.18–2.1 times taller than wide. The rule fixes 24 of the 27 (the other misreads there: one by the feet cue, two facing);
+ * on 800 mirrored ones (200–399 and 11 000 000–199, as made and turned 35° about up) and the artists' ten no frame
+ * moves.
+ */
+export const UP_BY_LENGTH = { symmetryTie: 0.3, ratio: 1.15 };
+
 /** Mirror IoUs this close leave left-right to the feet (bodyAxesWithFeet). */
 export const FEET_TIE = 0.1;
 
@@ -158,6 +172,11 @@ export function bodyAxes(sym: number[], ext: number[]): { lateralAxis: number; u
   if (ext[bySize[0]] <= THIN_DEPTH * ext[bySize[1]]) {
     const depthAxis = bySize[0];
     const [a, b] = [0, 1, 2].filter((x) => x !== depthAxis);
+    // arms posed apart (or a prop held out) leave left-right little more symmetric than head-to-feet: the length decides
+    if (Math.abs(sym[a] - sym[b]) < UP_BY_LENGTH.symmetryTie && Math.max(ext[a], ext[b]) >= UP_BY_LENGTH.ratio * Math.min(ext[a], ext[b])) {
+      const upAxis = ext[a] >= ext[b] ? a : b;
+      return { lateralAxis: upAxis === a ? b : a, upAxis, depthAxis, byThinness: true };
+    }
     const lateralAxis = sym[a] >= sym[b] ? a : b;
     if (sym[lateralAxis] >= Math.max(...sym) - SYMMETRY_SLACK) return { lateralAxis, upAxis: lateralAxis === a ? b : a, depthAxis, byThinness: true };
   }
