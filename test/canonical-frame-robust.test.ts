@@ -219,6 +219,10 @@ describe('up by length where left-right is about as symmetric as head-to-feet (a
     // robot_expressive (Z up): its arm span 1.43 times its height, left-right 0.994 against head-to-feet's 0.298
     expect(bodyAxes([0.994, 0.752, 0.298], [0.066, 0.026, 0.046])).toEqual({ lateralAxis: 0, upAxis: 2, depthAxis: 1, byThinness: true });
     expect(0.994 - 0.298).toBeGreaterThan(UP_BY_LENGTH.symmetryTie);
+    // a four-legged animal (test/fixtures/hostileMeshes makeQuadruped): its thinnest side is its true mirror plane
+    // (0.996), so its reading and its refusal as deeper than wide stand, though its two other sides nearly tie
+    expect(bodyAxes([0.996, 0.638, 0.471], [0.363, 1.757, 1.116])).toEqual({ lateralAxis: 0, upAxis: 1, depthAxis: 2, byThinness: false });
+    expect(0.996).toBeGreaterThanOrEqual(UP_BY_LENGTH.depthSymmetry);
     // and where the two sides are about as long (a T-pose: under UP_BY_LENGTH.ratio), symmetry decides, the near tie too
     expect(bodyAxes([0.6, 0.5, 0.7], [1.1, 1, 0.3])).toEqual({ lateralAxis: 0, upAxis: 1, depthAxis: 2, byThinness: true });
     expect(bodyAxes([0.5, 0.6, 0.7], [1.1, 1, 0.3])).toEqual({ lateralAxis: 1, upAxis: 0, depthAxis: 2, byThinness: true });

@@ -43,9 +43,11 @@ export const SYMMETRY_SLACK = 0.25;
  * was taken for up or for depth, the body read lying on its side or seen from the side, and rigging refused it as
  * leaning or deeper than wide. Those bodies are 1.18–2.1 times taller than wide. The rule fixes 24 of the 27 (the other misreads there: one by the feet cue, two facing);
  * on 800 mirrored ones (200–399 and 11 000 000–199, as made and turned 35° about up) and the artists' ten no frame
- * moves.
+ * moves. Not where the thinnest side is itself a near-perfect mirror plane (`depthSymmetry`): that is no body's front
+ * and back (the misread humanoids' depth mirrored at most 0.84) but a four-legged animal's left and right (0.996) or a
+ * flat cactus's front and back (0.998), which then kept their reading and their refusal.
  */
-export const UP_BY_LENGTH = { symmetryTie: 0.3, ratio: 1.15 };
+export const UP_BY_LENGTH = { symmetryTie: 0.3, ratio: 1.15, depthSymmetry: 0.9 };
 
 /** Mirror IoUs this close leave left-right to the feet (bodyAxesWithFeet). */
 export const FEET_TIE = 0.1;
@@ -173,7 +175,8 @@ export function bodyAxes(sym: number[], ext: number[]): { lateralAxis: number; u
     const depthAxis = bySize[0];
     const [a, b] = [0, 1, 2].filter((x) => x !== depthAxis);
     // arms posed apart (or a prop held out) leave left-right little more symmetric than head-to-feet: the length decides
-    if (Math.abs(sym[a] - sym[b]) < UP_BY_LENGTH.symmetryTie && Math.max(ext[a], ext[b]) >= UP_BY_LENGTH.ratio * Math.min(ext[a], ext[b])) {
+    if (sym[depthAxis] < UP_BY_LENGTH.depthSymmetry && Math.abs(sym[a] - sym[b]) < UP_BY_LENGTH.symmetryTie &&
+      Math.max(ext[a], ext[b]) >= UP_BY_LENGTH.ratio * Math.min(ext[a], ext[b])) {
       const upAxis = ext[a] >= ext[b] ? a : b;
       return { lateralAxis: upAxis === a ? b : a, upAxis, depthAxis, byThinness: true };
     }
