@@ -143,7 +143,7 @@ export function estimateSkeleton(
       points.Head = networkJoint(source.prediction, 'Head');
       sources.Head = 'learned';
     }
-    // A rules' elbow between the network's upper-arm joint and wrist that cannot be this arm's (elbowOffItsArm): the
+    // A rules' elbow between the network's upper-arm joint and wrist that cannot be this arm's (rulesElbowOffItsArm): the
     // network's elbow stands in where that one reads as an arm
     if (source.method === 'hybrid') {
       for (const side of ['Left', 'Right'] as const) {
@@ -487,8 +487,9 @@ export const ARM_DEPTH_SHARE = 0.75;
 
 /**
  * The forearm's length over the upper arm's of an arm whose reading may serve as the other side's measure
- * (armDepthsOfEqualLength): humanoids' lie within about 0.75–1.15 (the generator's, the Mixamo template's); one far
- * outside was misread (a raised arm's elbow read out at the wrist).
+ * (armDepthsOfEqualLength), and of an elbow that reads as an arm's in the front view (elbowReadsAsArm): humanoids'
+ * lie within about 0.75–1.15 (the generator's, the Mixamo template's); one far outside was misread (a raised arm's
+ * elbow read out at the wrist).
  */
 export const ARM_PROPORTION_RANGE: [number, number] = [0.6, 1.6];
 
