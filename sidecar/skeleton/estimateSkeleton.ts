@@ -429,6 +429,39 @@ function elbowOutOfReach(points: Partial<Record<Named2D, [number, number]>>, see
 }
 
 /**
+ * Whether an arm's elbow in the front view reads as an arm's: its forearm's length over its upper arm's within
+ * ARM_PROPORTION_RANGE, and the forearm not turned back along the upper arm (the angle between them under 90°).
+ * arm, elbow, hand: canonical (x, y) each → boolean
+ */
+export function elbowReadsAsArm(arm: [number, number], elbow: [number, number], hand: [number, number]): boolean {
+  const ux = elbow[0] - arm[0], uy = elbow[1] - arm[1], vx = hand[0] - elbow[0], vy = hand[1] - elbow[1];
+  const upper = Math.hypot(ux, uy), fore = Math.hypot(vx, vy);
+  if (!(upper > 0 && fore > 0)) return false;
+  const ratio = fore / upper;
+  return ratio >= ARM_PROPORTION_RANGE[0] && ratio <= ARM_PROPORTION_RANGE[1] && ux * vx + uy * vy > 0;
+}
+
+/**
+ * Whether the hybrid's elbow on one side is the rules' (the network unsure), between the network's upper-arm joint and
+ * wrist, and does not read as an arm's (elbowReadsAsArm) where the network's elbow does. Taking the network's elbow
+ * wherever the rules' stands between two of its joints (as on the trunk and legs, JOINT_CHAINS) costs the artists'
+ * mixamo_ely again (CD-J2J 0.0210 → 0.0232 with the three-network joints2d); this way no artist's joint moves. On the
+ * procedural humanoids 11 000 040–119 and 12 000 000–079 with arms posed apart, and 11 000 040–119 mirrored, it moved
+ * 8 elbows of 7 characters, each nearer the generator's (2.0–28.2 % of the height; the rules' elbows read in a cone
+ * hat's brim, folded back down the arm, or at a wrist under a cape); 9 900 000–079 had no rules' elbow to look at.
+ * points, sources: the 2D joints and where each came from, by name; prediction: the network's; side → boolean
+ */
+function rulesElbowOffItsArm(
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>,
+  prediction: Joints2DPrediction, side: 'Left' | 'Right',
+): boolean {
+  const arm = points[`${side}Arm`], elbow = points[`${side}ForeArm`], hand = points[`${side}Hand`];
+  if (!arm || !elbow || !hand) return false;
+  if (sources[`${side}ForeArm`] !== 'geometric' || sources[`${side}Arm`] !== 'learned' || sources[`${side}Hand`] !== 'learned') return false;
+  return !elbowReadsAsArm(arm, elbow, hand) && elbowReadsAsArm(arm, networkJoint(prediction, `${side}ForeArm`), hand);
+}
+
+/**
  * In place, for each Left/Right pair (MIRRORED_PAIRS) one of whose sides is the network's (confidence at least
  * HYBRID_MIN_CONFIDENCE) and the other the rules' (the network unsure there): the rules' side becomes the network's
  * side mirrored across the midline (x = the Hips'), and is marked learned; so does a mixed elbow pair's where the rules'
@@ -626,38 +659,6 @@ function hipsAboveHipJoints(
 
 /** A 2D joint that is a template joint (not a hand's tip). */
 type ChainJoint = Extract<Named2D, MixamoJointName>;
-/**
- * Whether an arm's elbow in the front view reads as an arm's: its forearm's length over its upper arm's within
- * ARM_PROPORTION_RANGE, and the forearm not turned back along the upper arm (the angle between them under 90°).
- * arm, elbow, hand: canonical (x, y) each → boolean
- */
-export function elbowReadsAsArm(arm: [number, number], elbow: [number, number], hand: [number, number]): boolean {
-  const ux = elbow[0] - arm[0], uy = elbow[1] - arm[1], vx = hand[0] - elbow[0], vy = hand[1] - elbow[1];
-  const upper = Math.hypot(ux, uy), fore = Math.hypot(vx, vy);
-  if (!(upper > 0 && fore > 0)) return false;
-  const ratio = fore / upper;
-  return ratio >= ARM_PROPORTION_RANGE[0] && ratio <= ARM_PROPORTION_RANGE[1] && ux * vx + uy * vy > 0;
-}
-
-/**
- * Whether the hybrid's elbow on one side is the rules' (the network unsure), between the network's upper-arm joint and
- * wrist, and does not read as an arm's (elbowReadsAsArm) where the network's elbow does. Taking the network's elbow
- * wherever the rules' stands between two of its joints (as on the trunk and legs, JOINT_CHAINS) costs the artists'
- * mixamo_ely again (CD-J2J 0.0210 → 0.0232 with the three-network joints2d); this way no artist's joint moves. On the
- * procedural humanoids 11 000 040–119 and 12 000 000–079 with arms posed apart, and 11 000 040–119 mirrored, it moved
- * 8 elbows of 7 characters, each nearer the generator's (2.0–28.2 % of the height; the rules' elbows read in a cone
- * hat's brim, folded back down the arm, or at a wrist under a cape); 9 900 000–079 had no rules' elbow to look at.
- * points, sources: the 2D joints and where each came from, by name; prediction: the network's; side → boolean
- */
-function rulesElbowOffItsArm(
-  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>,
-  prediction: Joints2DPrediction, side: 'Left' | 'Right',
-): boolean {
-  const arm = points[`${side}Arm`], elbow = points[`${side}ForeArm`], hand = points[`${side}Hand`];
-  if (!arm || !elbow || !hand) return false;
-  if (sources[`${side}ForeArm`] !== 'geometric' || sources[`${side}Arm`] !== 'learned' || sources[`${side}Hand`] !== 'learned') return false;
-  return !elbowReadsAsArm(arm, elbow, hand) && elbowReadsAsArm(arm, networkJoint(prediction, `${side}ForeArm`), hand);
-}
 
 /**
  * The 2D joints' chains, parent to child, that rulesJointsBetweenNetworkJoints reads: the trunk to the head, each leg
