@@ -49,7 +49,21 @@ export const SYMMETRY_SLACK = 0.25;
  */
 export const UP_BY_LENGTH = { symmetryTie: 0.3, ratio: 1.15, depthSymmetry: 0.9 };
 
-/** Mirror IoUs this close leave left-right to the feet (bodyAxesWithFeet). */
+/**
+ * The up cue's body ends (bodyEnds) straddle the left-right mirror plane: at least this share of an end slice's area
+ * lies on each side of it. A hand or a sword raised above the head on one side is no end of the body: procedural
+ * 15 000 052 raises a sword on its right above its head, the top band of the up cue then held two rows of the head's
+ * five, the middle column read emptier there than between the feet, and the body was turned upside down. The head
+ * straddles the plane, and so do the two feet.
+ */
+export const END_BALANCE = 0.2;
+
+/**
+ * Mirror IoUs this close leave left-right to the feet (bodyAxesWithFeet). The two are each axis's best plane
+ * (bestMirrorPlane): procedural 13 000 122, a chibi with one arm held out, mirrors 0.835 left-right across its centroid
+ * and 0.911 across its own middle, against 0.736 front to back; within the tie, the feet took front-to-back for
+ * left-right and the body was read from the side.
+ */
 export const FEET_TIE = 0.1;
 
 /** The solid body on a grid over its box: solid Uint8Array #voxels (1 = surface or inside), grid, box min and max. */
@@ -67,6 +81,12 @@ export interface AxisAlignedReading {
   lateralAxis: number;
   upSign: number;
   forwardSign: number;
+  /**
+   * lateralSymmetry: left-right's IoU across its best plane (bestMirrorPlane), which findCanonicalFrame compares
+   * between the grid's reading and a turned one: across the box's middle or the centroid, arms posed apart read less
+   * symmetric on the grid than they are, and a turn that read more was taken (procedural 14 000 061: 0.43 on the grid,
+   * 0.70 across its own plane; a 13° turn about up read 0.47, was taken, and the body faced 13° off)
+   */
   evidence: { lateralSymmetry: number; upScore: number; forwardScore: number; upByConvention: boolean; forwardByConvention: boolean };
 }
 
@@ -85,8 +105,8 @@ export function solidBody(positions: Float32Array, triangles: Uint32Array, min: 
  * - depth is the thinnest side of the bulk's box (when clearly thinnest), left-right the more mirror-symmetric of the
  *   other two; a body about as deep as wide takes the most symmetric axis (the wider of tied ones) as left-right, up
  *   the longer rest, and where the two horizontal axes nearly tie, the axis the feet stand apart along (bodyAxesWithFeet);
- * - up points to the end whose middle column (on the left-right mirror plane, mirrorPlane) is filled (the head), away
- *   from the end with a gap (between the feet);
+ * - up points to the end whose middle column (on the left-right plane that mirrors the body best, bestMirrorPlane) is
+ *   filled (the head), away from the end with a gap (between the feet), the ends being slices that straddle that plane;
  * - forward is where the feet stick out from the shins.
  * The up and forward cues read the solid without sheets across depth (capes, staffs) and past thin ends (THIN_END).
  * A cue that does not decide falls back to the file conventions (glTF: +Y up, +Z forward; Blender: +Z up, -Y forward).
@@ -96,12 +116,17 @@ export function readAxisAlignedFrame(body: SolidBody): AxisAlignedReading {
   const { min, max } = body;
   const ext = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
   const dims = body.grid.dims;
-  const planes = [0, 1, 2].map((a) => mirrorPlane(body.solid, dims, a));
-  const sym = planes.map((p) => p.iou);
+  const planes = [0, 1, 2].map((a) => mirrorPlanes(body.solid, dims, a));
+  // the symmetries the axes are weighed by (mirrorPlane), and how well the body mirrors at all (bestMirrorPlane)
+  const sym = planes.map((p) => p.gridOrCentroid.iou), bestSym = planes.map((p) => p.best.iou);
   const sheetlessAlong = [0, 1, 2].map((a) => withoutSheets(body.solid, dims, a));
-  const { lateralAxis, upAxis, depthAxis } = bodyAxesWithFeet(body, sym, bulkSides(sheetlessAlong, body.grid, ext));
+  const { lateralAxis, upAxis, depthAxis } = bodyAxesWithFeet(body, sym, bestSym, bulkSides(sheetlessAlong, body.grid, ext));
   const sheetless = sheetlessAlong[depthAxis];
-  const upScore = upEndScore(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.up), upAxis, lateralAxis, depthAxis, ext[upAxis], planes[lateralAxis].at);
+  // the ends that straddle the left-right mirror plane (the head, the feet): a hand or a sword raised above the head
+  // on one side is no end of the body
+  const midLat = planes[lateralAxis].best.at;
+  const upEnds = bodyEnds(sheetless, dims, upAxis, THIN_END.up, { axis: lateralAxis, at: midLat });
+  const upScore = upEndScore(sheetless, body.grid, upEnds, upAxis, lateralAxis, depthAxis, ext[upAxis], midLat);
   let upSign: number;
   let upByConvention = false;
   if (Math.abs(upScore) >= 0.15) upSign = upScore > 0 ? 1 : -1;
@@ -122,7 +147,7 @@ export function readAxisAlignedFrame(body: SolidBody): AxisAlignedReading {
   if (upByConvention) upSign = 1;
   return {
     upAxis, depthAxis, lateralAxis, upSign, forwardSign,
-    evidence: { lateralSymmetry: sym[lateralAxis], upScore, forwardScore, upByConvention, forwardByConvention },
+    evidence: { lateralSymmetry: bestSym[lateralAxis], upScore, forwardScore, upByConvention, forwardByConvention },
   };
 }
 
@@ -196,9 +221,9 @@ export function bodyAxes(sym: number[], ext: number[]): { lateralAxis: number; u
  * bodyAxes, where a body about as deep as wide whose two most symmetric axes nearly tie (within FEET_TIE: a wide
  * skirt is round) takes left-right from the feet (feetApartAxis) when they tell.
  */
-function bodyAxesWithFeet(body: SolidBody, sym: number[], sides: number[]): { lateralAxis: number; upAxis: number; depthAxis: number } {
+function bodyAxesWithFeet(body: SolidBody, sym: number[], bestSym: number[], sides: number[]): { lateralAxis: number; upAxis: number; depthAxis: number } {
   const axes = bodyAxes(sym, sides);
-  if (axes.byThinness || Math.abs(sym[axes.lateralAxis] - sym[axes.depthAxis]) >= FEET_TIE) return axes;
+  if (axes.byThinness || Math.abs(bestSym[axes.lateralAxis] - bestSym[axes.depthAxis]) >= FEET_TIE) return axes;
   const apart = feetApartAxis(body.solid, body.grid.dims, axes.upAxis, [axes.lateralAxis, axes.depthAxis]);
   if (apart < 0 || apart === axes.lateralAxis) return axes;
   return { lateralAxis: apart, upAxis: axes.upAxis, depthAxis: axes.lateralAxis };
@@ -246,34 +271,105 @@ export function mirrorIoU(solid: Uint8Array, dims: number[], axis: number): numb
 /**
  * mirrorIoU's plane along `axis` and its IoU: the box's middle or the solid's centroid, whichever mirrors the solid
  * better. solid #voxels, dims #3 → { at: the plane's position along axis in voxel units (cell i spans [i, i + 1)), iou }
+ *
+ * These are the symmetries bodyAxes weighs the axes by; not the best plane of all (bestMirrorPlane), which finds more
+ * symmetry than a body has where two parts mirror each other off its middle: a long-legged animal's front legs onto its
+ * hind legs (0.62 → 0.77 head-to-tail), near enough to its left-right (0.998) that it was read as a humanoid seen from
+ * the front, its length as left-right, and rigged.
  */
 export function mirrorPlane(solid: Uint8Array, dims: number[], axis: number): { at: number; iou: number } {
-  // cell c mirrors to cell last - c: the plane at (last + 1) / 2
-  const middle = mirrorAcross(solid, dims, axis, dims[axis] - 1);
-  if (Number.isNaN(middle.centroid)) return { at: dims[axis] / 2, iou: 0 };
-  const last = Math.round(2 * middle.centroid) - 1;
-  if (last === dims[axis] - 1) return { at: dims[axis] / 2, iou: middle.iou };
-  const atCentroid = mirrorAcross(solid, dims, axis, last);
-  return atCentroid.iou > middle.iou ? { at: (last + 1) / 2, iou: atCentroid.iou } : { at: dims[axis] / 2, iou: middle.iou };
+  return mirrorPlanes(solid, dims, axis).gridOrCentroid;
 }
 
 /**
- * mirrorIoU across the plane that takes cell c to cell last - c along `axis`, and, read in the same pass, where the
- * solid's mass lies along it (the mean of its voxels' centres, cell i spanning [i, i + 1)).
- * solid #voxels, dims #3 → { iou: [0, 1], centroid: voxel units, NaN for an empty solid }
+ * Of every plane normal to `axis` on the half-voxel grid, the one that mirrors the solid best (ties: the nearest the
+ * box's middle), and its IoU. solid #voxels, dims #3 → { at: voxel units (cell i spans [i, i + 1)), iou }
+ *
+ * The body's own midline, for the up cue: the box's middle and the solid's centroid (mirrorPlane) both miss it where
+ * one side carries more than the other. Procedural 15 000 052 raises a sword on its right; the centroid's plane (IoU
+ * 0.23) stood on the right leg, three voxels off the body's (0.66), and the up cue read the middle column between the
+ * feet as filled.
  */
-function mirrorAcross(solid: Uint8Array, dims: number[], axis: number, last: number): { iou: number; centroid: number } {
-  const [nx, ny, nz] = dims;
-  let count = 0, inter = 0, sum = 0;
-  for (let k = 0, v = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, v++) {
-    if (!solid[v]) continue;
-    count++;
-    sum += axis === 0 ? i : axis === 1 ? j : k;
-    const mi = axis === 0 ? last - i : i, mj = axis === 1 ? last - j : j, mk = axis === 2 ? last - k : k;
-    if (mi < 0 || mj < 0 || mk < 0 || mi >= nx || mj >= ny || mk >= nz) continue;
-    inter += solid[(mk * ny + mj) * nx + mi];
+export function bestMirrorPlane(solid: Uint8Array, dims: number[], axis: number): { at: number; iou: number } {
+  return mirrorPlanes(solid, dims, axis).best;
+}
+
+/**
+ * mirrorPlane's and bestMirrorPlane's planes along `axis`, from one count of every plane's overlap (mirrorOverlaps).
+ * solid #voxels, dims #3 → { gridOrCentroid, best: { at: voxel units, iou } each }
+ */
+export function mirrorPlanes(solid: Uint8Array, dims: number[], axis: number): { gridOrCentroid: { at: number; iou: number }; best: { at: number; iou: number } } {
+  const n = dims[axis];
+  const { count, inter, centroid } = mirrorOverlaps(solid, dims, axis);
+  if (!count) return { gridOrCentroid: { at: n / 2, iou: 0 }, best: { at: n / 2, iou: 0 } };
+  // cell c mirrors to cell last - c: the plane at (last + 1) / 2; the box's middle is last = n - 1
+  const middle = { at: n / 2, iou: overlapIoU(inter, count, n - 1) };
+  const last = Math.round(2 * centroid) - 1;
+  const atCentroid = last !== n - 1 && last >= 0 && last <= 2 * n - 2 ? overlapIoU(inter, count, last) : 0;
+  const gridOrCentroid = atCentroid > middle.iou ? { at: (last + 1) / 2, iou: atCentroid } : middle;
+  let best = n - 1, bestIoU = middle.iou;
+  for (let off = 1; off <= n - 1; off++) {
+    for (let side = -1; side <= 1; side += 2) {
+      const at = n - 1 + side * off, iou = overlapIoU(inter, count, at);
+      if (iou > bestIoU) { best = at; bestIoU = iou; }
+    }
   }
-  return count ? { iou: inter / (2 * count - inter), centroid: sum / count + 0.5 } : { iou: 0, centroid: Number.NaN };
+  return { gridOrCentroid, best: { at: (best + 1) / 2, iou: bestIoU } };
+}
+
+/** The IoU of a solid of `count` voxels with its mirror image under plane `last` (mirrorOverlaps' inter) → [0, 1]. */
+function overlapIoU(inter: Float64Array, count: number, last: number): number {
+  return inter[last] / (2 * count - inter[last]);
+}
+
+/**
+ * The solid's voxel count and, for each mirror plane along `axis` (cell c to cell last − c, last 0 … 2·(n − 1)), how
+ * many solid voxels mirror onto solid ones. Each line along the axis is read as runs of solid cells; a pair of runs
+ * [a, b] and [c, d] overlaps under `last` in a count that is piecewise linear in last (rising from a + c − 1, level,
+ * falling to b + d + 1), so every plane is counted in one pass over the grid and the runs' pairs, not one pass a plane.
+ * solid #voxels, dims #3 → { count, inter: Float64Array #(2n − 1), centroid: the mean of the solid's cell centres
+ * along the axis (voxel units; NaN for an empty solid) }
+ */
+function mirrorOverlaps(solid: Uint8Array, dims: number[], axis: number): { count: number; inter: Float64Array; centroid: number } {
+  const n = dims[axis];
+  const stride = axis === 0 ? 1 : axis === 1 ? dims[0] : dims[0] * dims[1];
+  const [u, w] = [0, 1, 2].filter((a) => a !== axis);
+  // slope changes of the overlap as a function of last, at knots q = −1 … 2n − 1 (index q + 1)
+  const knots = new Float64Array(2 * n + 2);
+  // each line's runs as [start, end] pairs: at most one run per two cells
+  const runs = new Int32Array(n + 2);
+  const c = [0, 0, 0];
+  let count = 0, sum = 0;
+  for (c[u] = 0; c[u] < dims[u]; c[u]++) for (c[w] = 0; c[w] < dims[w]; c[w]++) {
+    c[axis] = 0;
+    const base = (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+    let ends = 0, start = -1;
+    for (let i = 0; i <= n; i++) {
+      const on = i < n && solid[base + i * stride];
+      if (on && start < 0) start = i;
+      if (!on && start >= 0) {
+        runs[ends++] = start; runs[ends++] = i - 1;
+        count += i - start;
+        sum += ((i - start) * (start + i)) / 2; // the run's cell centres start + 0.5 … i − 0.5
+        start = -1;
+      }
+    }
+    for (let r = 0; r < ends; r += 2) for (let t = 0; t < ends; t += 2) {
+      const a = runs[r], b = runs[r + 1], cc = runs[t], d = runs[t + 1];
+      knots[a + cc] += 1; // q = a + c − 1
+      knots[a + d + 1] -= 1;
+      knots[b + cc + 1] -= 1;
+      knots[b + d + 2] += 1; // q = b + d + 1
+    }
+  }
+  const inter = new Float64Array(2 * n - 1);
+  let slope = knots[0], value = 0;
+  for (let last = 0; last < 2 * n - 1; last++) {
+    value += slope;
+    inter[last] = value;
+    slope += knots[last + 1];
+  }
+  return { count, inter, centroid: count ? sum / count : Number.NaN };
 }
 
 /** The solid without its runs along `axis` shorter than SHEET_RUN voxels: solid #voxels → #voxels. */
@@ -303,19 +399,31 @@ export function withoutSheets(solid: Uint8Array, dims: number[], axis: number): 
  * The first and last slice across `axis` whose solid area is at least `thinEnd` of the median occupied slice's (and
  * SHEET_RUN² voxels): [lo, hi]
  * (grid indices; [1, dims-2] on the padded grid of a solid that reaches its box). On the solid without sheets, a
- * staff's shaft is gone already; its knob and a hat's point are trimmed here.
+ * staff's shaft is gone already; its knob and a hat's point are trimmed here. balancedAcross: a plane across another
+ * axis (at: voxel units) that an end slice must straddle, at least END_BALANCE of its area on each side (any slice
+ * when absent).
  */
-export function bodyEnds(solid: Uint8Array, dims: number[], axis: number, thinEnd: number): [number, number] {
+export function bodyEnds(
+  solid: Uint8Array, dims: number[], axis: number, thinEnd: number, balancedAcross?: { axis: number; at: number },
+): [number, number] {
   const area = new Float64Array(dims[axis]);
+  // with balancedAcross: each slice's area on the far side of the plane (cell centres past `at`), and on the near side
+  const far = new Float64Array(balancedAcross ? dims[axis] : 0), near = new Float64Array(far.length);
   const c = [0, 0, 0];
   for (c[2] = 0; c[2] < dims[2]; c[2]++) for (c[1] = 0; c[1] < dims[1]; c[1]++) for (c[0] = 0; c[0] < dims[0]; c[0]++) {
-    if (solid[(c[2] * dims[1] + c[1]) * dims[0] + c[0]]) area[c[axis]]++;
+    if (!solid[(c[2] * dims[1] + c[1]) * dims[0] + c[0]]) continue;
+    area[c[axis]]++;
+    if (!balancedAcross) continue;
+    const centre = c[balancedAcross.axis] + 0.5;
+    if (centre > balancedAcross.at) far[c[axis]]++;
+    else if (centre < balancedAcross.at) near[c[axis]]++;
   }
   const occupied = Array.from(area).filter((x) => x > 0).sort((x, y) => x - y);
   const least = Math.max(SHEET_RUN * SHEET_RUN, occupied.length ? thinEnd * occupied[occupied.length >> 1] : 0);
+  const isEnd = (i: number) => area[i] >= least && (!balancedAcross || Math.min(far[i], near[i]) >= END_BALANCE * area[i]);
   let lo = 1, hi = dims[axis] - 2;
-  while (lo < hi && area[lo] < least) lo++;
-  while (hi > lo && area[hi] < least) hi--;
+  while (lo < hi && !isEnd(lo)) lo++;
+  while (hi > lo && !isEnd(hi)) hi--;
   return [lo, hi];
 }
 
@@ -327,7 +435,7 @@ function upEndScore(solid: Uint8Array, g: VoxelGrid, ends: [number, number], upA
   const n = g.dims;
   const bandUp = Math.max(1, Math.round(n[upAxis] * 0.08));
   const strip = Math.max(1, Math.round(height / g.size * 0.03));
-  // the body's mirror plane (mirrorPlane), not always the box's middle: an arm held out on one side only moves the box's
+  // the body's mirror plane (bestMirrorPlane), not always the box's middle: an arm held out on one side only moves the box's
   // middle off the head and the gap between the feet
   const midLat = Math.min(n[lateralAxis] - 1, Math.floor(mirrorAt));
   const top = middleColumnFill(solid, n, ends, true, bandUp, midLat, strip, upAxis, lateralAxis, depthAxis);
