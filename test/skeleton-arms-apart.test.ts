@@ -169,6 +169,14 @@ describe('rigging characters whose arms are posed apart', () => {
     // wrist and beside the shoulder under a cape, forearms 0.14 and 4.3 times the upper arm's length (6.2 → 0.91)
     [12_000_023, 'a cone hat whose brim is as wide as the shoulders, one arm held out', 0.03],
     [12_000_064, 'both arms raised over a cape', 0.02],
+    // the rules' wrist traced into the staff the hand holds, its forearm 0.3 of the upper arm's length; the network's,
+    // at 0.47, is taken from HYBRID_MIN_HAND_CONFIDENCE: 3.2 → 0.69, that wrist 10.9 → 1.0
+    [15_000_066, 'a staff held in the lower hand, under a cape', 0.02],
+    // the same for wrists the rules read off the hand and the network, at 0.49 and 0.46, did not: in a wide sleeve on an
+    // arm raised 38° (6.7 → 3.1, that wrist 16.6 → 7.9, its elbow 8.5 → 2.8), and holding a sword (3.8 → 2.3, that
+    // wrist 11.3 → 5.4; what remains of both is depth)
+    [12_000_017, 'an arm raised in a wide sleeve', 0.045],
+    [15_000_020, 'a sword held in the hanging arm\'s hand', 0.03],
   ] as const)('puts procedural humanoid %i\'s arms in its arms (%s)', async (seed, _pose, bound) => {
     const errors = await armErrors(seed);
     const limb = ['LeftForeArm', 'LeftHand', 'RightForeArm', 'RightHand'].map((n) => errors[n]);
