@@ -295,7 +295,7 @@ describe('up by length where left-right is about as symmetric as head-to-feet (a
   });
 
   // misread before the up cue read the best mirror plane (bestMirrorPlane) and its ends straddled it (END_BALANCE):
-  // 15 000 052, a sword raised on its right above its head, read upside down (up cue −0.56, now 0.32)
+  // 15 000 052, a sword raised in its left hand above its head, read upside down (up cue −0.56, now 0.32)
   it('reads procedural humanoid 15 000 052, a sword raised above its head, standing and facing forward', () => {
     const character = generateProceduralHumanoid(15_000_052, { targetVertices: 20_000, asymmetricArms: true });
     const mesh = mergeParts(character.parts);

@@ -52,7 +52,7 @@ export const UP_BY_LENGTH = { symmetryTie: 0.3, ratio: 1.15, depthSymmetry: 0.9 
 /**
  * The up cue's body ends (bodyEnds) straddle the left-right mirror plane: at least this share of an end slice's area
  * lies on each side of it. A hand or a sword raised above the head on one side is no end of the body: procedural
- * 15 000 052 raises a sword on its right above its head, the top band of the up cue then held two rows of the head's
+ * 15 000 052 raises a sword in its left hand above its head, the top band of the up cue then held two rows of the head's
  * five, the middle column read emptier there than between the feet, and the body was turned upside down. The head
  * straddles the plane, and so do the two feet.
  */
@@ -286,8 +286,8 @@ export function mirrorPlane(solid: Uint8Array, dims: number[], axis: number): { 
  * box's middle), and its IoU. solid #voxels, dims #3 → { at: voxel units (cell i spans [i, i + 1)), iou }
  *
  * The body's own midline, for the up cue: the box's middle and the solid's centroid (mirrorPlane) both miss it where
- * one side carries more than the other. Procedural 15 000 052 raises a sword on its right; the centroid's plane (IoU
- * 0.23) stood on the right leg, three voxels off the body's (0.66), and the up cue read the middle column between the
+ * one side carries more than the other. Procedural 15 000 052 raises a sword in its left hand; the centroid's plane (IoU
+ * 0.23) stood on the left leg, three voxels off the body's (0.66), and the up cue read the middle column between the
  * feet as filled.
  */
 export function bestMirrorPlane(solid: Uint8Array, dims: number[], axis: number): { at: number; iou: number } {
