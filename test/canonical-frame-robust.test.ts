@@ -203,13 +203,7 @@ function iouAcross(solid: Uint8Array, dims: number[], axis: number, last: number
 
 /** The IoU of a solid on a 24 × 4 × 8 grid with its mirror image across the box's middle plane normal to x. */
 function mirrorPlaneIoUAcrossMiddle(solid: Uint8Array): number {
-  let count = 0, inter = 0;
-  for (let k = 0; k < 8; k++) for (let j = 0; j < 4; j++) for (let i = 0; i < 24; i++) {
-    if (!solid[i + 24 * (j + 4 * k)]) continue;
-    count++;
-    inter += solid[23 - i + 24 * (j + 4 * k)];
-  }
-  return inter / (2 * count - inter);
+  return iouAcross(solid, [24, 4, 8], 0, 23);
 }
 
 describe('a capsule humanoid (Z up, facing -Y, its left +X) whose arms are held differently', () => {

@@ -461,8 +461,12 @@ export function elbowReadsAsArm(arm: [number, number], elbow: [number, number], 
   const ux = elbow[0] - arm[0], uy = elbow[1] - arm[1], vx = hand[0] - elbow[0], vy = hand[1] - elbow[1];
   const upper = Math.hypot(ux, uy), fore = Math.hypot(vx, vy);
   if (!(upper > 0 && fore > 0)) return false;
-  const ratio = fore / upper;
-  return ratio >= ARM_PROPORTION_RANGE[0] && ratio <= ARM_PROPORTION_RANGE[1] && ux * vx + uy * vy > 0;
+  return inArmProportion(fore / upper) && ux * vx + uy * vy > 0;
+}
+
+/** Whether a forearm's length over its upper arm's lies in ARM_PROPORTION_RANGE (NaN: no). */
+function inArmProportion(ratio: number): boolean {
+  return ratio >= ARM_PROPORTION_RANGE[0] && ratio <= ARM_PROPORTION_RANGE[1];
 }
 
 /**
@@ -567,10 +571,7 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>): void {
     const p = c[side + parent], q = c[side + joint];
     return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
   };
-  const readsAsArm = (side: string) => {
-    const ratio = length(side, 'ForeArm', 'Hand') / length(side, 'Arm', 'ForeArm');
-    return ratio >= ARM_PROPORTION_RANGE[0] && ratio <= ARM_PROPORTION_RANGE[1];
-  };
+  const readsAsArm = (side: string) => inArmProportion(length(side, 'ForeArm', 'Hand') / length(side, 'Arm', 'ForeArm'));
   for (const [parent, joint] of ARM_BONES) {
     for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
       const expected = length(other, parent, joint);
