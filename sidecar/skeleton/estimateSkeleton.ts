@@ -221,6 +221,7 @@ export function estimateSkeleton(
   const c: Record<string, Vec3> = {};
   const readSpans: Record<string, number> = {};
   named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; readSpans[name] = lift.span[k]; });
+  armJointsOnTheirOwnStretch(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, lift.stretches[k]])));
   shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; readSpans[`${side}Foot`] = lift.span[named2D.length + k]; });
   const head = named2D.findIndex(([name]) => name === 'Head');
   if (head >= 0) headAtNeckDepth(c, lift, head);
@@ -581,6 +582,45 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>): void {
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
+    }
+  }
+}
+
+/**
+ * The least gap, along an arm joint's ray, between two stretches inside the surface that its read span crosses for the
+ * joint to be read on one of them (armJointsOnTheirOwnStretch): wider than an arm is thick (0.04–0.07 of the height on
+ * the generator's humanoids), so the ray left the arm and met something else. A sword's blade held forward was 0.18–
+ * 0.37 behind or in front of the arm on procedural humanoids 15 000 003 and 15 000 020; fingers curled round a hilt
+ * leave gaps of a few hundredths.
+ */
+export const ARM_RAY_GAP = 0.1;
+
+/** Each arm joint (without its side) whose depth armJointsOnTheirOwnStretch checks, with its parent, parents first. */
+const ARM_CHAIN = [['Arm', 'Shoulder'], ['ForeArm', 'Arm'], ['Hand', 'ForeArm'], ['HandTip', 'Hand']] as const;
+
+/**
+ * An arm joint whose read span along its ray crosses a gap outside the surface ARM_RAY_GAP long (a blade held forward
+ * out of the fist, a hilt, its guard) read the midpoint between the arm and that: it takes the midpoint of the
+ * inside stretch nearest its parent's depth instead, and that stretch's length as its read span. Parents first, so a
+ * moved upper-arm joint carries its elbow's choice.
+ * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
+ * modified in place; stretches: each point's insideStretches along its ray, by name
+ */
+function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: Record<string, number>, stretches: Record<string, Float64Array>): void {
+  for (const side of ['Left', 'Right']) {
+    for (const [joint, parent] of ARM_CHAIN) {
+      const q = c[side + joint], p = c[side + parent], st = stretches[side + joint], span = readSpans[side + joint];
+      if (!q || !p || !st || !(span > 0)) continue;
+      const front = q[2] + 0.5 * span, back = q[2] - 0.5 * span, eps = 1e-9;
+      let crossesGap = false, best = -1;
+      for (let s = 0; s < st.length; s += 2) {
+        if (s + 2 < st.length && st[s + 1] - st[s + 2] >= ARM_RAY_GAP && st[s + 1] <= front + eps && st[s + 2] >= back - eps) crossesGap = true;
+        if (best < 0 || Math.abs(0.5 * (st[s] + st[s + 1]) - p[2]) < Math.abs(0.5 * (st[best] + st[best + 1]) - p[2])) best = s;
+      }
+      if (crossesGap) {
+        q[2] = 0.5 * (st[best] + st[best + 1]);
+        readSpans[side + joint] = st[best] - st[best + 1];
+      }
     }
   }
 }

@@ -31,6 +31,36 @@ export interface FrontPieceLift {
   back: Float64Array;
   /** the span along the ray that z was read from (the front piece's first to last hit, or the whole ray's), NaN where the ray misses: Float64Array #P */
   span: Float64Array;
+  /** each point's ray inside the surface (insideStretches): front, back pairs front first, #P arrays of #S*2 (empty where the ray misses) */
+  stretches: Float64Array[];
+}
+
+/**
+ * insideStretches: the stretches of a ray along -z that lie inside a closed, consistently wound surface, from its hits:
+ * a hit on a face turned to the viewer enters, one on a face turned away leaves, and a stretch runs while the count of
+ * surfaces entered is above zero (overlapping parts count as one). A surface wound inside out (or a frame that
+ * mirrors it) is read with the facings swapped. Where neither reading stays at or above zero and ends at zero (an
+ * open surface, faces wound either way, a ray through an edge counted twice), the whole ray from its first to its last
+ * hit is one stretch.
+ * zs: the hits' depths #H, facing: the sign of each hit triangle's facing along +z (the viewer), #H → front, back
+ * pairs, front first: Float64Array #S*2 (empty where there are no hits)
+ */
+export function insideStretches(zs: readonly number[], facing: readonly number[]): Float64Array {
+  if (zs.length === 0) return new Float64Array(0);
+  const byDepth = zs.map((_, h) => h).sort((p, q) => zs[q] - zs[p]);
+  for (const turn of [1, -1]) {
+    const out: number[] = [];
+    let inside = 0, start = Number.NaN;
+    for (const h of byDepth) {
+      const was = inside;
+      inside += turn * facing[h] > 0 ? 1 : -1;
+      if (inside < 0) break;
+      if (was === 0) start = zs[h];
+      else if (inside === 0) out.push(start, zs[h]);
+    }
+    if (inside === 0) return new Float64Array(out);
+  }
+  return new Float64Array([zs[byDepth[0]], zs[byDepth[byDepth.length - 1]]]);
 }
 
 /**
@@ -50,6 +80,7 @@ export function liftJointsByFrontPiece(
   const np = points.length / 2;
   const hitZ: number[][] = Array.from({ length: np }, () => []);
   const hitPiece: number[][] = Array.from({ length: np }, () => []);
+  const hitFacing: number[][] = Array.from({ length: np }, () => []);
   const order = Array.from({ length: np }, (_, k) => k).sort((a, b) => points[2 * a] - points[2 * b]);
   const xs = order.map((k) => points[2 * k]);
   for (let t = 0; t < triangles.length; t += 3) {
@@ -71,10 +102,12 @@ export function liftJointsByFrontPiece(
       if (w0 < 0 || w1 < 0 || w2 < 0) continue;
       hitZ[k].push(w0 * z0 + w1 * z1 + w2 * z2);
       hitPiece[k].push(shellOf[triangles[t]]);
+      hitFacing[k].push(Math.sign(area));
     }
   }
   const z = new Float64Array(np), front = new Float64Array(np).fill(Number.NaN), back = new Float64Array(np).fill(Number.NaN);
   const readSpan = new Float64Array(np).fill(Number.NaN);
+  const stretches = hitZ.map((zs, k) => insideStretches(zs, hitFacing[k]));
   for (let k = 0; k < np; k++) {
     const zs = hitZ[k];
     if (zs.length === 0) { z[k] = nearestDepthMidpoint(fallback, points[2 * k], points[2 * k + 1]); continue; }
@@ -103,5 +136,5 @@ export function liftJointsByFrontPiece(
     // every closed piece was thin (a hand before a cape's two layers): the first of them, not the whole ray
     if (!read && firstClosed >= 0) { z[k] = 0.5 * (zs[firstClosed] + firstClosedBack); readSpan[k] = zs[firstClosed] - firstClosedBack; }
   }
-  return { z, front, back, span: readSpan };
+  return { z, front, back, span: readSpan, stretches };
 }
