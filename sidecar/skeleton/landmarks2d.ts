@@ -41,7 +41,8 @@ const TOP_OFF_LEGS = 0.05;
 const TRUNK_FRACTIONS = [0.28, 0.43, 0.6, 0.79];
 const ELBOW_ALONG_ARM = 0.4;
 const WRIST_ALONG_ARM = 0.75;
-const HIP_ABOVE_CROTCH = 0.08;
+/** the hip joints above the crotch (share of the body's height) */
+export const HIP_ABOVE_CROTCH = 0.08;
 const ANKLE_ABOVE_SOLE = 0.07;
 const KNEE_ALONG_LEG = 0.47;
 /** the body's core, from which hand tips are ranked: upper-body pixels at least this fraction of the thickest one's inside distance */
