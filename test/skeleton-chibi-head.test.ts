@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
+import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
 
 describe('the Head of a chibi character', () => {
   it.each([
@@ -27,5 +28,20 @@ describe('the Head of a chibi character', () => {
     const up = rig.frame.up;
     const along = (p: ArrayLike<number>) => p[0] * up[0] + p[1] * up[1] + p[2] * up[2];
     expect(along(head('Head')) - along(head('Neck'))).toBeLessThan(along(head('HeadTop_End')) - along(head('Head')));
+  }, 60_000);
+
+  // The rules found a neck, but the narrowest rows just over the shoulders, under a head that hides the real one: their
+  // Head stood 0.026 of the height over the Neck, the network's (confidence 0.44–0.49, under the hybrid's 0.5) 0.10–
+  // 0.12 over it. Where the rules' Head stands under half the network's neck, the network's stands in (HEAD_ON_NECK_SHARE)
+  it.each([
+    [11_000_041, 0.02],
+    [12_000_065, 0.02],
+    [13_000_008, 0.04],
+  ])('of procedural humanoid %i, arms posed apart, is not read on its neck', async (seed, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    const errors = await rigJointErrors(character);
+    // measured 0.78, 0.37 and 3.35 % of the height (13 000 008's Head takes its Neck's depth, read 5 % behind the
+    // generator's); before, 10.5, 10.5 and 10.8 %
+    expect(errors[SCORED_JOINTS.indexOf('Head')]).toBeLessThan(bound);
   }, 60_000);
 });

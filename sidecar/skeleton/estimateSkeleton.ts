@@ -225,8 +225,9 @@ export function estimateSkeleton(
         sources[hand] = 'learned';
       }
     }
-    // The rules read the Head from their own Neck: where the network's Neck stands far from that, so does its Head
-    if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric)) {
+    // The rules read the Head from their own Neck: where the network's Neck stands far from that, so does its Head; where
+    // the rules' Head stands just over the Neck, a big head hid the neck from them
+    if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric, networkJoint(source.prediction, 'Head'))) {
       points.Head = networkJoint(source.prediction, 'Head');
       sources.Head = 'learned';
     }
@@ -474,17 +475,27 @@ const FOOT_DEPTH_GAP = 0.01;
 export const HEAD_NECK_DISAGREEMENT = 0.05;
 
 /**
+ * The share of the network's neck (its Head over the Neck) under which the rules' Head, over the same Neck, stands too
+ * low to be the base of the skull (headOffItsNeck): a big head hides the neck, and the rules read the narrowest rows
+ * just over the shoulders (procedural humanoids 11 000 041, 12 000 065, 13 000 008: the rules' Head 0.026 over the
+ * Neck, 10.5 % of the height under the generator's; the network's, at confidence 0.44–0.49, within 0.005).
+ */
+export const HEAD_ON_NECK_SHARE = 0.5;
+
+/**
  * Whether the Head is the rules' while the Neck is the network's and the rules' own Neck lies more than
- * HEAD_NECK_DISAGREEMENT from it. points, sources: the 2D joints and where each came from; geometric: the rules' 2D
- * joints, by name.
+ * HEAD_NECK_DISAGREEMENT from it, or the rules' Head stands under HEAD_ON_NECK_SHARE of the network's neck over that
+ * Neck. points, sources: the 2D joints and where each came from; geometric: the rules' 2D joints, by name;
+ * networkHead: the network's Head (canonical x, y).
  */
 function headOffItsNeck(
   points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>,
-  geometric: Partial<Record<Named2D, [number, number]>>,
+  geometric: Partial<Record<Named2D, [number, number]>>, networkHead: [number, number],
 ): boolean {
-  const neck = points.Neck, rulesNeck = geometric.Neck;
-  if (!neck || !rulesNeck || sources.Head !== 'geometric' || sources.Neck !== 'learned') return false;
-  return Math.hypot(neck[0] - rulesNeck[0], neck[1] - rulesNeck[1]) > HEAD_NECK_DISAGREEMENT;
+  const neck = points.Neck, rulesNeck = geometric.Neck, head = points.Head;
+  if (!neck || !rulesNeck || !head || sources.Head !== 'geometric' || sources.Neck !== 'learned') return false;
+  if (Math.hypot(neck[0] - rulesNeck[0], neck[1] - rulesNeck[1]) > HEAD_NECK_DISAGREEMENT) return true;
+  return head[1] - neck[1] < HEAD_ON_NECK_SHARE * (networkHead[1] - neck[1]);
 }
 
 /**
