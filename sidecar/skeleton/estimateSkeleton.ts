@@ -97,9 +97,12 @@ type Named2D = 'Hips' | 'Spine' | 'Spine1' | 'Spine2' | 'Neck' | 'Head' | 'HeadT
 
 /**
  * How far (share of the body's height) above the silhouette's crotch the crotch read through the clothes
- * (crotchThroughClothing) must lie to be read: where nothing hides the legs the two agree within a row or two.
+ * (crotchThroughClothing) must lie to be read: where nothing hides the legs the two agree within 0.016 on 69 of 76
+ * procedural humanoids; a hem lies 0.05–0.3 under the body's crotch. At 0.02, procedural humanoid 16 000 060 (nothing
+ * on, its crotch 0.023 over the silhouette's and 0.15 under its hip joints, deeper than any of the 76) had its right
+ * hip joints moved 6.7 % off.
  */
-export const CROTCH_THROUGH_CLOTHES_MARGIN = 0.02;
+export const CROTCH_THROUGH_CLOTHES_MARGIN = 0.05;
 
 /**
  * How high over the crotch read through the clothes (crotchThroughClothing) a hip joint may stand, lowest and highest
