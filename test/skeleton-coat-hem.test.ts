@@ -17,6 +17,7 @@ import { crotchThroughClothing } from '../sidecar/skeleton/crotchThroughClothing
 import { meshShells } from '../sidecar/mesh/meshShells.js';
 import type { Vec3 } from '../sidecar/types.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
+import { addBox } from './fixtures/boxMesh.js';
 
 /** A procedural coat wearer rigged (hybrid): its generator joints, height, our joints' heads and the height along up. */
 async function rigCoatWearer(seed: number) {
@@ -90,14 +91,6 @@ describe('a trunk or leg joint between two of the network\'s', () => {
     expect(error('Spine')).toBeLessThan(0.04);
   }, 60_000);
 });
-
-/** An axis-aligned box as 8 vertices and 12 triangles, appended to positions / triangles. */
-function addBox(positions: number[], triangles: number[], min: Vec3, max: Vec3): void {
-  const base = positions.length / 3;
-  for (let k = 0; k < 8; k++) positions.push(k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]);
-  const faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
-  for (const [a, b, c, d] of faces) triangles.push(base + a, base + b, base + c, base + a, base + c, base + d);
-}
 
 describe('the crotch read through the clothes', () => {
   /**

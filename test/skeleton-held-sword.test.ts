@@ -14,16 +14,8 @@ import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { insideStretches, liftJointsByFrontPiece } from '../sidecar/skeleton/liftJoints.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
-import type { Vec3 } from '../sidecar/types.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
-
-/** An axis-aligned box as 8 vertices and 12 triangles, appended to positions / triangles. */
-function addBox(positions: number[], triangles: number[], min: Vec3, max: Vec3): void {
-  const base = positions.length / 3;
-  for (let k = 0; k < 8; k++) positions.push(k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]);
-  const faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
-  for (const [a, b, c, d] of faces) triangles.push(base + a, base + b, base + c, base + a, base + c, base + d);
-}
+import { addBox } from './fixtures/boxMesh.js';
 
 describe('a sword held in one hand', () => {
   it('reports the span along the ray each depth was read from: the front piece\'s, or the whole ray\'s', () => {

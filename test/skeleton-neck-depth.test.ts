@@ -20,17 +20,10 @@ import { meshShells } from '../sidecar/mesh/meshShells.js';
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import type { MeshPart, RigResult, Vec3 } from '../sidecar/types.js';
+import { addBox } from './fixtures/boxMesh.js';
 
 const CLONK_FARMER = resolve(import.meta.dirname, '../../shared/data/characters/clonk_farmer.glb');
 const MIXAMO_ELY = resolve(import.meta.dirname, '../../shared/data/characters/mixamo_ely.glb');
-
-/** An axis-aligned box as 8 vertices and 12 triangles, appended to positions / triangles. */
-function addBox(positions: number[], triangles: number[], min: Vec3, max: Vec3): void {
-  const base = positions.length / 3;
-  for (let k = 0; k < 8; k++) positions.push(k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]);
-  const faces = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]];
-  for (const [a, b, c, d] of faces) triangles.push(base + a, base + b, base + c, base + a, base + c, base + d);
-}
 
 /** The joint's head, ours and the truth's, along the rig's forward and up, as fractions of the character's height. */
 function forwardAndUp(rig: RigResult, truthJoints: Float32Array, name: string, height: number): { ours: number; truth: number } {
