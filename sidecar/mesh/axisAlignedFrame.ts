@@ -258,19 +258,12 @@ export function feetApartAxis(solid: Uint8Array, dims: number[], upAxis: number,
 }
 
 /**
- * Intersection over union of the solid (#voxels, grid dims #3) with its mirror image across a plane normal to `axis`:
- * the better of the box's middle plane and the plane through the solid's centroid (to the half voxel, as the heading
- * sweep of headingTurn.ts mirrors). The box's middle alone moves off the body's when one arm is held out and the other
+ * The plane normal to `axis` that mirrors the solid better of the box's middle plane and the plane through the solid's
+ * centroid (to the half voxel, as the heading sweep of headingTurn.ts mirrors), and the solid's intersection over union
+ * with its mirror image across it. The box's middle alone moves off the body's when one arm is held out and the other
  * down (a capsule humanoid's left-right IoU fell from 0.99 to 0.38 with one arm lowered 30°, and the frame took its
  * left-right for up); the centroid alone moves off it towards a heavy prop (a staff beside a thin body: 0.88 → 0.51).
- */
-export function mirrorIoU(solid: Uint8Array, dims: number[], axis: number): number {
-  return mirrorPlane(solid, dims, axis).iou;
-}
-
-/**
- * mirrorIoU's plane along `axis` and its IoU: the box's middle or the solid's centroid, whichever mirrors the solid
- * better. solid #voxels, dims #3 → { at: the plane's position along axis in voxel units (cell i spans [i, i + 1)), iou }
+ * solid #voxels, dims #3 → { at: the plane's position along axis in voxel units (cell i spans [i, i + 1)), iou }
  *
  * These are the symmetries bodyAxes weighs the axes by; not the best plane of all (bestMirrorPlane), which finds more
  * symmetry than a body has where two parts mirror each other off its middle: a long-legged animal's front legs onto its

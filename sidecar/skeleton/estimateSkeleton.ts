@@ -108,8 +108,8 @@ export const CROTCH_THROUGH_CLOTHES_MARGIN = 0.05;
  * How high over the crotch read through the clothes (crotchThroughClothing) a hip joint may stand, lowest and highest
  * (share of the body's height), before hipsOverTheCrotch moves it: on 76 procedural humanoids with nothing hiding the
  * legs (11 000 040–119, 12 000 000–039), the generator's hip joints stood 0.044–0.114 over that crotch (median 0.074;
- * HIP_ABOVE_CROTCH, 0.08, is typical); the
- * artist's mrfixit's stand 0.032 over its body's. The network's, guessed from a coat's outline, stood 0.14–0.15 over
+ * HIP_ABOVE_CROTCH, 0.08, is typical); the artist's
+ * mrfixit's stand 0.032 over its body's. The network's, guessed from a coat's outline, stood 0.14–0.15 over
  * it (11 000 064, 13 000 005); the rules', on the hem, under it.
  */
 export const CROTCH_TO_HIP_JOINTS: [number, number] = [0.03, 0.12];
@@ -149,8 +149,7 @@ function hipsOverTheCrotch(
   const hips = points.Hips, left = points.LeftUpLeg, right = points.RightUpLeg, chest = points.Spine2;
   if (!moved || !hips || !left || !right || !chest) return;
   const hipJoints = 0.5 * (left[1] + right[1]);
-  const knees = points.LeftLeg && points.RightLeg ? 0.5 * (points.LeftLeg[1] + points.RightLeg[1]) : hipJoints;
-  const rise = UPLEG_TYPICAL_DROP * Math.max(0, hipJoints - knees), at = hipJoints + rise;
+  const rise = hipsRiseOverHipJoints(points, hipJoints), at = hipJoints + rise;
   if ((hips[1] >= low + rise && hips[1] <= high + rise) || !(chest[1] > at)) return;
   const shift = at - hips[1], trunk = chest[1] - hips[1];
   for (const name of ['Spine', 'Spine1'] as const) {
@@ -803,8 +802,17 @@ function hipsAboveHipJoints(
     const net = networkJoint(source.prediction, 'Hips');
     if (net[1] > hipJoints) return { point: net, source: 'learned' };
   }
+  return { point: [hips[0], hipJoints + hipsRiseOverHipJoints(points, hipJoints)], source: 'geometric' };
+}
+
+/**
+ * How far the Hips stands over its hip joints as the generator puts it: UPLEG_TYPICAL_DROP of the leg (hip joints to
+ * knees; none where the knees are missing). Read by hipsAboveHipJoints and hipsOverTheCrotch.
+ * points: the 2D joints (canonical x, y; the knees are read), hipJoints: the hip joints' mean height → canonical units
+ */
+function hipsRiseOverHipJoints(points: Partial<Record<Named2D, [number, number]>>, hipJoints: number): number {
   const knees = points.LeftLeg && points.RightLeg ? 0.5 * (points.LeftLeg[1] + points.RightLeg[1]) : hipJoints;
-  return { point: [hips[0], hipJoints + UPLEG_TYPICAL_DROP * Math.max(0, hipJoints - knees)], source: 'geometric' };
+  return UPLEG_TYPICAL_DROP * Math.max(0, hipJoints - knees);
 }
 
 /** A 2D joint that is a template joint (not a hand's tip). */
