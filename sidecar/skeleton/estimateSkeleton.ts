@@ -122,6 +122,46 @@ export const CROTCH_TO_HIP_JOINTS: [number, number] = [0.03, 0.12];
  */
 export const CROTCH_BAND_SLACK = 0.02;
 
+/** The joints the rules read from the shoulders' row down to the crotch, which chestOverNetworkNeck's remedy replaces. */
+const UPPER_TRUNK_JOINTS = ['Spine', 'Spine1', 'Spine2', 'LeftShoulder', 'RightShoulder'] as const;
+
+/**
+ * Whether the rules' Spine2 stands over the network's Neck (sure of it: the hybrid took it) in the front view: the
+ * rules read the shoulders in something over the body (9 900 062's cone hat's brim: its Spine2 stood 44 % of the height
+ * off). Of 720 procedural humanoids (the nine runs of EVAL.md's forty-ninth session) and the ten artists' characters,
+ * it changed that one only.
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name → boolean
+ */
+export function chestOverNetworkNeck(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): boolean {
+  const chest = points.Spine2, neck = points.Neck;
+  return !!chest && !!neck && sources.Spine2 === 'geometric' && sources.Neck === 'learned' && chest[1] > neck[1];
+}
+
+/**
+ * The least a thigh (hip joint to knee, along the front view's up) may measure over its shin (knee to ankle) before
+ * thighsShorterThanShins calls it misread: the hybrid's own at that step lay within 0.76–1.41 on 479 procedural
+ * humanoids (11 000 040–119, 15 000 000–079 and 16 000 000–079, posed apart and mirrored) and 0.69–1.32 on the ten
+ * artists' characters (mrfixit, redeclipse_male); the rules' reading of a skirt fused to the body (16 000 076, its hem
+ * 0.1 of the height over the soles) gave 0.25–0.28.
+ */
+export const THIGH_OVER_SHIN_MIN = 0.5;
+
+/** The Hips and the hip joints, which thighsShorterThanShins's remedy takes from the network together. */
+const HIP_JOINTS = ['Hips', 'LeftUpLeg', 'RightUpLeg'] as const;
+
+/**
+ * Whether both legs' thighs (UpLeg → Leg) measure less than `least` times their shins (Leg → Foot) along the view's
+ * up: a crotch read far down the legs. points: the 2D joints by name (canonical x, y); least: the share → boolean
+ * (false where a leg's joints are missing or its shin does not run down)
+ */
+export function thighsShorterThanShins(points: Partial<Record<Named2D, [number, number]>>, least: number): boolean {
+  return (['Left', 'Right'] as const).every((side) => {
+    const hip = points[`${side}UpLeg`], knee = points[`${side}Leg`], ankle = points[`${side}Foot`];
+    if (!hip || !knee || !ankle || !(knee[1] > ankle[1])) return false;
+    return hip[1] - knee[1] < least * (knee[1] - ankle[1]);
+  });
+}
+
 /**
  * The hip joints and the Hips set over a crotch read through the clothes: a hip joint outside CROTCH_TO_HIP_JOINTS over it
  * is brought to the band's edge, or, where it stood more than CROTCH_BAND_SLACK outside, to HIP_ABOVE_CROTCH over it;
@@ -217,7 +257,7 @@ export function estimateSkeleton(
     });
     // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
-    if (source.method === 'hybrid') mirroredUnsureSide(points, sources, view);
+    if (source.method === 'hybrid') mirroredUnsureSide(points, sources, body);
     // A wrist still the rules' after that (no sure other side to mirror, or the arms posed apart) is the network's
     // where it is nearly sure of it (HYBRID_MIN_HAND_CONFIDENCE)
     if (source.method === 'hybrid') {
@@ -280,6 +320,25 @@ export function estimateSkeleton(
     const height = (lm.headTop[1] - lm.soleRow + 1) / res;
     if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * height * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), height);
   }
+  // A thigh far shorter than the shin is a skirt's hem, fused to the body, read as the crotch: the network's Hips and
+  // hip joints stand in where they give a thigh in proportion
+  if (source.method === 'hybrid' && thighsShorterThanShins(points, THIGH_OVER_SHIN_MIN)) {
+    const network: Partial<Record<Named2D, [number, number]>> = { ...points };
+    for (const joint of HIP_JOINTS) network[joint] = networkJoint(source.prediction, joint);
+    if (!thighsShorterThanShins(network, THIGH_OVER_SHIN_MIN)) {
+      for (const joint of HIP_JOINTS) { points[joint] = network[joint]; sources[joint] = 'learned'; }
+      for (const joint of rulesJointsBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
+    }
+  }
+  // A rules' chest over the network's Neck: the rules took something above the body (a hat's brim) for the shoulders,
+  // and divided the trunk up to there; the network's trunk and shoulders stand in
+  if (source.method === 'hybrid' && chestOverNetworkNeck(points, sources)) {
+    for (const joint of UPPER_TRUNK_JOINTS) {
+      if (sources[joint] !== 'geometric') continue;
+      points[joint] = networkJoint(source.prediction, joint);
+      sources[joint] = 'learned';
+    }
+  }
   // Arms posed differently keep their own joints: averaging a raised arm with a hanging one puts both half-way
   const posedApart = points.Hips !== undefined && armsPosedApart(points, points.Hips[0], view, source.method === 'geometric' ? null : sureJoints(source.prediction));
   const named2D = Object.entries(points) as [Named2D, [number, number]][];
@@ -317,8 +376,10 @@ export function estimateSkeleton(
     toeTips[side] = [foot[0], toeY, tipZ];
   }
 
+  // a rules' hand traced to the staff it holds (gripsRod) stands by the staff, at the depth its ray read
+  const held = lm ? (['Left', 'Right'] as const).filter((side) => lm![side === 'Left' ? 'left' : 'right'].gripsRod && sources[`${side}Hand`] === 'geometric').flatMap((side) => [`${side}Hand`, `${side}HandTip`]) : [];
   symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : []);
-  if (posedApart) armDepthsOfEqualLength(c);
+  if (posedApart) armDepthsOfEqualLength(c, held);
   const heads = {} as Record<MixamoJointName, Vec3>;
   const canonicalHeads = {} as Record<MixamoJointName, Vec3>;
   for (const name of Object.keys(c)) {
@@ -579,8 +640,11 @@ function rulesElbowOffItsArm(
  * HYBRID_MIN_CONFIDENCE) and the other the rules' (the network unsure there): the rules' side becomes the network's
  * side mirrored across the midline (x = the Hips'), and is marked learned; so does a mixed elbow pair's where the rules'
  * elbow lies out of its upper arm's reach (elbowOutOfReach). symmetrise averages the two sides, so a misread side
- * used to pull the good one half-way to it.
- * points, sources: the 2D joints (canonical x, y) and where each came from, by name.
+ * used to pull the good one half-way to it. Where the mirrored joint lands off the body's silhouette, the limbs are posed
+ * apart and nothing is mirrored; a standing staff is no part of the body (16 000 040's left hand, mirrored onto the staff
+ * held out in its right, stood 16.7 % of the height off).
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name; view: the silhouette without its
+ * standing rods (withoutPropRods).
  */
 function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, view: FrontView): void {
   const mid = points.Hips?.[0];
@@ -648,10 +712,12 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * on the side of its parent its ray read, where its depth spans ARM_DEPTH_SHARE of that length (a bone too long across the
  * view was misread there, and keeps its depth). The mirrored pair's depth rules (pairDepth) compare depths, which arms posed
  * apart do not share; their bones' lengths they do. The other side is the measure only where it reads as an arm
- * (ARM_PROPORTION_RANGE). Parents first: a moved elbow carries its wrist's check.
- * c: lifted points by name (canonical), modified in place.
+ * (ARM_PROPORTION_RANGE). Parents first: a moved elbow carries its wrist's check. A hand on a staff (held) keeps its
+ * depth: its ray read the fist beside the staff, and the forearm that looks too long is the elbow's share of an arm
+ * reaching forward (16 000 040's wrist was pulled 6.3 % of the height back).
+ * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod
  */
-function armDepthsOfEqualLength(c: Record<string, Vec3>): void {
+function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[] = []): void {
   const length = (side: string, parent: string, joint: string) => {
     const p = c[side + parent], q = c[side + joint];
     return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
@@ -665,6 +731,7 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>): void {
       const across = Math.hypot(q[0] - p[0], q[1] - p[1]);
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
+      if (held.includes(side + joint)) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
     }
   }

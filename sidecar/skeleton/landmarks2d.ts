@@ -8,6 +8,8 @@ export type Pixel = [number, number];
 export interface SideLandmarks {
   shoulder: Pixel; arm: Pixel; foreArm: Pixel; hand: Pixel; handTip: Pixel;
   upLeg: Pixel; leg: Pixel; foot: Pixel;
+  /** whether the arm was traced to a standing rod it holds (gripOnRod): its hand tip is the grip, on the rod's middle */
+  gripsRod: boolean;
 }
 
 /** The front-view joint prior of HumanRig's skeleton estimator, found from the silhouette. */
@@ -41,6 +43,12 @@ const TOP_OFF_LEGS = 0.05;
 const TRUNK_FRACTIONS = [0.28, 0.43, 0.6, 0.79];
 const ELBOW_ALONG_ARM = 0.4;
 const WRIST_ALONG_ARM = 0.75;
+/**
+ * How far along the hand, from the wrist, a fist grips what it holds (the procedural generator's fist: 0.42 of the
+ * hand's length). An arm traced to a held rod's middle ends there, not at the finger tips: its joints' shares of the
+ * arm are WRIST_ALONG_ARM's and ELBOW_ALONG_ARM's over the share of the whole arm the grip stands at.
+ */
+const GRIP_ALONG_HAND = 0.42;
 /** the hip joints above the crotch (share of the body's height) */
 export const HIP_ABOVE_CROTCH = 0.08;
 const ANKLE_ABOVE_SOLE = 0.07;
@@ -322,12 +330,17 @@ function sideLandmarks(scene: SideScene, side: 1 | -1, tip: number): SideLandmar
     k0 = path.findIndex(([i]) => (i - xc) * side >= waistHalf * 1.0);
     if (k0 < 0) k0 = Math.floor(path.length * 0.25);
   }
+  // A hand holding a standing rod (a staff) ends, in the silhouette the rods were taken out of, at the rod's edge: the
+  // fist is round the rod, its fingers behind it. The arm runs on to the rod's middle, the grip (gripOnRod).
+  const grip = glued ? null : gripOnRod(view, path[path.length - 1], side);
+  if (grip) path = [...path, grip];
   const along = arcLengths(path);
   const armLen = along[along.length - 1] - along[k0];
-  const at = (f: number) => pointAlong(path, along, along[k0] + f * armLen);
+  const gripShare = grip ? 1 / (WRIST_ALONG_ARM + GRIP_ALONG_HAND * (1 - WRIST_ALONG_ARM)) : 1;
+  const at = (f: number) => pointAlong(path, along, along[k0] + Math.min(1, f * gripShare) * armLen);
   // The wrist: on an arm held out, where a palm that is wider in depth than the forearm begins; else (a hanging arm
   // shows its palm to the front) the thinnest place in the silhouette near where the hand begins.
-  let wristF = hanging || glued ? null : wristByDepth(view, path, along, k0, armLen);
+  let wristF = hanging || glued || grip ? null : wristByDepth(view, path, along, k0, armLen);
   if (wristF === null && glued) wristF = WRIST_ALONG_ARM;
   if (wristF === null) {
     let thinnest = Infinity;
@@ -352,6 +365,7 @@ function sideLandmarks(scene: SideScene, side: 1 | -1, tip: number): SideLandmar
     foreArm: at(ELBOW_ALONG_ARM),
     hand: at(wristF),
     handTip: path[path.length - 1],
+    gripsRod: grip !== null,
     upLeg: [legX(crotch - 0.03 * H), hipRow],
     leg: [legX(kneeRow), kneeRow],
     foot: [legX(ankleRow), ankleRow],
@@ -588,6 +602,26 @@ function isLocalMax(dist: Float64Array, mask: Uint8Array, res: number, i: number
     }
   }
   return true;
+}
+
+/**
+ * Where an arm's traced tip touches a standing rod taken out of the silhouette (FrontView.rodOf): the rod's middle on
+ * the tip's row, on the far side of the tip from the body; null where no rod pixel lies within two pixels beyond it.
+ * view: the silhouette without its rods, tip: the arm's last pixel, side: 1 (+x) or -1 → the grip's pixel or null
+ */
+function gripOnRod(view: FrontView, tip: Pixel, side: 1 | -1): Pixel | null {
+  const { res, rodOf } = view;
+  if (!rodOf) return null;
+  const j = Math.round(tip[1]), i0 = Math.round(tip[0]);
+  let first = -1;
+  for (let d = 1; d <= 2 && first < 0; d++) {
+    const i = i0 + side * d;
+    if (i >= 0 && i < res && rodOf[j * res + i]) first = i;
+  }
+  if (first < 0) return null;
+  let last = first;
+  while (last + side >= 0 && last + side < res && rodOf[j * res + last + side]) last += side;
+  return [0.5 * (first + last), tip[1]];
 }
 
 function arcLengths(path: Pixel[]): number[] {
