@@ -13,7 +13,7 @@ import { estimateSkeleton, FRONT_VIEW_RESOLUTION } from '../sidecar/skeleton/est
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { predictJoints2D } from '../sidecar/skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
-import { ARM_DEPTH_OFF_LIMB, RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
+import { ARM_DEPTH_OFF_LIMB, HAND_FORWARD_OF_RAY, RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
 import type { MeshPart, Skeleton, Vec3 } from '../sidecar/types.js';
 
 describe('withRefinedDepth', () => {
@@ -47,6 +47,26 @@ describe('withRefinedDepth', () => {
     expect(z(out, 'Spine')).toBeCloseTo(0.02, 6);
     expect(z(out, 'Neck')).toBeCloseTo(0.02, 6);
     expect(() => withRefinedDepth(coarse, refined, { front: front.subarray(1), back })).toThrow(/ray spans/);
+  });
+
+  it('gives a hand of arms posed apart the network\'s depth where that lies clearly in front of the ray\'s, inside its span', () => {
+    const hand = 3 * MIXAMO_JOINTS.indexOf('LeftHand') + 2;
+    const at = (coarseZ: number, refinedZ: number, front = 0.2, back = -0.2, posedApart = true) => {
+      const c = Float32Array.from(coarse), r = Float32Array.from(refined);
+      c[hand] = coarseZ;
+      r[hand] = refinedZ;
+      const spans = { front: new Float64Array(J).fill(front), back: new Float64Array(J).fill(back) };
+      return z(withRefinedDepth(c, r, spans, [], posedApart), 'LeftHand');
+    };
+    // mirrored arms: the pair's rules settled the hands' shared depth
+    expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005, 0.2, -0.2, false)).toBeCloseTo(0.0, 6);
+    // the arms' lengths pulled a hand reaching forward back to its elbow's depth: the network's, in front, stands
+    expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005)).toBeCloseTo(HAND_FORWARD_OF_RAY + 0.005, 6);
+    // within the margin, or behind, the ray's stays (both read hands back where they err)
+    expect(at(0.0, HAND_FORWARD_OF_RAY - 0.005)).toBeCloseTo(0.0, 6);
+    expect(at(0.0, -0.05)).toBeCloseTo(0.0, 6);
+    // a network depth in front of the ray's first hit would leave the hand outside the body
+    expect(at(0.0, 0.05, 0.04)).toBeCloseTo(0.0, 6);
   });
 
   it('gives an upper-arm joint far behind its limb (long hair fused to its back) the network\'s depth, and only that one', () => {

@@ -25,6 +25,8 @@ export interface SkeletonEstimate {
   sources: Record<string, 'learned' | 'geometric'>;
   /** the front view without its standing rods (withoutPropRods): the body the rules read; the view itself when it has none */
   silhouette: FrontView;
+  /** whether the arms were read as posed apart (armsPosedApart): each side's elbow, wrist and hand tip kept its own depth */
+  armsPosedApart: boolean;
 }
 
 /** 2D joints from the learned predictor (skeleton/learnedJoints2d.ts), in MIXAMO_JOINTS order. */
@@ -122,20 +124,46 @@ export const CROTCH_TO_HIP_JOINTS: [number, number] = [0.03, 0.12];
  */
 export const CROTCH_BAND_SLACK = 0.02;
 
-/** The joints the rules read from the shoulders' row down to the crotch, which chestOverNetworkNeck's remedy replaces. */
+/** The joints the rules read from the shoulders' row down to the crotch, which upperTrunkOverNetwork's remedy replaces. */
 const UPPER_TRUNK_JOINTS = ['Spine', 'Spine1', 'Spine2', 'LeftShoulder', 'RightShoulder'] as const;
 
 /**
- * Whether the rules' Spine2 stands over the network's Neck (sure of it: the hybrid took it) in the front view: the
- * rules read the shoulders in something over the body (9 900 062's cone hat's brim: its Spine2 stood 44 % of the height
- * off). Of 720 procedural humanoids (the nine runs of EVAL.md's forty-ninth session) and the ten artists' characters,
- * it changed that one only.
+ * Whether the rules read the shoulders in something over the body: their Spine2 stands over the network's Neck, or one
+ * of their shoulders over the network's Head, the network's joint sure (the hybrid took it), in the front view. 9 900
+ * 062's cone hat's brim: its Spine2 stood 44 % of the height off; 17 000 051's long hair, wider than its shoulders
+ * under a big head: the shoulders 45 %. Of 880 procedural humanoids (the eleven runs of EVAL.md's forty-ninth session)
+ * and the ten artists' characters, it changed those two only.
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name → boolean
  */
-export function chestOverNetworkNeck(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): boolean {
-  const chest = points.Spine2, neck = points.Neck;
-  return !!chest && !!neck && sources.Spine2 === 'geometric' && sources.Neck === 'learned' && chest[1] > neck[1];
+export function upperTrunkOverNetwork(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): boolean {
+  const over = (joint: Named2D, network: Named2D) => {
+    const p = points[joint], q = points[network];
+    return !!p && !!q && sources[joint] === 'geometric' && sources[network] === 'learned' && p[1] > q[1];
+  };
+  return over('Spine2', 'Neck') || over('LeftShoulder', 'Head') || over('RightShoulder', 'Head');
 }
+
+/**
+ * Whether the rules' upper-arm joint on one side stands over the network's Head (which the hybrid took, sure of it) in
+ * the front view, the network's upper-arm joint sure too: the rules traced that arm in something over the body (17 000
+ * 051's long hair, wider than its shoulders under a big head: its elbows and wrists 10–26 % of the height off).
+ * rules: the rules' 2D joints, points, sources: the hybrid's and where each came from, by name; side → boolean
+ */
+export function rulesArmOverNetworkHead(
+  rules: Partial<Record<Named2D, [number, number]>>, points: Partial<Record<Named2D, [number, number]>>,
+  sources: Record<string, 'learned' | 'geometric'>, side: 'Left' | 'Right', height: number,
+): boolean {
+  const arm = rules[`${side}Arm`], head = points.Head;
+  return !!arm && !!head && sources.Head === 'learned' && sources[`${side}Arm`] === 'learned' && arm[1] > head[1] + ARM_OVER_HEAD * height;
+}
+
+/**
+ * How far (share of the body's height) over the network's Head the rules' upper-arm joint must stand for
+ * rulesArmOverNetworkHead: 17 000 051's stood 0.245 over it; on procedural humanoids 17 000 000–079 with arms posed
+ * apart, a raised arm's stood up to 0.121 over it (its elbow and wrist the network's already), and the artists' ten all
+ * stood under it (0.019 under at the nearest).
+ */
+export const ARM_OVER_HEAD = 0.15;
 
 /**
  * The least a thigh (hip joint to knee, along the front view's up) may measure over its shin (knee to ankle) before
@@ -330,13 +358,27 @@ export function estimateSkeleton(
       for (const joint of rulesJointsBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
     }
   }
-  // A rules' chest over the network's Neck: the rules took something above the body (a hat's brim) for the shoulders,
-  // and divided the trunk up to there; the network's trunk and shoulders stand in
-  if (source.method === 'hybrid' && chestOverNetworkNeck(points, sources)) {
+  // A rules' chest over the network's Neck, or a rules' shoulder over its Head: the rules took something above the body
+  // (a hat's brim, long hair) for the shoulders, and divided the trunk up to there; the network's trunk and shoulders
+  // stand in
+  if (source.method === 'hybrid' && upperTrunkOverNetwork(points, sources)) {
     for (const joint of UPPER_TRUNK_JOINTS) {
       if (sources[joint] !== 'geometric') continue;
       points[joint] = networkJoint(source.prediction, joint);
       sources[joint] = 'learned';
+    }
+  }
+  // The rules read the elbow and the wrist along the arm they traced from their upper-arm joint: one standing over the
+  // network's Head traced something else (long hair), and that side's elbow and wrist are the network's, however unsure
+  if (source.method === 'hybrid') {
+    for (const side of ['Left', 'Right'] as const) {
+      if (!lm || !rulesArmOverNetworkHead(geometric, points, sources, side, (lm.headTop[1] - lm.soleRow + 1) / res)) continue;
+      for (const joint of [`${side}ForeArm`, `${side}Hand`] as const) {
+        if (sources[joint] !== 'geometric') continue;
+        points[joint] = networkJoint(source.prediction, joint);
+        sources[joint] = 'learned';
+      }
+      if (sources[`${side}HandTip`] === 'geometric') points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
     }
   }
   // Arms posed differently keep their own joints: averaging a raised arm with a hanging one puts both half-way
@@ -392,7 +434,7 @@ export function estimateSkeleton(
     LeftToeBase: fromCanonical(toeTips.Left, cf), RightToeBase: fromCanonical(toeTips.Right, cf),
   };
   const skeleton = buildMixamoSkeleton(heads, ends, cf.frame, prefix);
-  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources, silhouette: body };
+  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources, silhouette: body, armsPosedApart: posedApart };
 }
 
 /**
