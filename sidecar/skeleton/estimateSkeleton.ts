@@ -274,6 +274,12 @@ export function estimateSkeleton(
   const points: Partial<Record<Named2D, [number, number]>> = { ...geometric };
   const sources: Record<string, 'learned' | 'geometric'> = {};
   for (const name of Object.keys(geometric)) sources[name] = 'geometric';
+  const prediction = source.method === 'geometric' ? null : source.prediction;
+  /** the network's 2D joint stands in for the rules' (the hybrid's rules that find the rules' reading wrong) */
+  const takeNetworkJoint = (joint: Extract<Named2D, MixamoJointName>) => {
+    points[joint] = networkJoint(prediction!, joint);
+    sources[joint] = 'learned';
+  };
   if (source.method !== 'geometric') {
     const { xy, confidence } = source.prediction;
     MIXAMO_JOINTS.forEach((joint, k) => {
@@ -292,23 +298,17 @@ export function estimateSkeleton(
       for (const side of ['Left', 'Right'] as const) {
         const hand = `${side}Hand` as const;
         if (sources[hand] !== 'geometric' || source.prediction.confidence[MIXAMO_JOINTS.indexOf(hand)] < HYBRID_MIN_HAND_CONFIDENCE) continue;
-        points[hand] = networkJoint(source.prediction, hand);
-        sources[hand] = 'learned';
+        takeNetworkJoint(hand);
       }
     }
     // The rules read the Head from their own Neck: where the network's Neck stands far from that, so does its Head; where
     // the rules' Head stands just over the Neck, a big head hid the neck from them
-    if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric, networkJoint(source.prediction, 'Head'))) {
-      points.Head = networkJoint(source.prediction, 'Head');
-      sources.Head = 'learned';
-    }
+    if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric, networkJoint(source.prediction, 'Head'))) takeNetworkJoint('Head');
     // A rules' elbow between the network's upper-arm joint and wrist that cannot be this arm's (rulesElbowOffItsArm): the
     // network's elbow stands in where that one reads as an arm
     if (source.method === 'hybrid') {
       for (const side of ['Left', 'Right'] as const) {
-        if (!rulesElbowOffItsArm(points, sources, source.prediction, side)) continue;
-        points[`${side}ForeArm`] = networkJoint(source.prediction, `${side}ForeArm`);
-        sources[`${side}ForeArm`] = 'learned';
+        if (rulesElbowOffItsArm(points, sources, source.prediction, side)) takeNetworkJoint(`${side}ForeArm`);
       }
     }
     // The network has no finger tips to look at: the rules' traced tip is kept (hybrid); without one (learned) the hand
@@ -339,14 +339,15 @@ export function estimateSkeleton(
   // The rules read each joint along their own limb or trunk (a coat's hem as the crotch, the knees spaced from there): one
   // left between two of the network's on its chain stands on another reading, and can fold the chain back on itself
   if (source.method === 'hybrid') {
-    for (const joint of rulesJointsBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
+    for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
   }
   // Clothes that hide the crotch (the silhouette's gap between the legs starts at a hem, or nowhere): the body's own
   // piece shows it, and the hip joints and the Hips stand where it puts them
+  // the body's height in the front view (canonical units), which the rules below measure by
+  const bodyHeight = lm ? (lm.headTop[1] - lm.soleRow + 1) / res : Number.NaN;
   if (lm && points.Hips && points.Spine2) {
     const crotchRow = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res);
-    const height = (lm.headTop[1] - lm.soleRow + 1) / res;
-    if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * height * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), height);
+    if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), bodyHeight);
   }
   // A thigh far shorter than the shin is a skirt's hem, fused to the body, read as the crotch: the network's Hips and
   // hip joints stand in where they give a thigh in proportion
@@ -354,30 +355,22 @@ export function estimateSkeleton(
     const network: Partial<Record<Named2D, [number, number]>> = { ...points };
     for (const joint of HIP_JOINTS) network[joint] = networkJoint(source.prediction, joint);
     if (!thighsShorterThanShins(network, THIGH_OVER_SHIN_MIN)) {
-      for (const joint of HIP_JOINTS) { points[joint] = network[joint]; sources[joint] = 'learned'; }
-      for (const joint of rulesJointsBetweenNetworkJoints(sources)) { points[joint] = networkJoint(source.prediction, joint); sources[joint] = 'learned'; }
+      for (const joint of HIP_JOINTS) takeNetworkJoint(joint);
+      for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
     }
   }
   // A rules' chest over the network's Neck, or a rules' shoulder over its Head: the rules took something above the body
   // (a hat's brim, long hair) for the shoulders, and divided the trunk up to there; the network's trunk and shoulders
   // stand in
   if (source.method === 'hybrid' && upperTrunkOverNetwork(points, sources)) {
-    for (const joint of UPPER_TRUNK_JOINTS) {
-      if (sources[joint] !== 'geometric') continue;
-      points[joint] = networkJoint(source.prediction, joint);
-      sources[joint] = 'learned';
-    }
+    for (const joint of UPPER_TRUNK_JOINTS) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
   }
   // The rules read the elbow and the wrist along the arm they traced from their upper-arm joint: one standing over the
   // network's Head traced something else (long hair), and that side's elbow and wrist are the network's, however unsure
   if (source.method === 'hybrid') {
     for (const side of ['Left', 'Right'] as const) {
-      if (!lm || !rulesArmOverNetworkHead(geometric, points, sources, side, (lm.headTop[1] - lm.soleRow + 1) / res)) continue;
-      for (const joint of [`${side}ForeArm`, `${side}Hand`] as const) {
-        if (sources[joint] !== 'geometric') continue;
-        points[joint] = networkJoint(source.prediction, joint);
-        sources[joint] = 'learned';
-      }
+      if (!lm || !rulesArmOverNetworkHead(geometric, points, sources, side, bodyHeight)) continue;
+      for (const joint of [`${side}ForeArm`, `${side}Hand`] as const) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
       if (sources[`${side}HandTip`] === 'geometric') points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
     }
   }

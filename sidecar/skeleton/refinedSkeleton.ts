@@ -82,11 +82,12 @@ export function withRefinedDepth(
   const out = Float32Array.from(coarse);
   // an arm the front view does not show (inside a cape) has no round cross-section of its own on its ray
   const rayDepth = RAY_DEPTH_JOINTS.filter((name) => !unseenArms.some((side) => name.startsWith(side)));
+  // a network depth is taken only inside the joint's ray span, where the ray met the surface at all
+  const insideRay = (j: number, z: number) => !spans || Number.isNaN(spans.front[j]) || (z <= spans.front[j] && z >= spans.back[j]);
   for (let j = 0; j < J; j++) {
     if (rayDepth.includes(MIXAMO_JOINTS[j])) continue;
     const z = refined[3 * j + 2];
-    const front = spans ? spans.front[j] : Number.NaN, back = spans ? spans.back[j] : Number.NaN;
-    if (Number.isNaN(front) || (z <= front && z >= back)) out[3 * j + 2] = z;
+    if (insideRay(j, z)) out[3 * j + 2] = z;
   }
   // A hand the network puts clearly in front of the coarse one was read, or set by the arms' lengths, behind it; arms
   // the front view reads as mirrored share their hands' depth, which the pair's rules settled (symmetrise)
@@ -94,9 +95,7 @@ export function withRefinedDepth(
     const hand = MIXAMO_JOINTS.indexOf(`${side}Hand`);
     if (!rayDepth.includes(MIXAMO_JOINTS[hand])) continue;
     const z = refined[3 * hand + 2];
-    const front = spans ? spans.front[hand] : Number.NaN, back = spans ? spans.back[hand] : Number.NaN;
-    if (!(z - out[3 * hand + 2] > HAND_FORWARD_OF_RAY) || !(Number.isNaN(front) || (z <= front && z >= back))) continue;
-    out[3 * hand + 2] = z;
+    if (z - out[3 * hand + 2] > HAND_FORWARD_OF_RAY && insideRay(hand, z)) out[3 * hand + 2] = z;
   }
   // An upper arm's ray that crossed long hair fused to the shoulders read the joint inside the hair
   for (const side of ['Left', 'Right'] as const) {
