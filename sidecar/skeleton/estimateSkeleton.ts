@@ -5,7 +5,7 @@ import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.j
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
 import { findLandmarks2D, HIP_ABOVE_CROTCH } from './landmarks2d.js';
-import { liftJointsByFrontPiece, type FrontPieceLift } from './liftJoints.js';
+import { liftJointsByFrontPiece, type ClosedPieceHit, type FrontPieceLift } from './liftJoints.js';
 import { crotchThroughClothing } from './crotchThroughClothing.js';
 import { meshShells } from '../mesh/meshShells.js';
 import { withoutPropRods } from './propRods.js';
@@ -191,28 +191,49 @@ export function thighsShorterThanShins(points: Partial<Record<Named2D, [number, 
 }
 
 /**
- * The hip joints and the Hips set over a crotch read through the clothes: a hip joint outside CROTCH_TO_HIP_JOINTS over it
- * is brought to the band's edge, or, where it stood more than CROTCH_BAND_SLACK outside, to HIP_ABOVE_CROTCH over it;
- * where one moved, a Hips outside that band raised by UPLEG_TYPICAL_DROP of the leg (as hipsAboveHipJoints puts it over
- * the hip joints) stands that far over the hip joints, the Spine and Spine1 moved with it in proportion to their
- * distance from the Spine2, which the clothes do not hide. The Hips alone is not moved: an artist's Hips stands higher
- * over the hip joints than the generator's (mrfixit's, read right, was moved 4.7 % of its height off).
+ * The hip joints, the knees and the Hips set over a crotch read through the clothes:
+ * - a hip joint of the rules' stands HIP_ABOVE_CROTCH over it, as the rules put one over a crotch they see (theirs was
+ *   put over the hem: on 18 000 046, a long coat of its own piece, 0.016 over the body's crotch and then taken for
+ *   the network's, 7 % of the height high);
+ * - one of the network's outside CROTCH_TO_HIP_JOINTS over it is brought to the band's edge, or, where it stood more
+ *   than CROTCH_BAND_SLACK outside, to HIP_ABOVE_CROTCH over it;
+ * - a knee the clothes hide (the hem, the silhouette's crotch, under it or less than KNEE_OVER_HEM_SLACK over it)
+ *   stands halfway from its hip joint down to its ankle: nothing was read there (the rules placed it up from the hem,
+ *   the network guessed it from the outline), and the generator's thigh and shin drop alike (hip joint to knee over
+ *   knee to ankle, in height: 1.00 on 231 procedural humanoids; the rules' own knee, landmarks2d's KNEE_ALONG_LEG,
+ *   stands 0.47 of the way up from an ankle 0.07 of the height over the sole);
+ * - where a hip joint moved, a Hips outside that band raised by UPLEG_TYPICAL_DROP of the leg (as hipsAboveHipJoints
+ *   puts it over the hip joints) stands that far over the hip joints, the Spine and Spine1 moved with it in proportion
+ *   to their distance from the Spine2, which the clothes do not hide. The Hips alone is not moved: an artist's Hips
+ *   stands higher over the hip joints than the generator's (mrfixit's, read right, was moved 4.7 % of its height off).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name, modified in place; crotch: the
- * crotch's height (canonical y); height: the body's height (canonical)
+ * crotch's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical y)
  */
 function hipsOverTheCrotch(
-  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, crotch: number, height: number,
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, crotch: number, height: number, hem: number,
 ): void {
   const low = crotch + CROTCH_TO_HIP_JOINTS[0] * height, high = crotch + CROTCH_TO_HIP_JOINTS[1] * height;
   let moved = false;
   for (const side of ['Left', 'Right'] as const) {
     const upLeg = points[`${side}UpLeg`];
-    if (!upLeg || (upLeg[1] >= low && upLeg[1] <= high)) continue;
-    const edge = upLeg[1] < low ? low : high;
-    const y = Math.abs(upLeg[1] - edge) <= CROTCH_BAND_SLACK * height ? edge : crotch + HIP_ABOVE_CROTCH * height;
+    if (!upLeg) continue;
+    let y = upLeg[1];
+    if (sources[`${side}UpLeg`] === 'geometric') y = crotch + HIP_ABOVE_CROTCH * height;
+    else if (upLeg[1] < low || upLeg[1] > high) {
+      const edge = upLeg[1] < low ? low : high;
+      y = Math.abs(upLeg[1] - edge) <= CROTCH_BAND_SLACK * height ? edge : crotch + HIP_ABOVE_CROTCH * height;
+    } else continue;
     points[`${side}UpLeg`] = [upLeg[0], y];
     sources[`${side}UpLeg`] = 'geometric';
     moved = true;
+  }
+  for (const side of ['Left', 'Right'] as const) {
+    const upLeg = points[`${side}UpLeg`], knee = points[`${side}Leg`], ankle = points[`${side}Foot`];
+    if (!upLeg || !knee || !ankle) continue;
+    const halfway = 0.5 * (upLeg[1] + ankle[1]);
+    if (hem > halfway + KNEE_OVER_HEM_SLACK * height) continue;
+    points[`${side}Leg`] = [knee[0], halfway];
+    sources[`${side}Leg`] = 'geometric';
   }
   const hips = points.Hips, left = points.LeftUpLeg, right = points.RightUpLeg, chest = points.Spine2;
   if (!moved || !hips || !left || !right || !chest) return;
@@ -227,6 +248,12 @@ function hipsOverTheCrotch(
   points.Hips = [hips[0], at];
   sources.Hips = 'geometric';
 }
+
+/**
+ * How far (share of the body's height) over a knee halfway down its leg the hem may lie and still hide it
+ * (hipsOverTheCrotch): a knee is about that thick, so a hem higher up leaves its outline to read below.
+ */
+export const KNEE_OVER_HEM_SLACK = 0.03;
 
 /**
  * HumanRig's prior-guided skeleton estimator: front view → 2D joints (geometric rules, the learned predictor, or
@@ -347,7 +374,7 @@ export function estimateSkeleton(
   const bodyHeight = lm ? (lm.headTop[1] - lm.soleRow + 1) / res : Number.NaN;
   if (lm && points.Hips && points.Spine2) {
     const crotchRow = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res);
-    if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), bodyHeight);
+    if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), bodyHeight, pixelToCanonical(lm.crotchRow, res));
   }
   // A thigh far shorter than the shin is a skirt's hem, fused to the body, read as the crotch: the network's Hips and
   // hip joints stand in where they give a thigh in proportion
@@ -389,6 +416,7 @@ export function estimateSkeleton(
   const c: Record<string, Vec3> = {};
   const readSpans: Record<string, number> = {};
   named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; readSpans[name] = lift.span[k]; });
+  if (posedApart) armJointsOnTheirParentsPiece(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, { piece: lift.piece[k], closed: lift.closedPieces[k] }])));
   armJointsOnTheirOwnStretch(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, lift.stretches[k]])));
   shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; readSpans[`${side}Foot`] = lift.span[named2D.length + k]; });
   const head = named2D.findIndex(([name]) => name === 'Head');
@@ -807,6 +835,52 @@ function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: Record<s
         q[2] = 0.5 * (st[best] + st[best + 1]);
         readSpans[side + joint] = st[best] - st[best + 1];
       }
+    }
+  }
+}
+
+/**
+ * An arm joint read on a piece of the surface (meshShells) that does not hold its parent joint read something the hand
+ * holds: a sword, a piece of its own, held forward in front of the elbow or the upper arm, or its guard in front of the
+ * fist (procedural humanoids 17 000 032, 18 000 036, 11 000 106 and 11 000 053, arms posed apart: elbows and wrists
+ * 4–9 % of the height in front of the arm). Where its ray also meets a piece that holds the parent's depth (on the
+ * parent's own ray), apart from the read one along the ray, the joint is read on that piece instead: the midpoint of
+ * its first and last hit (the one nearest the parent's depth where several are), where that lies nearer the parent's
+ * depth than the read one. A sleeve round the arm holds the elbow as the arm does, and a fist round a grip overlaps it
+ * along the ray: neither is apart. Parents first, so a moved upper-arm joint carries its elbow's check. On 149
+ * procedural humanoids with arms posed apart (11 000 040–119, 13 000 000–068) it moved 21 joints (and a hand tip), each
+ * from 0.035–0.50 of the height off in depth to within 0.01; on the artists' ten it moves none. For arms posed apart
+ * only: mirrored arms share their depth, which the pair's rules (pairDepth) take from the free hand where the other's
+ * ray read a held sword; there this rule moved a sword hand onto the wide sleeve behind it instead (mirrored 15 000 027
+ * and 9 900 070: both hands 2.1 → 2.8 and 0.6 → 1.9 % of the height), and moved no joint nearer its place.
+ * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
+ * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
+ * ray meets at least twice (closedPieces), by name
+ */
+function armJointsOnTheirParentsPiece(
+  c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: Record<string, { piece: number; closed: readonly ClosedPieceHit[] }>,
+): void {
+  /** the pieces a point's ray meets that hold its depth (an elbow in a sleeve lies in both) */
+  const holding = (name: string) => pieces[name].closed.filter((hit) => hit.back <= c[name][2] && c[name][2] <= hit.front).map((hit) => hit.piece);
+  const middle = (hit: ClosedPieceHit) => 0.5 * (hit.front + hit.back);
+  for (const side of ['Left', 'Right']) {
+    for (const [joint, parent] of ARM_CHAIN) {
+      const q = c[side + joint], p = c[side + parent], own = pieces[side + joint];
+      if (!q || !p || !own || !pieces[side + parent] || own.piece < 0) continue;
+      const theirs = holding(side + parent);
+      if (theirs.length === 0 || theirs.includes(own.piece)) continue;
+      const read = own.closed.find((hit) => hit.piece === own.piece)!;
+      let best: ClosedPieceHit | null = null;
+      for (const hit of own.closed) {
+        const apart = hit.back > read.front || read.back > hit.front;
+        if (!theirs.includes(hit.piece) || !apart) continue;
+        if (!best || Math.abs(middle(hit) - p[2]) < Math.abs(middle(best) - p[2])) best = hit;
+      }
+      // a piece of the parent's that lies farther from its depth than the read one is no nearer reading of the limb (a
+      // modular character's arm, a piece of its own, lies before a sliver of its trunk: redeclipse_male)
+      if (!best || Math.abs(middle(best) - p[2]) >= Math.abs(q[2] - p[2])) continue;
+      q[2] = middle(best);
+      readSpans[side + joint] = best.front - best.back;
     }
   }
 }

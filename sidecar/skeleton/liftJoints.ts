@@ -33,6 +33,17 @@ export interface FrontPieceLift {
   span: Float64Array;
   /** each point's ray inside the surface (insideStretches): front, back pairs front first, #P arrays of #S*2 (empty where the ray misses) */
   stretches: Float64Array[];
+  /** the piece (meshShells) each depth was read on, -1 where the whole ray's midpoint or the fallback stands: Int32Array #P */
+  piece: Int32Array;
+  /** each point's pieces that its ray meets at least twice, in the order it meets them, with their first and last hit: #P arrays */
+  closedPieces: ClosedPieceHit[][];
+}
+
+/** A piece of the surface (meshShells) a ray meets at least twice: its first (front) and last (back) hit along the ray. */
+export interface ClosedPieceHit {
+  piece: number;
+  front: number;
+  back: number;
 }
 
 /**
@@ -107,6 +118,8 @@ export function liftJointsByFrontPiece(
   }
   const z = new Float64Array(np), front = new Float64Array(np).fill(Number.NaN), back = new Float64Array(np).fill(Number.NaN);
   const readSpan = new Float64Array(np).fill(Number.NaN);
+  const readPiece = new Int32Array(np).fill(-1);
+  const closedPieces: ClosedPieceHit[][] = Array.from({ length: np }, () => []);
   const stretches = hitZ.map((zs, k) => insideStretches(zs, hitFacing[k]));
   for (let k = 0; k < np; k++) {
     const zs = hitZ[k];
@@ -129,12 +142,16 @@ export function liftJointsByFrontPiece(
         count++;
         if (zs[g] < pieceBack) pieceBack = zs[g];
       }
+      if (count >= 2) closedPieces[k].push({ piece, front: zs[h], back: pieceBack });
+      if (read) continue;
       // an open piece met once is no span to read; a thin one (a pendant) is passed for the piece behind it
-      if (count >= 2 && zs[h] - pieceBack >= MIN_FRONT_PIECE_SHARE * span) { z[k] = 0.5 * (zs[h] + pieceBack); readSpan[k] = zs[h] - pieceBack; read = true; break; }
+      if (count >= 2 && zs[h] - pieceBack >= MIN_FRONT_PIECE_SHARE * span) { z[k] = 0.5 * (zs[h] + pieceBack); readSpan[k] = zs[h] - pieceBack; readPiece[k] = piece; read = true; continue; }
       if (count >= 2 && firstClosed < 0) { firstClosed = h; firstClosedBack = pieceBack; }
     }
     // every closed piece was thin (a hand before a cape's two layers): the first of them, not the whole ray
-    if (!read && firstClosed >= 0) { z[k] = 0.5 * (zs[firstClosed] + firstClosedBack); readSpan[k] = zs[firstClosed] - firstClosedBack; }
+    if (!read && firstClosed >= 0) {
+      z[k] = 0.5 * (zs[firstClosed] + firstClosedBack); readSpan[k] = zs[firstClosed] - firstClosedBack; readPiece[k] = hitPiece[k][firstClosed];
+    }
   }
-  return { z, front, back, span: readSpan, stretches };
+  return { z, front, back, span: readSpan, stretches, piece: readPiece, closedPieces };
 }
