@@ -307,6 +307,8 @@ export function estimateSkeleton(
     points[joint] = networkJoint(prediction!, joint);
     sources[joint] = 'learned';
   };
+  // the body's height in the front view (canonical units), which the rules below measure by
+  const bodyHeight = lm ? (lm.headTop[1] - lm.soleRow + 1) / res : Number.NaN;
   if (source.method !== 'geometric') {
     const { xy, confidence } = source.prediction;
     MIXAMO_JOINTS.forEach((joint, k) => {
@@ -332,10 +334,13 @@ export function estimateSkeleton(
     // the rules' Head stands just over the Neck, a big head hid the neck from them
     if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric, networkJoint(source.prediction, 'Head'))) takeNetworkJoint('Head');
     // A rules' elbow between the network's upper-arm joint and wrist that cannot be this arm's (rulesElbowOffItsArm): the
-    // network's elbow stands in where that one reads as an arm
+    // network's elbow stands in where that one reads as an arm; so it does where the rules placed theirs along an arm
+    // traced from their own upper-arm joint, far from the network's (rulesElbowOfAnotherArmJoint)
     if (source.method === 'hybrid') {
       for (const side of ['Left', 'Right'] as const) {
-        if (rulesElbowOffItsArm(points, sources, source.prediction, side)) takeNetworkJoint(`${side}ForeArm`);
+        if (rulesElbowOffItsArm(points, sources, source.prediction, side) || rulesElbowOfAnotherArmJoint(geometric, points, sources, side, bodyHeight)) {
+          takeNetworkJoint(`${side}ForeArm`);
+        }
       }
     }
     // The network has no finger tips to look at: the rules' traced tip is kept (hybrid); without one (learned) the hand
@@ -370,8 +375,6 @@ export function estimateSkeleton(
   }
   // Clothes that hide the crotch (the silhouette's gap between the legs starts at a hem, or nowhere): the body's own
   // piece shows it, and the hip joints and the Hips stand where it puts them
-  // the body's height in the front view (canonical units), which the rules below measure by
-  const bodyHeight = lm ? (lm.headTop[1] - lm.soleRow + 1) / res : Number.NaN;
   if (lm && points.Hips && points.Spine2) {
     const crotchRow = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res);
     if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), bodyHeight, pixelToCanonical(lm.crotchRow, res));
@@ -697,6 +700,32 @@ function rulesElbowOffItsArm(
   if (sources[`${side}ForeArm`] !== 'geometric' || sources[`${side}Arm`] !== 'learned' || sources[`${side}Hand`] !== 'learned') return false;
   return !elbowReadsAsArm(arm, elbow, hand) && elbowReadsAsArm(arm, networkJoint(prediction, `${side}ForeArm`), hand);
 }
+
+/**
+ * Whether the hybrid's elbow on one side is the rules' (the network unsure) where its upper-arm joint is the network's,
+ * ELBOW_ARM_JOINT_SHIFT or more from the rules' own: the rules placed their elbow along the arm they traced from their
+ * upper-arm joint, so it stands short of, or off, the arm the network's joint begins. rules: the rules' 2D joints,
+ * points, sources: the hybrid's and where each came from, by name; side; height: the body's (canonical) → boolean
+ */
+export function rulesElbowOfAnotherArmJoint(
+  rules: Partial<Record<Named2D, [number, number]>>, points: Partial<Record<Named2D, [number, number]>>,
+  sources: Record<string, 'learned' | 'geometric'>, side: 'Left' | 'Right', height: number,
+): boolean {
+  const theirs = rules[`${side}Arm`], ours = points[`${side}Arm`];
+  if (!theirs || !ours || sources[`${side}Arm`] !== 'learned' || sources[`${side}ForeArm`] !== 'geometric') return false;
+  return Math.hypot(ours[0] - theirs[0], ours[1] - theirs[1]) >= ELBOW_ARM_JOINT_SHIFT * height;
+}
+
+/**
+ * How far (share of the body's height) the network's upper-arm joint must stand from the rules' for the rules' elbow on
+ * that arm to give way to the network's (rulesElbowOfAnotherArmJoint). On 480 procedural humanoids with arms posed
+ * apart (11 000 040–119 and 12, 13, 16, 17 and 18 000 000–079), the eight rules' elbows kept where the network's
+ * upper-arm joint stood 0.032–0.25 from the rules' were 0.024–0.064 of the height off across the view, the network's
+ * elbows there 0.002–0.010; of the five kept nearer (0.005–0.027), the network's was the better on three. On the
+ * artists' ten, the one rules' elbow kept beside a network's upper-arm joint is mixamo_ely's right (0.020 apart), which
+ * the rules read better.
+ */
+export const ELBOW_ARM_JOINT_SHIFT = 0.03;
 
 /**
  * In place, for each Left/Right pair (MIRRORED_PAIRS) one of whose sides is the network's (confidence at least
