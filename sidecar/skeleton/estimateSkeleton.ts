@@ -217,12 +217,11 @@ function hipsOverTheCrotch(
   for (const side of ['Left', 'Right'] as const) {
     const upLeg = points[`${side}UpLeg`];
     if (!upLeg) continue;
-    let y = upLeg[1];
-    if (sources[`${side}UpLeg`] === 'geometric') y = crotch + HIP_ABOVE_CROTCH * height;
-    else if (upLeg[1] < low || upLeg[1] > high) {
-      const edge = upLeg[1] < low ? low : high;
-      y = Math.abs(upLeg[1] - edge) <= CROTCH_BAND_SLACK * height ? edge : crotch + HIP_ABOVE_CROTCH * height;
-    } else continue;
+    const rules = sources[`${side}UpLeg`] === 'geometric';
+    if (!rules && upLeg[1] >= low && upLeg[1] <= high) continue;
+    // the rules' stands where they put one over a crotch they see; the network's outside the band at its edge, if near
+    const edge = upLeg[1] < low ? low : high;
+    const y = !rules && Math.abs(upLeg[1] - edge) <= CROTCH_BAND_SLACK * height ? edge : crotch + HIP_ABOVE_CROTCH * height;
     points[`${side}UpLeg`] = [upLeg[0], y];
     sources[`${side}UpLeg`] = 'geometric';
     moved = true;
