@@ -154,6 +154,18 @@ describe('a sword held in one hand', () => {
     expect(at('LeftHand')).toBeLessThan(0.025);
   }, 60_000);
 
+  // Arms mirrored, the sword raised forward and up out of the right fist: its blade crosses the right elbow's ray thinly
+  // (read span 0.015 of the height against the free elbow's 0.052), 0.39 in front of the arm. The shorter span was
+  // taken for the arm's, and both elbows stood on the blade (42.6 % of the height off); now two spans apart in depth
+  // go to the side nearer its upper arm's depth (pairDepth)
+  it('keeps both elbows of procedural humanoid 19 000 055 on its arms, its sword raised across one elbow\'s ray', async () => {
+    const character = generateProceduralHumanoid(19_000_055, { targetVertices: 20_000 });
+    expect(character.meta.clothing).toContain('sword (right hand)');
+    const errors = await rigJointErrors(character);
+    // measured 0.4 % each; before, 42.6 %
+    for (const name of ['LeftForeArm', 'RightForeArm']) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(0.02);
+  }, 60_000);
+
   it('rigs procedural humanoid 10 000 026, whose sword held forward made its box deeper than wide', async () => {
     // before, the canonical frame lay it on its back (axisAlignedFrame.ts bulkSides) and it was refused NOT_HUMANOID,
     // "the body leans 26°"

@@ -12,21 +12,29 @@
  */
 export const BODY_PIECE_REACH = 0.3;
 
+/** The crotch read through the clothes (crotchThroughClothing). */
+export interface CrotchThroughClothing {
+  /** the crotch's front-view row, -1 where no piece is crossed at the chest row */
+  row: number;
+  /** whether another piece is crossed on the row under it: clothes cover the body's crotch (the body has no other piece) */
+  covered: boolean;
+}
+
 /**
  * crotchThroughClothing: among the pieces the midline's ray crosses (meets at least twice) at the chest row and that
  * reach down to the legs (BODY_PIECE_REACH), each one's lowest row from which the ray crosses it on every row up to
  * the chest; the highest of those is the body's crotch (a coat or a cape around or behind the body reaches lower
- * down the midline, its hem or the floor). The rays run along z through the row centres of a front view of res rows
- * over canonical [-0.5, 0.5].
+ * down the midline, its hem or the floor); it is covered where the ray crosses another piece on the row under it.
+ * The rays run along z through the row centres of a front view of res rows over canonical [-0.5, 0.5].
  * positions: Float32Array #V*3 (canonical), triangles: Uint32Array #T*3, shellOf: Int32Array #V (meshShells), x: the
- * midline (canonical), chestRow, soleRow: front-view rows (chest above soles), res: the front view's rows → the crotch's
- * row (the lowest row crossed), or -1 where no piece is crossed at the chest row
+ * midline (canonical), chestRow, soleRow: front-view rows (chest above soles), res: the front view's rows →
+ * CrotchThroughClothing
  */
 export function crotchThroughClothing(
   positions: Float32Array, triangles: Uint32Array, shellOf: Int32Array, x: number, chestRow: number, soleRow: number, res: number,
-): number {
+): CrotchThroughClothing {
   const rows = chestRow - soleRow + 1;
-  if (rows < 2) return -1;
+  if (rows < 2) return { row: -1, covered: false };
   const rowY = (j: number) => -0.5 + (j + 0.5) / res;
   const hits = new Map<number, Int32Array>();
   const lowestY = new Map<number, number>();
@@ -52,12 +60,15 @@ export function crotchThroughClothing(
     }
   }
   const reachY = rowY(soleRow + BODY_PIECE_REACH * (chestRow - soleRow));
-  let crotch = -1;
+  let crotch = -1, body = -1;
   for (const [piece, count] of hits) {
     if (count[rows - 1] < 2 || !(lowestY.get(piece)! <= reachY)) continue;
     let low = rows - 1;
     while (low > 0 && count[low - 1] >= 2) low--;
-    crotch = Math.max(crotch, soleRow + low);
+    if (soleRow + low > crotch) { crotch = soleRow + low; body = piece; }
   }
-  return crotch;
+  if (crotch <= soleRow) return { row: crotch, covered: false };
+  let covered = false;
+  for (const [piece, count] of hits) if (piece !== body && count[crotch - 1 - soleRow] >= 2) covered = true;
+  return { row: crotch, covered };
 }

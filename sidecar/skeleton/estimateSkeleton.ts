@@ -4,7 +4,7 @@ import type { Skeleton, Vec3 } from '../types.js';
 import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.js';
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
-import { findLandmarks2D, HIP_ABOVE_CROTCH } from './landmarks2d.js';
+import { findLandmarks2D, HIP_ABOVE_CROTCH, TRUNK_FRACTIONS } from './landmarks2d.js';
 import { liftJointsByFrontPiece, type ClosedPieceHit, type FrontPieceLift } from './liftJoints.js';
 import { crotchThroughClothing } from './crotchThroughClothing.js';
 import { meshShells } from '../mesh/meshShells.js';
@@ -205,9 +205,12 @@ export function thighsShorterThanShins(points: Partial<Record<Named2D, [number, 
  * - where a hip joint moved, a Hips outside that band raised by UPLEG_TYPICAL_DROP of the leg (as hipsAboveHipJoints
  *   puts it over the hip joints) stands that far over the hip joints, the Spine and Spine1 moved with it in proportion
  *   to their distance from the Spine2, which the clothes do not hide. The Hips alone is not moved: an artist's Hips
- *   stands higher over the hip joints than the generator's (mrfixit's, read right, was moved 4.7 % of its height off).
+ *   stands higher over the hip joints than the generator's (mrfixit's, read right, was moved 4.7 % of its height off);
+ *   where the Spine or the Spine1 then stand out of order up the trunk, the two divide the way from the Hips to the
+ *   Spine2 in the rules' proportions (TRUNK_FRACTIONS).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name, modified in place; crotch: the
- * crotch's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical y)
+ * crotch's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical y),
+ * the soles' where the silhouette shows no gap between the legs
  */
 function hipsOverTheCrotch(
   points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, crotch: number, height: number, hem: number,
@@ -246,6 +249,15 @@ function hipsOverTheCrotch(
   }
   points.Hips = [hips[0], at];
   sources.Hips = 'geometric';
+  // a Spine left under the new Hips would fold the trunk (the old Hips, the rules' over a crotch of proportions, stood
+  // over the network's Spine2, and nothing moved with it): Spine and Spine1 divide the Hips to the Spine2 instead
+  const spine = points.Spine, spine1 = points.Spine1;
+  if (spine && spine1 && !(at < spine[1] && spine[1] < spine1[1] && spine1[1] < chest[1])) {
+    const share = (k: number) => (TRUNK_FRACTIONS[k] - TRUNK_FRACTIONS[0]) / (TRUNK_FRACTIONS[3] - TRUNK_FRACTIONS[0]);
+    points.Spine = [spine[0], at + share(1) * (chest[1] - at)];
+    points.Spine1 = [spine1[0], at + share(2) * (chest[1] - at)];
+    sources.Spine = sources.Spine1 = 'geometric';
+  }
 }
 
 /**
@@ -375,8 +387,15 @@ export function estimateSkeleton(
   // Clothes that hide the crotch (the silhouette's gap between the legs starts at a hem, or nowhere): the body's own
   // piece shows it, and the hip joints and the Hips stand where it puts them
   if (lm && points.Hips && points.Spine2) {
-    const crotchRow = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res);
-    if (crotchRow > lm.crotchRow + CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res) hipsOverTheCrotch(points, sources, pixelToCanonical(crotchRow, res), bodyHeight, pixelToCanonical(lm.crotchRow, res));
+    const through = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res);
+    const margin = CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res;
+    // Legs the silhouette never shows apart (a cape or a robe to the floor) have a crotch the rules put at a share of
+    // the silhouette's height, a hat's crown included: the body's, where clothes of their own cover it, stands in,
+    // above it or under it, and the clothes hide the knees
+    const unseen = !lm.legsSeen && through.covered && Math.abs(through.row - lm.crotchRow) > margin;
+    if (through.row > lm.crotchRow + margin || unseen) {
+      hipsOverTheCrotch(points, sources, pixelToCanonical(through.row, res), bodyHeight, pixelToCanonical(lm.legsSeen ? lm.crotchRow : lm.soleRow, res));
+    }
   }
   // A thigh far shorter than the shin is a skirt's hem, fused to the body, read as the crotch: the network's Hips and
   // hip joints stand in where they give a thigh in proportion
@@ -914,9 +933,12 @@ function armJointsOnTheirParentsPiece(
 }
 
 /**
- * A Left/Right pair of joints whose depths were read from spans along the ray differing by more than this factor is
- * not averaged in depth: the longer ray crossed something one side holds and the other does not (a sword's blade
- * pointing forward out of the fist runs along the wrist's ray), so both take the shorter one's depth.
+ * A Left/Right pair of joints whose depths were read from overlapping spans along the ray differing by more than this
+ * factor is not averaged in depth: the longer ray crossed something one side holds and the other does not (a sword's
+ * blade pointing forward out of the fist runs along the wrist's ray), so both take the shorter one's depth. Spans
+ * apart in depth read two things, and the shorter can be the blade's: a sword raised forward and up crosses the
+ * elbow's ray thinly, far in front (procedural 19 000 055, arms mirrored: 0.015 of the height against the free
+ * elbow's 0.052, 0.39 in front of it; both elbows were put there, 42.6 % of the height off).
  */
 export const ONE_SIDED_SPAN_RATIO = 2;
 
@@ -941,8 +963,8 @@ const SHORTER_SPAN_JOINTS = ['ForeArm', 'Hand', 'HandTip'];
  * Depth is averaged too, except at the upper arms, forearms, hands and hand tips (ONE_SIDED_DEPTH_PARENT) where one
  * side's ray read something the other side's did not (readSpans: the span along the ray each depth was read from, by
  * name; NaN or absent where none was read):
- * - one side's span exceeds ONE_SIDED_SPAN_RATIO times the other's (a blade along the ray; SHORTER_SPAN_JOINTS only):
- *   both take the shorter span's depth;
+ * - the two spans overlap in depth and one exceeds ONE_SIDED_SPAN_RATIO times the other (a blade along the ray;
+ *   SHORTER_SPAN_JOINTS only): both take the shorter span's depth;
  * - the two spans do not overlap in depth (the ray met a separate piece in front, such as a sword's guard or blade,
  *   where its mirror met the arm): both take the depth of the side that lies nearer its parent joint's depth (parents
  *   are settled first), the side whose limb did not turn out of the body's plane.
@@ -966,8 +988,8 @@ function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> =
 
 /**
  * The depth a Left/Right pair shares (symmetrise): for a joint of ONE_SIDED_DEPTH_PARENT, the shorter read span's
- * where the spans differ by ONE_SIDED_SPAN_RATIO (SHORTER_SPAN_JOINTS), the side nearer its parent's depth where the
- * spans do not overlap; else (and for every other joint) the mean.
+ * where the spans overlap and differ by ONE_SIDED_SPAN_RATIO (SHORTER_SPAN_JOINTS), the side nearer its parent's
+ * depth where the spans do not overlap; else (and for every other joint) the mean.
  * c: the points (the parent's depth is read from it), joint: the name without its side ('Hand'), zl, zr: each side's
  * depth, sl, sr: each side's read span (NaN where none) → the shared depth
  */
@@ -975,11 +997,12 @@ function pairDepth(c: Record<string, Vec3>, joint: string, zl: number, zr: numbe
   const mean = 0.5 * (zl + zr);
   const parent = ONE_SIDED_DEPTH_PARENT[joint];
   if (!parent || !(sl > 0 && sr > 0)) return mean;
-  if (SHORTER_SPAN_JOINTS.includes(joint)) {
+  const overlap = Math.abs(zl - zr) <= 0.5 * (sl + sr);
+  if (SHORTER_SPAN_JOINTS.includes(joint) && overlap) {
     if (sl > ONE_SIDED_SPAN_RATIO * sr) return zr;
     if (sr > ONE_SIDED_SPAN_RATIO * sl) return zl;
   }
-  if (Math.abs(zl - zr) <= 0.5 * (sl + sr)) return mean;
+  if (overlap) return mean;
   const pl = c['Left' + parent], pr = c['Right' + parent];
   if (!pl || !pr) return mean;
   return Math.abs(zl - pl[2]) <= Math.abs(zr - pr[2]) ? zl : zr;

@@ -18,6 +18,11 @@ export interface Landmarks2D {
   left: SideLandmarks; right: SideLandmarks;
   /** rows (pixels) of the feet's soles, the crotch and the shoulders */
   soleRow: number; crotchRow: number; shoulderRow: number;
+  /**
+   * false where the silhouette shows no gap between the legs (they touch, or a robe or a cape to the floor covers
+   * them): crotchRow is then a share of the silhouette's height
+   */
+  legsSeen: boolean;
   /** how the layout was read, for logs */
   notes: string[];
   /**
@@ -40,7 +45,7 @@ const TOP_OFF_LEGS = 0.05;
 
 // Proportions of the Mixamo template (measured on artist rigs), used where the silhouette has no cue.
 /** Hips, Spine, Spine1, Spine2 as fractions of the way from the crotch up to the base of the neck */
-const TRUNK_FRACTIONS = [0.28, 0.43, 0.6, 0.79];
+export const TRUNK_FRACTIONS = [0.28, 0.43, 0.6, 0.79];
 const ELBOW_ALONG_ARM = 0.4;
 const WRIST_ALONG_ARM = 0.75;
 /**
@@ -207,7 +212,7 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
     neck, head, headTop,
     left: sideLandmarks(scene, 1, tips.left),
     right: sideLandmarks(scene, -1, tips.right),
-    soleRow: jBot, crotchRow: crotch, shoulderRow, notes, unseenArms,
+    soleRow: jBot, crotchRow: crotch, shoulderRow, legsSeen, notes, unseenArms,
   };
 }
 
