@@ -4,7 +4,7 @@ import type { Skeleton, Vec3 } from '../types.js';
 import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.js';
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
-import { findLandmarks2D, HIP_ABOVE_CROTCH, TRUNK_FRACTIONS } from './landmarks2d.js';
+import { findLandmarks2D, TRUNK_FRACTIONS } from './landmarks2d.js';
 import { liftJointsByFrontPiece, type ClosedPieceHit, type FrontPieceLift } from './liftJoints.js';
 import { crotchThroughClothing } from './crotchThroughClothing.js';
 import { meshShells } from '../mesh/meshShells.js';
@@ -106,24 +106,6 @@ type Named2D = 'Hips' | 'Spine' | 'Spine1' | 'Spine2' | 'Neck' | 'Head' | 'HeadT
  */
 export const CROTCH_THROUGH_CLOTHES_MARGIN = 0.05;
 
-/**
- * How high over the crotch read through the clothes (crotchThroughClothing) a hip joint may stand, lowest and highest
- * (share of the body's height), before hipsOverTheCrotch moves it: on 76 procedural humanoids with nothing hiding the
- * legs (11 000 040–119, 12 000 000–039), the generator's hip joints stood 0.044–0.114 over that crotch (median 0.074;
- * HIP_ABOVE_CROTCH, 0.08, is typical); the artist's
- * mrfixit's stand 0.032 over its body's. The network's, guessed from a coat's outline, stood 0.14–0.15 over
- * it (11 000 064, 13 000 005); the rules', on the hem, under it.
- */
-export const CROTCH_TO_HIP_JOINTS: [number, number] = [0.03, 0.12];
-
-/**
- * How far (share of the body's height) outside CROTCH_TO_HIP_JOINTS a hip joint may stand and be only brought to the
- * band's edge (hipsOverTheCrotch); one farther out was guessed or read from something else, and stands at the typical
- * HIP_ABOVE_CROTCH. Of eight procedural humanoids whose hip joints a band from 0.045 moved, seven stood within 0.015
- * outside it, their generator's hip joints 0.048–0.113 over the crotch; the typical height put three of those 0.03 off.
- */
-export const CROTCH_BAND_SLACK = 0.02;
-
 /** The joints the rules read from the shoulders' row down to the crotch, which upperTrunkOverNetwork's remedy replaces. */
 const UPPER_TRUNK_JOINTS = ['Spine', 'Spine1', 'Spine2', 'LeftShoulder', 'RightShoulder'] as const;
 
@@ -191,71 +173,76 @@ export function thighsShorterThanShins(points: Partial<Record<Named2D, [number, 
 }
 
 /**
- * The hip joints, the knees and the Hips set over a crotch read through the clothes:
- * - a hip joint of the rules' stands HIP_ABOVE_CROTCH over it, as the rules put one over a crotch they see (theirs was
- *   put over the hem: on 18 000 046, a long coat of its own piece, 0.016 over the body's crotch and then taken for
- *   the network's, 7 % of the height high);
- * - one of the network's outside CROTCH_TO_HIP_JOINTS over it is brought to the band's edge, or, where it stood more
- *   than CROTCH_BAND_SLACK outside, to HIP_ABOVE_CROTCH over it;
+ * How high over the pelvis's row read through the clothes (crotchThroughClothing's pelvisRow) the hip joints stand
+ * (share of the body's height): the mean over 95 procedural humanoids in clothes of their own piece, 0.034–0.076
+ * (PELVIS_THICKNESS_SHARE). The network, guessing them from the clothes' outline, stood 0.0128 off on average (0.042 at
+ * most); the crotch itself, 0.019 (its typical 0.08 over it, 0.034 at most).
+ */
+export const HIP_ABOVE_PELVIS = 0.054;
+
+/**
+ * The hip joints, the knees and the Hips set over the body's pelvis read through the clothes:
+ * - each hip joint stands HIP_ABOVE_PELVIS over it, its column kept: the rules put theirs over the hem (on 18 000 046,
+ *   a long coat of its own piece, 0.016 over the body's crotch), the network guessed its from the clothes' outline.
+ *   Not where both are the network's and what covers the crotch lies behind the body only (inFront false: a cape
+ *   fills the gap between the legs, whose outline the network saw; its hip joints stood 0.1–0.5 % of the height off
+ *   on 15 000 006, 019, 024 and 073, and 0.9–1.5 % over the pelvis);
  * - a knee the clothes hide (the hem, the silhouette's crotch, under it or less than KNEE_OVER_HEM_SLACK over it)
  *   stands halfway from its hip joint down to its ankle: nothing was read there (the rules placed it up from the hem,
  *   the network guessed it from the outline), and the generator's thigh and shin drop alike (hip joint to knee over
  *   knee to ankle, in height: 1.00 on 231 procedural humanoids; the rules' own knee, landmarks2d's KNEE_ALONG_LEG,
  *   stands 0.47 of the way up from an ankle 0.07 of the height over the sole);
- * - where a hip joint moved, a Hips outside that band raised by UPLEG_TYPICAL_DROP of the leg (as hipsAboveHipJoints
- *   puts it over the hip joints) stands that far over the hip joints, the Spine and Spine1 moved with it in proportion
- *   to their distance from the Spine2, which the clothes do not hide. The Hips alone is not moved: an artist's Hips
- *   stands higher over the hip joints than the generator's (mrfixit's, read right, was moved 4.7 % of its height off);
- *   where the Spine or the Spine1 then stand out of order up the trunk, the two divide the way from the Hips to the
- *   Spine2 in the rules' proportions (TRUNK_FRACTIONS).
- * points, sources: the 2D joints (canonical x, y) and where each came from, by name, modified in place; crotch: the
- * crotch's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical y),
- * the soles' where the silhouette shows no gap between the legs
+ * - the Hips, where the network read it with both hip joints, moves with them, the Spine and Spine1 in proportion to
+ *   their distance from the Spine2, which the clothes do not hide; any other Hips stands UPLEG_TYPICAL_DROP of the leg
+ *   over them (as hipsAboveHipJoints puts it): the rules divide the trunk from the crotch they read, the hem (on
+ *   15 000 033, moved with its hip joints, 7.3 % of the height high). Where the Spine or the Spine1 then stand
+ *   out of order up the trunk, the two divide the way from the Hips to the Spine2 in the rules' proportions
+ *   (TRUNK_FRACTIONS).
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name, modified in place; pelvis: the
+ * pelvis's row's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical
+ * y), the soles' where the silhouette shows no gap between the legs; inFront: whether the clothes cover the crotch in
+ * front (crotchThroughClothing's coveredInFront)
  */
 function hipsOverTheCrotch(
-  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, crotch: number, height: number, hem: number,
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, pelvis: number, height: number, hem: number,
+  inFront: boolean,
 ): void {
-  const low = crotch + CROTCH_TO_HIP_JOINTS[0] * height, high = crotch + CROTCH_TO_HIP_JOINTS[1] * height;
-  let moved = false;
+  const at = pelvis + HIP_ABOVE_PELVIS * height;
+  const hips = points.Hips, left = points.LeftUpLeg, right = points.RightUpLeg, chest = points.Spine2;
+  if (!left || !right) return;
+  // the network saw the legs where what covers the crotch lies behind them only (a cape): its hip joints stand
+  const move = inFront || sources.LeftUpLeg !== 'learned' || sources.RightUpLeg !== 'learned';
+  const together = sources.Hips === 'learned' && sources.LeftUpLeg === 'learned' && sources.RightUpLeg === 'learned';
+  const shift = at - 0.5 * (left[1] + right[1]);
   for (const side of ['Left', 'Right'] as const) {
-    const upLeg = points[`${side}UpLeg`];
-    if (!upLeg) continue;
-    const rules = sources[`${side}UpLeg`] === 'geometric';
-    if (!rules && upLeg[1] >= low && upLeg[1] <= high) continue;
-    // the rules' stands where they put one over a crotch they see; the network's outside the band at its edge, if near
-    const edge = upLeg[1] < low ? low : high;
-    const y = !rules && Math.abs(upLeg[1] - edge) <= CROTCH_BAND_SLACK * height ? edge : crotch + HIP_ABOVE_CROTCH * height;
-    points[`${side}UpLeg`] = [upLeg[0], y];
+    if (!move) break;
+    points[`${side}UpLeg`] = [points[`${side}UpLeg`]![0], at];
     sources[`${side}UpLeg`] = 'geometric';
-    moved = true;
   }
   for (const side of ['Left', 'Right'] as const) {
-    const upLeg = points[`${side}UpLeg`], knee = points[`${side}Leg`], ankle = points[`${side}Foot`];
-    if (!upLeg || !knee || !ankle) continue;
+    const upLeg = points[`${side}UpLeg`]!, knee = points[`${side}Leg`], ankle = points[`${side}Foot`];
+    if (!knee || !ankle) continue;
     const halfway = 0.5 * (upLeg[1] + ankle[1]);
     if (hem > halfway + KNEE_OVER_HEM_SLACK * height) continue;
     points[`${side}Leg`] = [knee[0], halfway];
     sources[`${side}Leg`] = 'geometric';
   }
-  const hips = points.Hips, left = points.LeftUpLeg, right = points.RightUpLeg, chest = points.Spine2;
-  if (!moved || !hips || !left || !right || !chest) return;
-  const hipJoints = 0.5 * (left[1] + right[1]);
-  const rise = hipsRiseOverHipJoints(points, hipJoints), at = hipJoints + rise;
-  if ((hips[1] >= low + rise && hips[1] <= high + rise) || !(chest[1] > at)) return;
-  const shift = at - hips[1], trunk = chest[1] - hips[1];
+  if (!move || !hips || !chest) return;
+  const y = together ? hips[1] + shift : at + hipsRiseOverHipJoints(points, at);
+  const trunk = chest[1] - hips[1];
   for (const name of ['Spine', 'Spine1'] as const) {
     const p = points[name];
-    if (p && trunk > 0) points[name] = [p[0], p[1] + shift * Math.min(1, Math.max(0, (chest[1] - p[1]) / trunk))];
+    if (p && trunk > 0) points[name] = [p[0], p[1] + (y - hips[1]) * Math.min(1, Math.max(0, (chest[1] - p[1]) / trunk))];
   }
-  points.Hips = [hips[0], at];
+  points.Hips = [hips[0], y];
   sources.Hips = 'geometric';
   // a Spine left under the new Hips would fold the trunk (the old Hips, the rules' over a crotch of proportions, stood
   // over the network's Spine2, and nothing moved with it): Spine and Spine1 divide the Hips to the Spine2 instead
   const spine = points.Spine, spine1 = points.Spine1;
-  if (spine && spine1 && !(at < spine[1] && spine[1] < spine1[1] && spine1[1] < chest[1])) {
+  if (spine && spine1 && !(y < spine[1] && spine[1] < spine1[1] && spine1[1] < chest[1])) {
     const share = (k: number) => (TRUNK_FRACTIONS[k] - TRUNK_FRACTIONS[0]) / (TRUNK_FRACTIONS[3] - TRUNK_FRACTIONS[0]);
-    points.Spine = [spine[0], at + share(1) * (chest[1] - at)];
-    points.Spine1 = [spine1[0], at + share(2) * (chest[1] - at)];
+    points.Spine = [spine[0], y + share(1) * (chest[1] - y)];
+    points.Spine1 = [spine1[0], y + share(2) * (chest[1] - y)];
     sources.Spine = sources.Spine1 = 'geometric';
   }
 }
@@ -387,14 +374,14 @@ export function estimateSkeleton(
   // Clothes that hide the crotch (the silhouette's gap between the legs starts at a hem, or nowhere): the body's own
   // piece shows it, and the hip joints and the Hips stand where it puts them
   if (lm && points.Hips && points.Spine2) {
-    const through = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res);
+    const through = crotchThroughClothing(canonical, triangles, shells.shellOf, points.Hips[0], Math.round((points.Spine2[1] + 0.5) * res - 0.5), lm.soleRow, res, bodyHeight * res);
     const margin = CROTCH_THROUGH_CLOTHES_MARGIN * bodyHeight * res;
     // Legs the silhouette never shows apart (a cape or a robe to the floor) have a crotch the rules put at a share of
     // the silhouette's height, a hat's crown included: the body's, where clothes of their own cover it, stands in,
     // above it or under it, and the clothes hide the knees
     const unseen = !lm.legsSeen && through.covered && Math.abs(through.row - lm.crotchRow) > margin;
     if (through.row > lm.crotchRow + margin || unseen) {
-      hipsOverTheCrotch(points, sources, pixelToCanonical(through.row, res), bodyHeight, pixelToCanonical(lm.legsSeen ? lm.crotchRow : lm.soleRow, res));
+      hipsOverTheCrotch(points, sources, pixelToCanonical(through.pelvisRow, res), bodyHeight, pixelToCanonical(lm.legsSeen ? lm.crotchRow : lm.soleRow, res), through.coveredInFront);
     }
   }
   // A thigh far shorter than the shin is a skirt's hem, fused to the body, read as the crotch: the network's Hips and
