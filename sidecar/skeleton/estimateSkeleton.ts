@@ -185,8 +185,8 @@ export const HIP_ABOVE_PELVIS = 0.054;
  * - each hip joint stands HIP_ABOVE_PELVIS over it, its column kept: the rules put theirs over the hem (on 18 000 046,
  *   a long coat of its own piece, 0.016 over the body's crotch), the network guessed its from the clothes' outline.
  *   Not where both are the network's and what covers the crotch lies behind the body only (inFront false: a cape
- *   fills the gap between the legs, whose outline the network saw; its hip joints stood 0.1–0.5 % of the height off
- *   on 15 000 006, 019, 024 and 073, and 0.9–1.5 % over the pelvis);
+ *   fills the gap between the legs, whose outline the network saw; its hip joints stood 0.2–0.7 % of the height off
+ *   on 15 000 006, 019, 024, 073 and 19 000 065, and 1.1–2.3 % over the pelvis);
  * - a knee the clothes hide (the hem, the silhouette's crotch, under it or less than KNEE_OVER_HEM_SLACK over it)
  *   stands halfway from its hip joint down to its ankle: nothing was read there (the rules placed it up from the hem,
  *   the network guessed it from the outline), and the generator's thigh and shin drop alike (hip joint to knee over
