@@ -173,10 +173,11 @@ export function thighsShorterThanShins(points: Partial<Record<Named2D, [number, 
 }
 
 /**
- * How high over the pelvis's row read through the clothes (crotchThroughClothing's pelvisRow) the hip joints stand
- * (share of the body's height): the mean over 95 procedural humanoids in clothes of their own piece, 0.034–0.076
- * (PELVIS_THICKNESS_SHARE). The network, guessing them from the clothes' outline, stood 0.0128 off on average (0.042 at
- * most); the crotch itself, 0.019 (its typical 0.08 over it, 0.034 at most).
+ * How high over the pelvis's row read through the clothes (crotchThroughClothing's pelvisRow) the hip joints stand, as
+ * a share of the height from the soles to the top of the head under any hat (the silhouette's height counts a cone
+ * hat's crown, 0.14 of it on 15 000 061): the mean over 95 procedural humanoids in clothes of their own piece,
+ * 0.034–0.076 (PELVIS_THICKNESS_SHARE). The network, guessing them from the clothes' outline, stood 0.0128 off on
+ * average (0.042 at most); the crotch itself, 0.019 (its typical 0.08 over it, 0.034 at most).
  */
 export const HIP_ABOVE_PELVIS = 0.054;
 
@@ -201,13 +202,14 @@ export const HIP_ABOVE_PELVIS = 0.054;
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name, modified in place; pelvis: the
  * pelvis's row's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical
  * y), the soles' where the silhouette shows no gap between the legs; inFront: whether the clothes cover the crotch in
- * front (crotchThroughClothing's coveredInFront)
+ * front (crotchThroughClothing's coveredInFront); headHeight: the height from the soles to the HeadTop, the top of the
+ * head under a hat (canonical), which HIP_ABOVE_PELVIS is a share of
  */
 function hipsOverTheCrotch(
   points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, pelvis: number, height: number, hem: number,
-  inFront: boolean,
+  inFront: boolean, headHeight: number,
 ): void {
-  const at = pelvis + HIP_ABOVE_PELVIS * height;
+  const at = pelvis + HIP_ABOVE_PELVIS * headHeight;
   const hips = points.Hips, left = points.LeftUpLeg, right = points.RightUpLeg, chest = points.Spine2;
   if (!left || !right) return;
   // the network saw the legs where what covers the crotch lies behind them only (a cape): its hip joints stand
@@ -381,7 +383,9 @@ export function estimateSkeleton(
     // above it or under it, and the clothes hide the knees
     const unseen = !lm.legsSeen && through.covered && Math.abs(through.row - lm.crotchRow) > margin;
     if (through.row > lm.crotchRow + margin || unseen) {
-      hipsOverTheCrotch(points, sources, pixelToCanonical(through.pelvisRow, res), bodyHeight, pixelToCanonical(lm.legsSeen ? lm.crotchRow : lm.soleRow, res), through.coveredInFront);
+      // HIP_ABOVE_PELVIS was measured against the height to the top of the head, not to a hat's crown
+      const headHeight = points.HeadTop ? Math.min(bodyHeight, points.HeadTop[1] - (lm.soleRow / res - 0.5)) : bodyHeight;
+      hipsOverTheCrotch(points, sources, pixelToCanonical(through.pelvisRow, res), bodyHeight, pixelToCanonical(lm.legsSeen ? lm.crotchRow : lm.soleRow, res), through.coveredInFront, headHeight);
     }
   }
   // A thigh far shorter than the shin is a skirt's hem, fused to the body, read as the crotch: the network's Hips and
