@@ -58,9 +58,8 @@ export function crotchThroughClothing(
   const rows = chestRow - soleRow + 1;
   if (rows < 2) return { row: -1, covered: false, coveredInFront: false, pelvisRow: -1 };
   const rowY = (j: number) => -0.5 + (j + 0.5) / res;
-  const hits = new Map<number, Int32Array>();
-  // each piece's nearest and farthest hit along the ray, per row: its thickness down the midline
-  const front = new Map<number, Float64Array>(), back = new Map<number, Float64Array>();
+  // per piece and row: how often the ray meets it, and its nearest and farthest hit (its thickness down the midline)
+  const hits = new Map<number, { count: Int32Array; front: Float64Array; back: Float64Array }>();
   const lowestY = new Map<number, number>();
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t] * 3, b = triangles[t + 1] * 3, c = triangles[t + 2] * 3;
@@ -79,33 +78,32 @@ export function crotchThroughClothing(
       const w0 = ((x1 - x) * (y2 - y) - (x2 - x) * (y1 - y)) / area;
       const w1 = ((x2 - x) * (y0 - y) - (x0 - x) * (y2 - y)) / area;
       if (w0 < 0 || w1 < 0 || 1 - w0 - w1 < 0) continue;
-      let count = hits.get(piece), far = front.get(piece), near = back.get(piece);
-      if (!count || !far || !near) {
-        count = new Int32Array(rows); hits.set(piece, count);
-        far = new Float64Array(rows).fill(-Infinity); front.set(piece, far);
-        near = new Float64Array(rows).fill(Infinity); back.set(piece, near);
+      let met = hits.get(piece);
+      if (!met) {
+        met = { count: new Int32Array(rows), front: new Float64Array(rows).fill(-Infinity), back: new Float64Array(rows).fill(Infinity) };
+        hits.set(piece, met);
       }
-      count[j - soleRow]++;
+      met.count[j - soleRow]++;
       const z = w0 * z0 + w1 * z1 + (1 - w0 - w1) * z2;
-      if (z > far[j - soleRow]) far[j - soleRow] = z;
-      if (z < near[j - soleRow]) near[j - soleRow] = z;
+      if (z > met.front[j - soleRow]) met.front[j - soleRow] = z;
+      if (z < met.back[j - soleRow]) met.back[j - soleRow] = z;
     }
   }
   const reachY = rowY(soleRow + BODY_PIECE_REACH * (chestRow - soleRow));
   let crotch = -1, body = -1;
-  for (const [piece, count] of hits) {
+  for (const [piece, { count }] of hits) {
     if (count[rows - 1] < 2 || !(lowestY.get(piece)! <= reachY)) continue;
     let low = rows - 1;
     while (low > 0 && count[low - 1] >= 2) low--;
     if (soleRow + low > crotch) { crotch = soleRow + low; body = piece; }
   }
   if (crotch < 0) return { row: -1, covered: false, coveredInFront: false, pelvisRow: -1 };
-  const far = front.get(body)!, near = back.get(body)!;
+  const { front: far, back: near } = hits.get(body)!;
   let covered = false, coveredInFront = false;
-  for (const [piece, count] of hits) {
+  for (const [piece, { count, front }] of hits) {
     if (piece === body || crotch <= soleRow || count[crotch - 1 - soleRow] < 2) continue;
     covered = true;
-    if (front.get(piece)![crotch - 1 - soleRow] > near[crotch - soleRow]) coveredInFront = true;
+    if (front[crotch - 1 - soleRow] > near[crotch - soleRow]) coveredInFront = true;
   }
   const thickness = (j: number) => far[j - soleRow] - near[j - soleRow];
   const top = Math.min(chestRow, crotch + Math.round(PELVIS_REACH * heightRows));

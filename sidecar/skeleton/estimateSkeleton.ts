@@ -216,10 +216,10 @@ function hipsOverTheCrotch(
   const move = inFront || sources.LeftUpLeg !== 'learned' || sources.RightUpLeg !== 'learned';
   const together = sources.Hips === 'learned' && sources.LeftUpLeg === 'learned' && sources.RightUpLeg === 'learned';
   const shift = at - 0.5 * (left[1] + right[1]);
-  for (const side of ['Left', 'Right'] as const) {
-    if (!move) break;
-    points[`${side}UpLeg`] = [points[`${side}UpLeg`]![0], at];
-    sources[`${side}UpLeg`] = 'geometric';
+  if (move) {
+    points.LeftUpLeg = [left[0], at];
+    points.RightUpLeg = [right[0], at];
+    sources.LeftUpLeg = sources.RightUpLeg = 'geometric';
   }
   for (const side of ['Left', 'Right'] as const) {
     const upLeg = points[`${side}UpLeg`]!, knee = points[`${side}Leg`], ankle = points[`${side}Foot`];
