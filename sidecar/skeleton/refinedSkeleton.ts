@@ -66,7 +66,8 @@ export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
  * #23 each (liftJointsByFrontPiece); unseenArms (optional): the sides whose arm the front view does not show
  * (Landmarks2D's unseenArms: arms hanging inside a cape), whose arm joints take the refined depth as the trunk's do;
  * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY)
- * → Float32Array #23*3: coarse's x and y, refined's z where it is taken.
+ * → Float32Array #23*3: coarse's x and y, refined's z where it is taken (a Head the network tipped back behind its
+ * Neck takes the network's Neck depth instead: HEAD_TIPPED_BACK).
  */
 export function withRefinedDepth(
   coarse: Float32Array, refined: Float32Array, spans?: JointRaySpans, unseenArms: readonly ('Left' | 'Right')[] = [],
@@ -89,6 +90,10 @@ export function withRefinedDepth(
     const z = refined[3 * j + 2];
     if (insideRay(j, z)) out[3 * j + 2] = z;
   }
+  // A head the network tipped back behind its own neck read the hair around the skull; a standing neck is upright
+  const head = MIXAMO_JOINTS.indexOf('Head'), neck = MIXAMO_JOINTS.indexOf('Neck');
+  const neckZ = refined[3 * neck + 2];
+  if (refined[3 * head + 2] - neckZ < -HEAD_TIPPED_BACK && neckZ > out[3 * head + 2] && insideRay(head, neckZ)) out[3 * head + 2] = neckZ;
   // A hand the network puts clearly in front of the coarse one was read, or set by the arms' lengths, behind it; arms
   // the front view reads as mirrored share their hands' depth, which the pair's rules settled (symmetrise)
   for (const side of armsPosedApart ? ['Left', 'Right'] as const : []) {
@@ -110,6 +115,21 @@ export function withRefinedDepth(
   }
   return out;
 }
+
+/**
+ * How far (canonical units, height ~1) the network's Head may lie behind its own Neck before withRefinedDepth reads
+ * the head as tipped back and stands it over the network's Neck: a standing character's neck is upright (the
+ * generator's Head lies within 0.005 of its Neck's depth), and the network, misled by long hair round the skull, put
+ * the Head behind it. Chosen on 22 procedural humanoids of the runs 11 000 040, 12 000 000, 16 000 000, 17 000 000 and
+ * 20 000 000 (arms posed apart): the seven heads 1.9–7.1 % of the height off, six with long hair, had the network's
+ * Head 0.014–0.042 behind its Neck; fifteen others, from 0.002 behind to 0.011 in front. On the artists' ten the
+ * network's Head lies from 0.004 behind its Neck (clonk_farmer) to 0.016 in front (mrfixit). Over eighteen eval
+ * skeletons runs (1 440 rigs, 9 500 000's among them) it moved 25 Heads nearer and none farther (16 000 013's 6.5 →
+ * 2.0 % of the height, 11 000 061's 4.3 → 1.5, 9 500 041's 5.5 → 2.8, 17 000 051's 7.1 → 5.4). The Head's own ray
+ * midpoint in its place mends the long-haired heads further (the generator's hair rings the head) but sits far in
+ * front of a chibi's Head, at the base of a big skull (9 500 047: 1.0 → 6.0 %).
+ */
+export const HEAD_TIPPED_BACK = 0.01;
 
 /**
  * How far (canonical units, height ~1) in front of the coarse wrist the network's must lie for withRefinedDepth to take
