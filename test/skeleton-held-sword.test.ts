@@ -115,6 +115,20 @@ describe('a sword held in one hand', () => {
     for (const name of joints) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(bound);
   }, 60_000);
 
+  // A grip and guard fused to the fist, the blade pointing forward: the wrist's ray runs from the guard to the back of
+  // the wrist (read span 0.13 / 0.12 of the height, the free wrist's 0.035 / 0.037), and its forearm reads 1.19 / 1.17
+  // times the other's, under ARM_LENGTH_SLACK. A wrist read over WRIST_SPAN_RATIO times the other's takes its length
+  it.each([
+    [16_000_006, 'LeftHand', 0.02],
+    [16_000_007, 'RightHand', 0.025],
+  ] as const)('puts procedural humanoid %i\'s sword wrist on the arm, not between it and the guard fused to the fist', async (seed, hand, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    expect((character.meta.clothing as string[]).some((c) => c.startsWith('sword'))).toBe(true);
+    const errors = await rigJointErrors(character);
+    // measured 0.4 / 1.3 % of the height; before, 4.8 / 2.9 %, the wrist 0.042–0.048 in front of the arm
+    expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
+  }, 60_000);
+
   // 9 200 056: the blade runs along the left wrist's ray (read spans 0.38 against 0.03); 9 200 034: the right wrist's
   // ray meets the guard, a piece of its own (read spans 0.06 and 0.05, 0.16 apart in depth)
   it.each([9_200_056, 9_200_034])('puts both wrists of procedural humanoid %i at the arms\' depth, and the free hand\'s bone holds its hand', async (seed) => {

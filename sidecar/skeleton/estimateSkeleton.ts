@@ -454,7 +454,7 @@ export function estimateSkeleton(
   // a rules' hand traced to the staff it holds (gripsRod) stands by the staff, at the depth its ray read
   const held = lm ? (['Left', 'Right'] as const).filter((side) => lm![side === 'Left' ? 'left' : 'right'].gripsRod && sources[`${side}Hand`] === 'geometric').flatMap((side) => [`${side}Hand`, `${side}HandTip`]) : [];
   symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : []);
-  if (posedApart) armDepthsOfEqualLength(c, held);
+  if (posedApart) armDepthsOfEqualLength(c, held, readSpans);
   const heads = {} as Record<MixamoJointName, Vec3>;
   const canonicalHeads = {} as Record<MixamoJointName, Vec3>;
   for (const name of Object.keys(c)) {
@@ -804,6 +804,19 @@ export const ARM_DEPTH_SHARE = 0.75;
  */
 export const ARM_PROPORTION_RANGE: [number, number] = [0.6, 1.6];
 
+/**
+ * A wrist of arms posed apart whose depth was read from a span along its ray over this many times the other wrist's
+ * read across something the hand holds: a sword's grip and guard fused to the fist, the blade pointing forward (the
+ * ray runs from the guard to the back of the wrist, 0.12–0.13 of the height, against 0.035–0.043 for the free wrist,
+ * on procedural humanoids 16 000 006, 16 000 007 and 15 000 028). Its forearm then takes the other's length
+ * (armDepthsOfEqualLength), however little longer than it it reads: those forearms read 1.09–1.19 times the other's,
+ * under ARM_LENGTH_SLACK. Lowering that slack to 1.15 for every wrist moved 4 hands nearer and 8 farther (hands
+ * holding nothing among them, whose read spans were at most 2.3 times the other's). Over the nine runs with arms
+ * posed apart (11 000 040–119, 12, 13, 15–20 000 000: 720 rigs) this moved 16 000 006's wrist 4.8 → 0.4 % of the
+ * height, 16 000 007's 2.9 → 1.3, 15 000 028's 4.4 → 2.4, and 15 000 003's 1.7 → 2.2 farther; the artists' none.
+ */
+export const WRIST_SPAN_RATIO = 2.5;
+
 /** The arms' bones, parent → child, whose depth armDepthsOfEqualLength checks (the joints without their side). */
 const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']] as const;
 
@@ -815,10 +828,12 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * apart do not share; their bones' lengths they do. The other side is the measure only where it reads as an arm
  * (ARM_PROPORTION_RANGE). Parents first: a moved elbow carries its wrist's check. A hand on a staff (held) keeps its
  * depth: its ray read the fist beside the staff, and the forearm that looks too long is the elbow's share of an arm
- * reaching forward (16 000 040's wrist was pulled 6.3 % of the height back).
- * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod
+ * reaching forward (16 000 040's wrist was pulled 6.3 % of the height back). A wrist whose read span is over
+ * WRIST_SPAN_RATIO times the other wrist's takes that length however little longer its forearm reads.
+ * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod;
+ * readSpans: the span each depth was read from, by name (liftJointsByFrontPiece's, as the rules before left them)
  */
-function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[] = []): void {
+function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[] = [], readSpans: Record<string, number> = {}): void {
   const length = (side: string, parent: string, joint: string) => {
     const p = c[side + parent], q = c[side + joint];
     return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
@@ -827,7 +842,9 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
   for (const [parent, joint] of ARM_BONES) {
     for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
       const expected = length(other, parent, joint);
-      if (!(length(side, parent, joint) > ARM_LENGTH_SLACK * expected) || !readsAsArm(other)) continue;
+      // a wrist whose ray read far more than the other's crossed what the hand holds: any excess length is that
+      const readAcross = joint === 'Hand' && readSpans[side + joint] > WRIST_SPAN_RATIO * readSpans[other + joint];
+      if (!(length(side, parent, joint) > (readAcross ? 1 : ARM_LENGTH_SLACK) * expected) || !readsAsArm(other)) continue;
       const p = c[side + parent], q = c[side + joint];
       const across = Math.hypot(q[0] - p[0], q[1] - p[1]);
       // too long with a depth under most of a bone's length: misread across the view, not in depth
