@@ -384,7 +384,7 @@ export function estimateSkeleton(
     const unseen = !lm.legsSeen && through.covered && Math.abs(through.row - lm.crotchRow) > margin;
     if (through.row > lm.crotchRow + margin || unseen) {
       // HIP_ABOVE_PELVIS was measured against the height to the top of the head, not to a hat's crown
-      const headHeight = points.HeadTop ? Math.min(bodyHeight, points.HeadTop[1] - (lm.soleRow / res - 0.5)) : bodyHeight;
+      const headHeight = points.HeadTop ? Math.min(bodyHeight, points.HeadTop[1] - pixelToCanonical(lm.soleRow - 0.5, res)) : bodyHeight;
       hipsOverTheCrotch(points, sources, pixelToCanonical(through.pelvisRow, res), bodyHeight, pixelToCanonical(lm.legsSeen ? lm.crotchRow : lm.soleRow, res), through.coveredInFront, headHeight);
     }
   }
