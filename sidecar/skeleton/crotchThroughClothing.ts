@@ -1,3 +1,5 @@
+import { pixelToCanonical } from './frontView.js';
+
 /**
  * The crotch read through clothes that hide it from the front (a long coat, a skirt, a robe, a cape reaching the
  * floor): the silhouette's gap between the legs starts at the hem, or nowhere, and the trunk and hip joints read from
@@ -57,7 +59,6 @@ export function crotchThroughClothing(
 ): CrotchThroughClothing {
   const rows = chestRow - soleRow + 1;
   if (rows < 2) return { row: -1, covered: false, coveredInFront: false, pelvisRow: -1 };
-  const rowY = (j: number) => -0.5 + (j + 0.5) / res;
   // per piece and row: how often the ray meets it, and its nearest and farthest hit (its thickness down the midline)
   const hits = new Map<number, { count: Int32Array; front: Float64Array; back: Float64Array }>();
   const lowestY = new Map<number, number>();
@@ -74,7 +75,7 @@ export function crotchThroughClothing(
     const from = Math.max(soleRow, Math.ceil((minY + 0.5) * res - 0.5));
     const to = Math.min(chestRow, Math.floor((Math.max(y0, y1, y2) + 0.5) * res - 0.5));
     for (let j = from; j <= to; j++) {
-      const y = rowY(j);
+      const y = pixelToCanonical(j, res);
       const w0 = ((x1 - x) * (y2 - y) - (x2 - x) * (y1 - y)) / area;
       const w1 = ((x2 - x) * (y0 - y) - (x0 - x) * (y2 - y)) / area;
       if (w0 < 0 || w1 < 0 || 1 - w0 - w1 < 0) continue;
@@ -89,7 +90,7 @@ export function crotchThroughClothing(
       if (z < met.back[j - soleRow]) met.back[j - soleRow] = z;
     }
   }
-  const reachY = rowY(soleRow + BODY_PIECE_REACH * (chestRow - soleRow));
+  const reachY = pixelToCanonical(soleRow + BODY_PIECE_REACH * (chestRow - soleRow), res);
   let crotch = -1, body = -1;
   for (const [piece, { count }] of hits) {
     if (count[rows - 1] < 2 || !(lowestY.get(piece)! <= reachY)) continue;
