@@ -123,7 +123,7 @@ export async function rigPreparedAsync(
     // the front view gives a joint's x and y; its depth, the midpoint of a ray's first and last hit, sits behind the
     // truth on the trunk and legs: the network's depth places those, and the limbs' bands follow the joints that will
     // bend them
-    const joints = withRefinedDepth(coarse, learned.refinedJoints, during.spans, estimate.landmarks?.unseenArms, estimate.armsPosedApart);
+    const joints = withRefinedDepth(coarse, learned.refinedJoints, during.spans, estimate.landmarks?.unseenArms, estimate.armsPosedApart, estimate.wristsBehindHeld);
     skeleton = refinedSkeleton(estimate, joints, cf, prefix);
     keepLimbBlends(canonical, joints, all);
     // the rules read the final skeleton, as the voxel skinning does: read off the front view's, a cape's solid behind
@@ -150,7 +150,7 @@ export async function rigPreparedAsync(
     const { prediction, during: spans } = await predictPointRigWhile(
       pointRig, canonical, mesh.triangles, coarse, { clouds: HYBRID_DEPTH_CLOUDS }, () => jointRaySpans(prepared, view, coarse),
     );
-    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, prediction.refinedJoints, spans, estimate.landmarks?.unseenArms, estimate.armsPosedApart), cf, prefix);
+    skeleton = refinedSkeleton(estimate, withRefinedDepth(coarse, prediction.refinedJoints, spans, estimate.landmarks?.unseenArms, estimate.armsPosedApart, estimate.wristsBehindHeld), cf, prefix);
     onProgress('skinning', 0.25);
     objects = skinParts(parts, prepared, skeleton, [], (f) => onProgress('skinning', 0.25 + 0.75 * f), () => propRodPieces(canonical, view, estimate.silhouette), skinResolution);
   }

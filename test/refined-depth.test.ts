@@ -53,12 +53,12 @@ describe('withRefinedDepth', () => {
 
   it('gives a hand of arms posed apart the network\'s depth where that lies clearly in front of the ray\'s, inside its span', () => {
     const hand = 3 * MIXAMO_JOINTS.indexOf('LeftHand') + 2;
-    const at = (coarseZ: number, refinedZ: number, front = 0.2, back = -0.2, posedApart = true) => {
+    const at = (coarseZ: number, refinedZ: number, front = 0.2, back = -0.2, posedApart = true, behindHeld: ('Left' | 'Right')[] = []) => {
       const c = Float32Array.from(coarse), r = Float32Array.from(refined);
       c[hand] = coarseZ;
       r[hand] = refinedZ;
       const spans = { front: new Float64Array(J).fill(front), back: new Float64Array(J).fill(back) };
-      return z(withRefinedDepth(c, r, spans, [], posedApart), 'LeftHand');
+      return z(withRefinedDepth(c, r, spans, [], posedApart, behindHeld), 'LeftHand');
     };
     // mirrored arms: the pair's rules settled the hands' shared depth
     expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005, 0.2, -0.2, false)).toBeCloseTo(0.0, 6);
@@ -69,6 +69,10 @@ describe('withRefinedDepth', () => {
     expect(at(0.0, -0.05)).toBeCloseTo(0.0, 6);
     // a network depth in front of the ray's first hit would leave the hand outside the body
     expect(at(0.0, 0.05, 0.04)).toBeCloseTo(0.0, 6);
+    // a wrist the rules stood behind what its hand holds keeps that depth: the network's was misled by the same guard;
+    // the other hand's list does not hold this one
+    expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005, 0.2, -0.2, true, ['Left'])).toBeCloseTo(0.0, 6);
+    expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005, 0.2, -0.2, true, ['Right'])).toBeCloseTo(HAND_FORWARD_OF_RAY + 0.005, 6);
   });
 
   it('gives an upper-arm joint far behind its limb (long hair fused to its back) the network\'s depth, and only that one', () => {

@@ -129,6 +129,22 @@ describe('a sword held in one hand', () => {
     expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
   }, 60_000);
 
+  // A guard fused to the fist in front of it, the wrist's read span 2.7 / 2.8 times the free wrist's and twice its own
+  // elbow's: the midpoint sat 0.04 of the height in front of the wrist, and its forearm read 1.22 / 1.09 times the
+  // other's, under ARM_LENGTH_SLACK. The wrist now stands half a wrist's span inside the span's end nearer its elbow
+  // (wristsBehindWhatTheyHold). 16 000 042's free right wrist reads 2.3 times the other's span, but only 0.03 of the
+  // height more (under HELD_WRIST_EXCESS): it stays as read
+  it.each([
+    [20_000_016, 'LeftHand', 0.02],
+    [15_000_028, 'LeftHand', 0.015],
+    [16_000_042, 'RightHand', 0.01],
+  ] as const)('puts procedural humanoid %i\'s %s behind the guard its ray crossed, and a free wrist where it was read', async (seed, hand, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    const errors = await rigJointErrors(character);
+    // measured 0.9 / 0.7 / 0.5 % of the height; before, 4.3 / 2.4 % (and 1.6 % for 16 000 042 without the excess)
+    expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
+  }, 60_000);
+
   // 9 200 056: the blade runs along the left wrist's ray (read spans 0.38 against 0.03); 9 200 034: the right wrist's
   // ray meets the guard, a piece of its own (read spans 0.06 and 0.05, 0.16 apart in depth)
   it.each([9_200_056, 9_200_034])('puts both wrists of procedural humanoid %i at the arms\' depth, and the free hand\'s bone holds its hand', async (seed) => {

@@ -27,6 +27,8 @@ export interface SkeletonEstimate {
   silhouette: FrontView;
   /** whether the arms were read as posed apart (armsPosedApart): each side's elbow, wrist and hand tip kept its own depth */
   armsPosedApart: boolean;
+  /** the sides whose wrist was read across something its hand holds and stands behind it (wristsBehindWhatTheyHold) */
+  wristsBehindHeld: ('Left' | 'Right')[];
 }
 
 /** 2D joints from the learned predictor (skeleton/learnedJoints2d.ts), in MIXAMO_JOINTS order. */
@@ -454,6 +456,9 @@ export function estimateSkeleton(
   // a rules' hand traced to the staff it holds (gripsRod) stands by the staff, at the depth its ray read
   const held = lm ? (['Left', 'Right'] as const).filter((side) => lm![side === 'Left' ? 'left' : 'right'].gripsRod && sources[`${side}Hand`] === 'geometric').flatMap((side) => [`${side}Hand`, `${side}HandTip`]) : [];
   symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : []);
+  // a wrist whose ray crossed a sword's grip and guard read their midpoint: it stands at the end of that span nearer its
+  // elbow, before the arms' lengths are compared
+  const wristsBehindHeld = posedApart ? wristsBehindWhatTheyHold(c, readSpans, held) : [];
   if (posedApart) armDepthsOfEqualLength(c, held, readSpans);
   const heads = {} as Record<MixamoJointName, Vec3>;
   const canonicalHeads = {} as Record<MixamoJointName, Vec3>;
@@ -467,7 +472,7 @@ export function estimateSkeleton(
     LeftToeBase: fromCanonical(toeTips.Left, cf), RightToeBase: fromCanonical(toeTips.Right, cf),
   };
   const skeleton = buildMixamoSkeleton(heads, ends, cf.frame, prefix);
-  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources, silhouette: body, armsPosedApart: posedApart };
+  return { skeleton, canonical: canonicalHeads, landmarks: lm, sources, silhouette: body, armsPosedApart: posedApart, wristsBehindHeld };
 }
 
 /**
@@ -816,6 +821,74 @@ export const ARM_PROPORTION_RANGE: [number, number] = [0.6, 1.6];
  * height, 16 000 007's 2.9 → 1.3, 15 000 028's 4.4 → 2.4, and 15 000 003's 1.7 → 2.2 farther; the artists' none.
  */
 export const WRIST_SPAN_RATIO = 2.5;
+
+/**
+ * How many times the other wrist's read span a wrist's must exceed for wristsBehindWhatTheyHold to read it as crossing
+ * something the hand holds. On 1 571 wrists of arms posed apart (procedural humanoids of ten runs, 11 000 040–119 and
+ * 12–21 000 000–079), the sword wrists whose midpoint sat 2–4 % of the height in front of the wrist read 2.3–2.8 times
+ * the other's (20 000 016, 15 000 028, 21 000 046, 21 000 047), the 13 others 3.2–9.5 times (the length rule had set most);
+ * free wrists read up to 12 times a thin other read (16 000 043: 0.037 against 0.003), so the two checks below must
+ * hold too.
+ */
+export const HELD_WRIST_SPAN_RATIO = 2.2;
+
+/**
+ * How much longer than the other wrist's (canonical units, height ~1) a wrist's read span must be as well
+ * (wristsBehindWhatTheyHold): what the hand holds adds at least a wrist's thickness to the ray (the generator's wrists
+ * read 0.035–0.045). The sword wrists above read 0.049–0.078 more than the other; 16 000 042's free wrist, 2.3 times a
+ * thin other read but only 0.031 more, moved 0.5 → 1.6 % of the height without this check.
+ */
+export const HELD_WRIST_EXCESS = 0.04;
+
+/**
+ * How many times its own elbow's read span a wrist's must exceed as well (wristsBehindWhatTheyHold): an arm is no
+ * thicker at the wrist than at the elbow, so a wrist's ray reads more than its elbow's only across something else. The
+ * sword wrists above read 1.7–2.3 times their elbow's. Of the 24 wrists holding no sword over HELD_WRIST_SPAN_RATIO
+ * times the other's, 21 read 0.56–1.61 times their elbow's; 17 000 043's (2.05) moves 0.2 → 0.1 % of the height, 16 000 042's
+ * (1.80) stays by HELD_WRIST_EXCESS, 19 000 021's free wrist (1.77) by HELD_WRIST_FOREARM_RANGE.
+ */
+export const HELD_WRIST_OVER_ELBOW_SPAN = 1.7;
+
+/**
+ * The forearm's length, over the other forearm's, within which wristsBehindWhatTheyHold's wrist must leave it: outside,
+ * the span's end nearer the elbow is not where the arm comes into the fist (15 000 003's sword, its pommel behind the
+ * fist, would leave the forearm 0.81 of the other's and the wrist 6.4 % of the height behind; the sword wrists mended
+ * leave it 0.92–1.15).
+ */
+export const HELD_WRIST_FOREARM_RANGE: readonly [number, number] = [0.9, 1.2];
+
+/**
+ * For arms posed apart: a wrist whose ray read a span over HELD_WRIST_SPAN_RATIO times the other wrist's and over
+ * HELD_WRIST_OVER_ELBOW_SPAN times its own elbow's crossed something the hand holds (a sword's grip runs across the fist
+ * and its guard stands in front of it), and its depth, the span's midpoint, lies inside that. The wrist stands half the
+ * other wrist's span inside the end of its span nearer its elbow's depth (the arm comes into the fist from there), and
+ * reads the other wrist's span, where its forearm then measures within HELD_WRIST_FOREARM_RANGE of the other's. A hand
+ * on a staff (held) keeps its depth, as armDepthsOfEqualLength keeps it. The refinement network's hand depth, misled by
+ * the same guard, does not replace a wrist moved here (withRefinedDepth's wristsBehindHeld). Over ten runs of 80 with
+ * arms posed apart (800 rigs) this moved six sword wrists nearer (20 000 016's 4.3 → 0.9 % of the height, 21 000 046's
+ * 3.1 → 0.2, 21 000 047's 3.5 → 1.6, 15 000 028's 2.4 → 0.7) and two farther (16 000 007's 1.3 → 1.8, 16 000 011's
+ * 0.6 → 1.1); mirrored runs and the artists' characters are unchanged.
+ * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
+ * modified in place; held: the hands (and hand tips) that grip a standing rod → the sides whose wrist moved
+ */
+function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Record<string, number>, held: readonly string[]): ('Left' | 'Right')[] {
+  const moved: ('Left' | 'Right')[] = [];
+  const length = (p: Vec3, q: Vec3) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]);
+  for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']] as const) {
+    const wrist = c[`${side}Hand`], elbow = c[`${side}ForeArm`], otherWrist = c[`${other}Hand`], otherElbow = c[`${other}ForeArm`];
+    if (!wrist || !elbow || !otherWrist || !otherElbow || held.includes(`${side}Hand`)) continue;
+    const span = readSpans[`${side}Hand`], otherSpan = readSpans[`${other}Hand`];
+    if (!(span > HELD_WRIST_SPAN_RATIO * otherSpan && span - otherSpan > HELD_WRIST_EXCESS && span > HELD_WRIST_OVER_ELBOW_SPAN * readSpans[`${side}ForeArm`])) continue;
+    const front = wrist[2] + 0.5 * span, back = wrist[2] - 0.5 * span;
+    const z = Math.abs(back - elbow[2]) <= Math.abs(front - elbow[2]) ? back + 0.5 * otherSpan : front - 0.5 * otherSpan;
+    const share = length(elbow, [wrist[0], wrist[1], z]) / length(otherElbow, otherWrist);
+    if (!(share >= HELD_WRIST_FOREARM_RANGE[0] && share <= HELD_WRIST_FOREARM_RANGE[1])) continue;
+    wrist[2] = z;
+    readSpans[`${side}Hand`] = otherSpan;
+    moved.push(side);
+  }
+  return moved;
+}
 
 /** The arms' bones, parent → child, whose depth armDepthsOfEqualLength checks (the joints without their side). */
 const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']] as const;

@@ -65,13 +65,14 @@ export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
  * each coarse joint's ray along z, its first (front) and last (back) hit, NaN where it misses the surface, Float64Array
  * #23 each (liftJointsByFrontPiece); unseenArms (optional): the sides whose arm the front view does not show
  * (Landmarks2D's unseenArms: arms hanging inside a cape), whose arm joints take the refined depth as the trunk's do;
- * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY)
+ * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY);
+ * wristsBehindHeld (SkeletonEstimate's): the sides whose wrist the rules stood behind what the hand holds, which keep it
  * → Float32Array #23*3: coarse's x and y, refined's z where it is taken (a Head the network tipped back behind its
  * Neck takes the network's Neck depth instead: HEAD_TIPPED_BACK).
  */
 export function withRefinedDepth(
   coarse: Float32Array, refined: Float32Array, spans?: JointRaySpans, unseenArms: readonly ('Left' | 'Right')[] = [],
-  armsPosedApart = false,
+  armsPosedApart = false, wristsBehindHeld: readonly ('Left' | 'Right')[] = [],
 ): Float32Array {
   const J = MIXAMO_JOINTS.length;
   if (coarse.length !== J * 3 || refined.length !== J * 3) {
@@ -96,7 +97,9 @@ export function withRefinedDepth(
   if (refined[3 * head + 2] - neckZ < -HEAD_TIPPED_BACK && neckZ > out[3 * head + 2] && insideRay(head, neckZ)) out[3 * head + 2] = neckZ;
   // A hand the network puts clearly in front of the coarse one was read, or set by the arms' lengths, behind it; arms
   // the front view reads as mirrored share their hands' depth, which the pair's rules settled (symmetrise)
+  // (a wrist the rules stood behind what its hand holds is not: the network's, misled by the same guard, lies in front)
   for (const side of armsPosedApart ? ['Left', 'Right'] as const : []) {
+    if (wristsBehindHeld.includes(side)) continue;
     const hand = MIXAMO_JOINTS.indexOf(`${side}Hand`);
     if (!rayDepth.includes(MIXAMO_JOINTS[hand])) continue;
     const z = refined[3 * hand + 2];
