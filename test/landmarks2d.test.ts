@@ -117,6 +117,22 @@ describe('front-view landmarks', () => {
     expect(lm.right.handTip[0]).toBeCloseTo(20, 0);
   });
 
+  it('reads the midline from the head, not from a hand raised beside it to the head\'s height', () => {
+    // The left arm rises from the shoulder to a hand (columns 86..95) whose top is the head's (row 124): the top band of
+    // the silhouette holds both, and the midline was read from their mean column, ten pixels off (procedural 22 000 031,
+    // a staff raised: every joint mirrored about it 11 % of the height off). The head is the top band's run that comes
+    // near the legs' middle.
+    const raised: [number, number, number, number, number][] = [];
+    for (let k = 0; k < 5; k++) raised.push([77 + 2 * k, 84 + 2 * k, 95 + 5 * k, 102 + 5 * k, 0.02]);
+    raised.push([86, 95, 116, 124, 0.02]);
+    const view = boxesView([...LEGS, ...TRUNK, ...raised, [20, 51, 93, 98, 0.02]]);
+    const lm = findLandmarks2D(view);
+    expect(lm.headTop[1]).toBe(124);
+    for (const joint of [lm.hips, lm.neck, lm.head]) expect(joint[0]).toBeCloseTo(64, 0);
+    expect(lm.left.handTip[0]).toBeGreaterThan(85);
+    expect(lm.right.handTip[0]).toBeCloseTo(20, 0);
+  });
+
   it('lays arms glued to the body along its sides when the legs are apart, and refuses a plain column', () => {
     // The torso is as wide as torso + arms down to row 70, then narrows smoothly onto the legs (as a remeshed body whose
     // arms merged with it): no armpit, no tip beside it; legs stand apart.
