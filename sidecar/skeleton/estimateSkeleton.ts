@@ -460,6 +460,8 @@ export function estimateSkeleton(
   // elbow, before the arms' lengths are compared
   const wristsBehindHeld = posedApart ? wristsBehindWhatTheyHold(c, readSpans, held) : [];
   if (posedApart) armDepthsOfEqualLength(c, held, readSpans);
+  // a wrist read far up its forearm (inside a sleeve and a blade's outline) leaves the forearm far shorter than the other
+  if (posedApart) forearmsOfEqualLength(c);
   const heads = {} as Record<MixamoJointName, Vec3>;
   const canonicalHeads = {} as Record<MixamoJointName, Vec3>;
   for (const name of Object.keys(c)) {
@@ -888,6 +890,40 @@ function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Record<str
     moved.push(side);
   }
   return moved;
+}
+
+/**
+ * A forearm of arms posed apart under this share of the other's length (3D) was read short: its wrist lies far up the
+ * forearm (forearmsOfEqualLength). Left and right forearms of the generator differ by a few percent; read, they lie
+ * within 0.75–1.33 of each other but for seven of 1 576 forearms over ten runs of 80 posed apart (11 000 040–119,
+ * 12–21 000 000–079). Those under 0.5: 19 000 021's sword hand (0.41, raised level, read inside the outline of its
+ * wide sleeve and the blade: 9.9 % of the height off), 19 000 049's raised beside a brim hat (0.45; its elbow misread
+ * too) and 15 000 022's (0.32, a cape hiding the arms). Between 0.56 and 0.75 lengthening them moved 16 000 040's,
+ * 19 000 025's and 17 000 051's wrists farther (0.6 → 3.5, 0.9 → 2.6 and 14.3 → 15.9 %).
+ */
+export const FOREARM_SHORT_SHARE = 0.5;
+
+/**
+ * For arms posed apart: a forearm under FOREARM_SHORT_SHARE of the other's length, whose upper arm measures within
+ * 0.8–1.25 of the other's (the elbow read where the arm bends: not 19 000 049's or 15 000 022's), is lengthened along
+ * itself to the other's length, its hand tip carried with its wrist: the wrist was read far up the forearm (a sword
+ * raised level out of a wide sleeve: the sleeve and the blade's outline hid the hand from the rules, 19 000 021).
+ * c: lifted points by name (canonical), modified in place
+ */
+function forearmsOfEqualLength(c: Record<string, Vec3>): void {
+  const length = (p: Vec3, q: Vec3) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]);
+  for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']] as const) {
+    const shoulder = c[`${side}Arm`], elbow = c[`${side}ForeArm`], wrist = c[`${side}Hand`], tip = c[`${side}HandTip`];
+    const otherShoulder = c[`${other}Arm`], otherElbow = c[`${other}ForeArm`], otherWrist = c[`${other}Hand`];
+    if (!shoulder || !elbow || !wrist || !otherShoulder || !otherElbow || !otherWrist) continue;
+    const own = length(elbow, wrist), wanted = length(otherElbow, otherWrist);
+    const upper = length(shoulder, elbow) / length(otherShoulder, otherElbow);
+    if (!(own > 0 && own < FOREARM_SHORT_SHARE * wanted && upper >= 1 / ARM_LENGTH_SLACK && upper <= ARM_LENGTH_SLACK)) continue;
+    const k = wanted / own;
+    const moved: Vec3 = [elbow[0] + (wrist[0] - elbow[0]) * k, elbow[1] + (wrist[1] - elbow[1]) * k, elbow[2] + (wrist[2] - elbow[2]) * k];
+    if (tip) for (let a = 0; a < 3; a++) tip[a] += moved[a] - wrist[a];
+    for (let a = 0; a < 3; a++) wrist[a] = moved[a];
+  }
 }
 
 /** The arms' bones, parent → child, whose depth armDepthsOfEqualLength checks (the joints without their side). */
