@@ -1,6 +1,7 @@
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { fromCanonical } from '../mesh/canonicalFrame.js';
 import type { Skeleton, Vec3 } from '../types.js';
+import { distance } from '../geometry/vec3.js';
 import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.js';
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
@@ -875,7 +876,6 @@ export const HELD_WRIST_FOREARM_RANGE: readonly [number, number] = [0.9, 1.2];
  */
 function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Record<string, number>, held: readonly string[]): ('Left' | 'Right')[] {
   const moved: ('Left' | 'Right')[] = [];
-  const length = (p: Vec3, q: Vec3) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]);
   for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']] as const) {
     const wrist = c[`${side}Hand`], elbow = c[`${side}ForeArm`], otherWrist = c[`${other}Hand`], otherElbow = c[`${other}ForeArm`];
     if (!wrist || !elbow || !otherWrist || !otherElbow || held.includes(`${side}Hand`)) continue;
@@ -883,7 +883,7 @@ function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Record<str
     if (!(span > HELD_WRIST_SPAN_RATIO * otherSpan && span - otherSpan > HELD_WRIST_EXCESS && span > HELD_WRIST_OVER_ELBOW_SPAN * readSpans[`${side}ForeArm`])) continue;
     const front = wrist[2] + 0.5 * span, back = wrist[2] - 0.5 * span;
     const z = Math.abs(back - elbow[2]) <= Math.abs(front - elbow[2]) ? back + 0.5 * otherSpan : front - 0.5 * otherSpan;
-    const share = length(elbow, [wrist[0], wrist[1], z]) / length(otherElbow, otherWrist);
+    const share = distance(elbow, [wrist[0], wrist[1], z]) / distance(otherElbow, otherWrist);
     if (!(share >= HELD_WRIST_FOREARM_RANGE[0] && share <= HELD_WRIST_FOREARM_RANGE[1])) continue;
     wrist[2] = z;
     readSpans[`${side}Hand`] = otherSpan;
@@ -911,13 +911,12 @@ export const FOREARM_SHORT_SHARE = 0.5;
  * c: lifted points by name (canonical), modified in place
  */
 function forearmsOfEqualLength(c: Record<string, Vec3>): void {
-  const length = (p: Vec3, q: Vec3) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]);
   for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']] as const) {
     const shoulder = c[`${side}Arm`], elbow = c[`${side}ForeArm`], wrist = c[`${side}Hand`], tip = c[`${side}HandTip`];
     const otherShoulder = c[`${other}Arm`], otherElbow = c[`${other}ForeArm`], otherWrist = c[`${other}Hand`];
     if (!shoulder || !elbow || !wrist || !otherShoulder || !otherElbow || !otherWrist) continue;
-    const own = length(elbow, wrist), wanted = length(otherElbow, otherWrist);
-    const upper = length(shoulder, elbow) / length(otherShoulder, otherElbow);
+    const own = distance(elbow, wrist), wanted = distance(otherElbow, otherWrist);
+    const upper = distance(shoulder, elbow) / distance(otherShoulder, otherElbow);
     if (!(own > 0 && own < FOREARM_SHORT_SHARE * wanted && upper >= 1 / ARM_LENGTH_SLACK && upper <= ARM_LENGTH_SLACK)) continue;
     const k = wanted / own;
     const moved: Vec3 = [elbow[0] + (wrist[0] - elbow[0]) * k, elbow[1] + (wrist[1] - elbow[1]) * k, elbow[2] + (wrist[2] - elbow[2]) * k];
