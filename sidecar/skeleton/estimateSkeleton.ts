@@ -1,7 +1,7 @@
 import type { CanonicalFrame } from '../mesh/canonicalFrame.js';
 import { fromCanonical } from '../mesh/canonicalFrame.js';
 import type { Skeleton, Vec3 } from '../types.js';
-import { distance } from '../geometry/vec3.js';
+import { add, distance, scale, sub } from '../geometry/vec3.js';
 import { pixelToCanonical, renderFrontView, type FrontView } from './frontView.js';
 import { checkHumanoidShape } from './humanoidShape.js';
 import type { Landmarks2D, Pixel } from './landmarks2d.js';
@@ -919,7 +919,7 @@ function forearmsOfEqualLength(c: Record<string, Vec3>): void {
     const upper = distance(shoulder, elbow) / distance(otherShoulder, otherElbow);
     if (!(own > 0 && own < FOREARM_SHORT_SHARE * wanted && upper >= 1 / ARM_LENGTH_SLACK && upper <= ARM_LENGTH_SLACK)) continue;
     const k = wanted / own;
-    const moved: Vec3 = [elbow[0] + (wrist[0] - elbow[0]) * k, elbow[1] + (wrist[1] - elbow[1]) * k, elbow[2] + (wrist[2] - elbow[2]) * k];
+    const moved = add(elbow, scale(sub(wrist, elbow), k));
     if (tip) for (let a = 0; a < 3; a++) tip[a] += moved[a] - wrist[a];
     for (let a = 0; a < 3; a++) wrist[a] = moved[a];
   }

@@ -39,7 +39,7 @@ export interface Landmarks2D {
  * the ten artists' characters and 80 generated humanoids, 0.065–0.38 on the ten of 80 generated with arms posed apart
  * whose raised hand is the top. As checked (a covered pixel of the top band within reach), it fires on none of the
  * artists' characters or of 250 generated mirrored ones, and on 3 of 120 with arms posed apart. Where the top reaches
- * the legs' middle, the runs of the top band that come within that reach of it are the head's (topRunsCentroid).
+ * the legs' middle, the runs of the top band that come within that reach of it are the head's (runsCentroid).
  */
 const LEGS_SHARE = 0.15;
 const TOP_OFF_LEGS = 0.05;
@@ -101,14 +101,16 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
   const legsMiddle = rowsCentroid(mask, res, jBot, jBot + Math.round(LEGS_SHARE * H));
   // a hand raised to the head's height beside it is in the top band too, apart from the head: left out, it would pull the
   // midline, and every joint mirrored about it, towards that side (procedural 22 000 031, a staff raised: 11 %)
-  let xc = topRunsCentroid(mask, res, legsMiddle, TOP_OFF_LEGS * H, topBand(), jTop);
+  const headRuns = runsCentroid(mask, res, legsMiddle, TOP_OFF_LEGS * H, topBand(), jTop);
+  let xc = Number.isNaN(headRuns) ? rowsCentroid(mask, res, topBand(), jTop) : headRuns;
   if (!coveredNear(mask, res, legsMiddle, TOP_OFF_LEGS * H, topBand(), jTop)) {
     const headTop = highestRowOver(mask, res, Math.round(legsMiddle), jTop);
     if (headTop >= 0) {
       notes.push(`the top of the silhouette is off the body's middle (a raised hand): the head is the highest run over the legs (row ${headTop})`);
       jTop = headTop;
       H = jTop - jBot + 1;
-      xc = runsCentroid(mask, res, Math.round(legsMiddle), topBand(), jTop);
+      const column = Math.round(legsMiddle), overLegs = runsCentroid(mask, res, column, 0, topBand(), jTop);
+      xc = Number.isNaN(overLegs) ? column : overLegs;
     }
   }
   const cm = Math.round(xc);
@@ -413,23 +415,11 @@ function highestRowOver(mask: Uint8Array, res: number, column: number, jFrom: nu
   return -1;
 }
 
-/** The mean column of the runs (rowRuns) through column `column` in rows j0..j1 (the column itself where none covers it). */
-function runsCentroid(mask: Uint8Array, res: number, column: number, j0: number, j1: number): number {
-  let s = 0, n = 0;
-  for (let j = Math.max(0, j0); j <= Math.min(res - 1, j1); j++) {
-    const run = rowRuns(mask, res, j).find(([a, b]) => a <= column && column <= b);
-    if (!run) continue;
-    s += ((run[0] + run[1]) / 2) * (run[1] - run[0] + 1);
-    n += run[1] - run[0] + 1;
-  }
-  return n ? s / n : column;
-}
-
 /**
- * The mean column of the runs (rowRuns) in rows j0..j1 that come within `reach` of column x (the head's, over the legs'
- * middle; a raised hand beside it is a run of its own), of all covered pixels there where none does.
+ * The mean column of the runs (rowRuns) in rows j0..j1 that come within `reach` of column x (reach 0: the runs through
+ * it; the head's over the legs' middle, a raised hand beside it being a run of its own), NaN where none does.
  */
-function topRunsCentroid(mask: Uint8Array, res: number, x: number, reach: number, j0: number, j1: number): number {
+function runsCentroid(mask: Uint8Array, res: number, x: number, reach: number, j0: number, j1: number): number {
   let s = 0, n = 0;
   for (let j = Math.max(0, j0); j <= Math.min(res - 1, j1); j++) {
     for (const [a, b] of rowRuns(mask, res, j)) {
@@ -438,7 +428,7 @@ function topRunsCentroid(mask: Uint8Array, res: number, x: number, reach: number
       n += b - a + 1;
     }
   }
-  return n ? s / n : rowsCentroid(mask, res, j0, j1);
+  return n ? s / n : Number.NaN;
 }
 
 function rowsCentroid(mask: Uint8Array, res: number, j0: number, j1: number): number {
