@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { findCanonicalFrame, fromCanonical, pointToCanonical, toCanonical } from '../sidecar/mesh/canonicalFrame.js';
-import { bestMirrorPlane, bodyAxes, bodyEnds, bulkSides, footPieces, HEM_SPAN, mirrorPlane, ROD_LAYER_SHARE, UP_BY_LENGTH } from '../sidecar/mesh/axisAlignedFrame.js';
+import { bestMirrorPlane, bodyAxes, bodyEnds, bulkSides, footPieces, fullestLayer, HEM_SPAN, mirrorPlane, ROD_LAYER_SHARE, UP_BY_LENGTH } from '../sidecar/mesh/axisAlignedFrame.js';
 import { bodyTriangles } from '../sidecar/mesh/debris.js';
 import { mergeParts } from '../sidecar/mesh/mergeParts.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
@@ -35,6 +35,10 @@ const MISREAD = [
   { seed: 9_500_050, wears: 'long coat, cape and sword', targetVertices: 20_000 },
   { seed: 9_900_021, wears: 'sword hanging beside the legs', targetVertices: 20_000 },
   { seed: 10_200_052, wears: 'sword hanging beside the legs', targetVertices: 20_000 },
+  // a chibi under a brim hat 1.9 m across on a 1.8 m body: the brim's one layer held 2.5 times the bulk of any other
+  // across up, and the legs' layers, under ROD_LAYER_SHARE of it, were left out of the height (fullestLayer); the body
+  // was read lying on its back and refused NOT_HUMANOID
+  { seed: 23_000_012, wears: 'brim hat wider than the body is tall', targetVertices: 20_000 },
 ];
 
 function bodyOf(seed: number, targetVertices: number): { positions: Float32Array; triangles: Uint32Array } {
@@ -73,6 +77,25 @@ describe('the sides of the body\'s bulk', () => {
     // a layer of the block itself stays however thin the rest: a 1-voxel slab across the whole block is kept
     for (let k = 5; k < 25; k++) for (let j = 0; j < 20; j++) for (let i = 0; i < 10; i++) solid[at(i, j, k)] = k === 5 ? 1 : 0;
     expect(bulkSides([solid, solid, solid], grid, [1, 2, 2.5])[2]).toBeCloseTo(0.6, 6);
+  });
+
+  it('weigh end layers against the body\'s fullest layer, not a brim one voxel thick that is far fuller', () => {
+    // a 4 × 4 × 4 head, a 20 × 1 × 20 brim on it, and two 1 × 1 legs 8 voxels long under it (y up)
+    const grid = { origin: [0, 0, 0] as Vec3, size: 0.1, dims: [20, 14, 20] as [number, number, number] };
+    const solid = new Uint8Array(20 * 14 * 20);
+    const at = (i: number, j: number, k: number) => i + 20 * (j + 14 * k);
+    for (let k = 8; k < 12; k++) for (let j = 8; j < 12; j++) for (let i = 8; i < 12; i++) solid[at(i, j, k)] = 1;
+    for (let k = 0; k < 20; k++) for (let i = 0; i < 20; i++) solid[at(i, 12, k)] = 1;
+    for (let j = 0; j < 8; j++) { solid[at(9, j, 10)] = 1; solid[at(11, j, 10)] = 1; }
+    // each leg layer holds 2 voxels: 0.5 % of the brim's 400, 12.5 % of the head's 16
+    expect(2 / 400).toBeLessThan(ROD_LAYER_SHARE);
+    const counts = new Float64Array(14);
+    for (let j = 0; j < 14; j++) counts[j] = j < 8 ? 2 : j < 12 ? 16 : j === 12 ? 400 : 0;
+    expect(fullestLayer(counts)).toBe(16);
+    expect(bulkSides([solid, solid, solid], grid, [2, 1.4, 2])[1]).toBeCloseTo(1.3, 6);
+    // a brim as thick as the head is a layer of the body: the legs are then a rod's handful of voxels under it
+    for (let j = 8; j < 12; j++) for (let k = 0; k < 20; k++) for (let i = 0; i < 20; i++) solid[at(i, j, k)] = 1;
+    expect(bulkSides([solid, solid, solid], grid, [2, 1.4, 2])[1]).toBeCloseTo(0.5, 6);
   });
 });
 

@@ -333,6 +333,9 @@ export function estimateSkeleton(
         takeNetworkJoint(hand);
       }
     }
+    // A rules' Neck over the network's Head, the network sure of the chest: the rules read the neck inside a big head; the
+    // network's Neck stands in, and with it (headOffItsNeck, next) its Head
+    if (source.method === 'hybrid' && rulesNeckOverNetworkHead(points, sources, networkJoint(source.prediction, 'Head'), bodyHeight)) takeNetworkJoint('Neck');
     // The rules read the Head from their own Neck: where the network's Neck stands far from that, so does its Head; where
     // the rules' Head stands just over the Neck, a big head hid the neck from them
     if (source.method === 'hybrid' && headOffItsNeck(points, sources, geometric, networkJoint(source.prediction, 'Head'))) takeNetworkJoint('Head');
@@ -643,6 +646,29 @@ function headOffItsNeck(
   if (!neck || !rulesNeck || !head || sources.Head !== 'geometric' || sources.Neck !== 'learned') return false;
   if (Math.hypot(neck[0] - rulesNeck[0], neck[1] - rulesNeck[1]) > HEAD_NECK_DISAGREEMENT) return true;
   return head[1] - neck[1] < HEAD_ON_NECK_SHARE * (networkHead[1] - neck[1]);
+}
+
+/**
+ * How far (share of the body's height) the rules' Neck must stand over the network's Head for rulesNeckOverNetworkHead.
+ * The network's Head, unsure, can stand low: on the artists' mixamo_ely (confidence 0.33) 0.085 of the height under
+ * the artist's, and the rules' Neck, right there (0.5 % off), 0.036 over it.
+ */
+export const NECK_OVER_NETWORK_HEAD = 0.1;
+
+/**
+ * Whether the Neck is the rules' and stands over the network's Head in the front view by more than NECK_OVER_NETWORK_HEAD
+ * of the body's height, while the network's Spine2 is the hybrid's (the network sure of the chest). Procedural 23 000
+ * 028 (mirrored), a chibi in a cape and a long coat: the rules read the shoulders and the neck far up its head, the
+ * Neck 0.39 of the height over the network's Spine2 (confidence 0.66) and 0.27 over its Head; the network was unsure of
+ * its Neck and Head (0.46, 0.49), which were 2 % off, the rules' 39 and 29 %.
+ * points, sources: the 2D joints and where each came from, by name; networkHead: the network's Head (canonical x, y);
+ * height: the body's height in the front view (canonical units) → boolean
+ */
+export function rulesNeckOverNetworkHead(
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, networkHead: [number, number], height: number,
+): boolean {
+  const neck = points.Neck;
+  return !!neck && sources.Neck === 'geometric' && sources.Spine2 === 'learned' && neck[1] - networkHead[1] > NECK_OVER_NETWORK_HEAD * height;
 }
 
 /**
