@@ -136,6 +136,24 @@ describe('procedural humanoid', () => {
     }
   });
 
+  // a cape of its own piece, squashed front to back, stands its hem's rounded end upright: a long one went through the
+  // floor (22 000 058's 0.22 of the height under the soles, 15 000 022's 0.18), where the frame's forward cue took it
+  // for the feet and read the character facing backwards
+  it.each([22_000_058, 15_000_022])('cuts a cape of its own piece at the floor, as it does a skirt (seed %i)', (seed) => {
+    const ch = generateProceduralHumanoid(seed, { targetVertices: 20_000 });
+    const height = ch.meta.heightMetres as number;
+    const lowest = (name: string) => {
+      const part = ch.parts.find((q) => q.name === name)!;
+      let y = Infinity;
+      for (let i = 1; i < part.positions.length; i += 3) y = Math.min(y, part.positions[i]);
+      return y / height;
+    };
+    expect(ch.parts.map((q) => q.name)).toContain('cape');
+    for (const part of ch.parts) expect(lowest(part.name), part.name).toBeGreaterThan(-0.01);
+    // cut, not lifted: the hem reaches the floor
+    expect(lowest('cape')).toBeLessThan(0.01);
+  });
+
   it('weights rows sum to 1, use only the 22 deforming joints, and never mix left with right', () => {
     for (const seed of ALL) {
       const ch = character(seed);

@@ -88,7 +88,10 @@ export function buildTrunkClothing(params: HumanoidParams, core: BodyCore, bodyF
     items.push({
       name: 'cape',
       shapes: [cone([0, hemY, -hemBack], [0, top, -core.chestHalfDepth * 0.75], rb, ra, Math.min(ra, rb) * 0.1, { depthScale: thickness / (2 * ra) })],
-      floor: false,
+      // cut at the floor, as a cape fused into the body already was: squashed front to back, the cone's hem end stands
+      // upright, a rounded edge that reaches under hemY by up to its radius, and a long cape's went through the floor
+      // (22 000 058's 0.22 of the height under the soles, where the forward cue took it for the feet)
+      floor: true,
       weights: { kind: 'bones', bones: bones('Hips', 'Spine', 'Spine1', 'Spine2', 'Neck'), sideMargin: 0 },
       maxCell: thickness / 2.2,
     });
