@@ -434,7 +434,9 @@ export function estimateSkeleton(
   const c: Record<string, Vec3> = {};
   const readSpans: Record<string, number> = {};
   named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; readSpans[name] = lift.span[k]; });
-  if (posedApart) armJointsOnTheirParentsPiece(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, { piece: lift.piece[k], closed: lift.closedPieces[k] }])));
+  const piecesRead = Object.fromEntries(named2D.map(([name], k) => [name, { piece: lift.piece[k], closed: lift.closedPieces[k] }]));
+  armJointsInsideWhatWrapsThem(c, readSpans, piecesRead);
+  if (posedApart) armJointsOnTheirParentsPiece(c, readSpans, piecesRead);
   armJointsOnTheirOwnStretch(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, lift.stretches[k]])));
   shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; readSpans[`${side}Foot`] = lift.span[named2D.length + k]; });
   const head = named2D.findIndex(([name]) => name === 'Head');
@@ -1024,6 +1026,45 @@ function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: Record<s
         q[2] = 0.5 * (st[best] + st[best + 1]);
         readSpans[side + joint] = st[best] - st[best + 1];
       }
+    }
+  }
+}
+
+/** The shoulder and arm joints (without their side) armJointsInsideWhatWrapsThem reads, each with its parent joint. */
+const WRAPPED_CHAIN = [['Shoulder', 'Spine2'], ['Arm', 'Shoulder'], ['ForeArm', 'Arm'], ['Hand', 'ForeArm']] as const;
+
+/**
+ * A shoulder or arm joint whose ray met first a piece of the surface (meshShells) that wraps, along the ray, another
+ * piece holding its parent joint's depth (on the parent's own ray) read the wrapper's midpoint: a cone hat hanging down
+ * over a chibi's shoulders (procedural 22 000 062: the upper-arm joints 0.036 of the canonical height behind), long hair
+ * round the upper arm (19 000 049, 17 000 051: 0.06–0.07). The joint is read on the wrapped piece instead, the midpoint
+ * of its first and last hit (the longest of several): the limb's own. A sleeve wraps the arm the same way, and its
+ * elbow and wrist are read on the arm. Parents first, so a moved shoulder carries its upper-arm joint's check. A piece
+ * inside the read one that does not hold the parent (a sword's grip in the fist) is no limb of the chain.
+ * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
+ * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
+ * ray meets at least twice (closedPieces), by name
+ */
+export function armJointsInsideWhatWrapsThem(
+  c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: Record<string, { piece: number; closed: readonly ClosedPieceHit[] }>,
+): void {
+  for (const side of ['Left', 'Right']) {
+    for (const [joint, parent] of WRAPPED_CHAIN) {
+      const name = side + joint, parentName = parent === 'Spine2' ? parent : side + parent;
+      const q = c[name], p = c[parentName], own = pieces[name], theirs = pieces[parentName];
+      if (!q || !p || !own || !theirs || own.piece < 0) continue;
+      const read = own.closed.find((hit) => hit.piece === own.piece);
+      if (!read) continue;
+      const holdsParent = theirs.closed.filter((hit) => hit.back <= p[2] && p[2] <= hit.front).map((hit) => hit.piece);
+      let wrapped: ClosedPieceHit | null = null;
+      for (const hit of own.closed) {
+        const inside = hit.front < read.front && hit.back > read.back;
+        if (hit.piece === own.piece || !inside || !holdsParent.includes(hit.piece)) continue;
+        if (!wrapped || hit.front - hit.back > wrapped.front - wrapped.back) wrapped = hit;
+      }
+      if (!wrapped) continue;
+      q[2] = 0.5 * (wrapped.front + wrapped.back);
+      readSpans[name] = wrapped.front - wrapped.back;
     }
   }
 }
