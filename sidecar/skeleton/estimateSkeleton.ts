@@ -436,7 +436,7 @@ export function estimateSkeleton(
   named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; readSpans[name] = lift.span[k]; });
   const piecesRead = Object.fromEntries(named2D.map(([name], k) => [name, { piece: lift.piece[k], closed: lift.closedPieces[k] }]));
   armJointsInsideWhatWrapsThem(c, readSpans, piecesRead);
-  if (posedApart) armJointsOnTheirParentsPiece(c, readSpans, piecesRead);
+  armJointsOnTheirParentsPiece(c, readSpans, piecesRead, !posedApart);
   armJointsOnTheirOwnStretch(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, lift.stretches[k]])));
   shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; readSpans[`${side}Foot`] = lift.span[named2D.length + k]; });
   const head = named2D.findIndex(([name]) => name === 'Head');
@@ -1079,16 +1079,20 @@ export function armJointsInsideWhatWrapsThem(
  * depth than the read one. A sleeve round the arm holds the elbow as the arm does, and a fist round a grip overlaps it
  * along the ray: neither is apart. Parents first, so a moved upper-arm joint carries its elbow's check. On 149
  * procedural humanoids with arms posed apart (11 000 040–119, 13 000 000–068) it moved 21 joints (and a hand tip), each
- * from 0.035–0.50 of the height off in depth to within 0.01; on the artists' ten it moves none. For arms posed apart
- * only: mirrored arms share their depth, which the pair's rules (pairDepth) take from the free hand where the other's
- * ray read a held sword; there this rule moved a sword hand onto the wide sleeve behind it instead (mirrored 15 000 027
- * and 9 900 070: both hands 2.1 → 2.8 and 0.6 → 1.9 % of the height), and moved no joint nearer its place.
+ * from 0.035–0.50 of the height off in depth to within 0.01; on the artists' ten it moves none. Mirrored arms share
+ * their depth, which the pair's rules (pairDepth) take from the free hand where the other's ray read a held sword;
+ * there, reading a piece apart either way moved a sword hand onto the wide sleeve behind it (mirrored 15 000 027 and
+ * 9 900 070: both hands 2.1 → 2.8 and 0.6 → 1.9 % of the height), so mirrored arms read only a piece wholly in front of
+ * the read one (inFrontOnly): the limb the lift passed as a pendant, thin against its ray's whole span. 15 000 022
+ * (mirrored) hangs its hands in front of a bell-shaped cape; each wrist's ray read the cape, 0.16 of the canonical
+ * height behind the hand (hands 11.4 and 12.9 % off).
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
  * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
- * ray meets at least twice (closedPieces), by name
+ * ray meets at least twice (closedPieces), by name; inFrontOnly: read only a piece wholly in front of the read one
  */
 function armJointsOnTheirParentsPiece(
   c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: Record<string, { piece: number; closed: readonly ClosedPieceHit[] }>,
+  inFrontOnly = false,
 ): void {
   /** the pieces a point's ray meets that hold its depth (an elbow in a sleeve lies in both) */
   const holding = (name: string) => pieces[name].closed.filter((hit) => hit.back <= c[name][2] && c[name][2] <= hit.front).map((hit) => hit.piece);
@@ -1102,7 +1106,7 @@ function armJointsOnTheirParentsPiece(
       const read = own.closed.find((hit) => hit.piece === own.piece)!;
       let best: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
-        const apart = hit.back > read.front || read.back > hit.front;
+        const apart = inFrontOnly ? hit.back > read.front : hit.back > read.front || read.back > hit.front;
         if (!theirs.includes(hit.piece) || !apart) continue;
         if (!best || Math.abs(middle(hit) - p[2]) < Math.abs(middle(best) - p[2])) best = hit;
       }
