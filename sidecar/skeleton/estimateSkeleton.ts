@@ -1030,6 +1030,19 @@ function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: Record<s
   }
 }
 
+/** Each lifted point's read piece (liftJointsByFrontPiece's piece, -1 for none) and its ray's closedPieces, by name. */
+type PiecesRead = Record<string, { piece: number; closed: readonly ClosedPieceHit[] }>;
+
+/** The pieces among a ray's closed hits that hold depth z (an elbow in a sleeve lies in both): their piece ids. */
+function piecesHoldingDepth(hits: readonly ClosedPieceHit[], z: number): number[] {
+  return hits.filter((hit) => hit.back <= z && z <= hit.front).map((hit) => hit.piece);
+}
+
+/** The depth midway between a piece's first and last hit along the ray. */
+function hitMiddle(hit: ClosedPieceHit): number {
+  return 0.5 * (hit.front + hit.back);
+}
+
 /** The shoulder and arm joints (without their side) armJointsInsideWhatWrapsThem reads, each with its parent joint. */
 const WRAPPED_CHAIN = [['Shoulder', 'Spine2'], ['Arm', 'Shoulder'], ['ForeArm', 'Arm'], ['Hand', 'ForeArm']] as const;
 
@@ -1045,9 +1058,7 @@ const WRAPPED_CHAIN = [['Shoulder', 'Spine2'], ['Arm', 'Shoulder'], ['ForeArm', 
  * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
  * ray meets at least twice (closedPieces), by name
  */
-export function armJointsInsideWhatWrapsThem(
-  c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: Record<string, { piece: number; closed: readonly ClosedPieceHit[] }>,
-): void {
+export function armJointsInsideWhatWrapsThem(c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: PiecesRead): void {
   for (const side of ['Left', 'Right']) {
     for (const [joint, parent] of WRAPPED_CHAIN) {
       const name = side + joint, parentName = parent === 'Spine2' ? parent : side + parent;
@@ -1055,7 +1066,7 @@ export function armJointsInsideWhatWrapsThem(
       if (!q || !p || !own || !theirs || own.piece < 0) continue;
       const read = own.closed.find((hit) => hit.piece === own.piece);
       if (!read) continue;
-      const holdsParent = theirs.closed.filter((hit) => hit.back <= p[2] && p[2] <= hit.front).map((hit) => hit.piece);
+      const holdsParent = piecesHoldingDepth(theirs.closed, p[2]);
       let wrapped: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
         const inside = hit.front < read.front && hit.back > read.back;
@@ -1063,7 +1074,7 @@ export function armJointsInsideWhatWrapsThem(
         if (!wrapped || hit.front - hit.back > wrapped.front - wrapped.back) wrapped = hit;
       }
       if (!wrapped) continue;
-      q[2] = 0.5 * (wrapped.front + wrapped.back);
+      q[2] = hitMiddle(wrapped);
       readSpans[name] = wrapped.front - wrapped.back;
     }
   }
@@ -1090,30 +1101,24 @@ export function armJointsInsideWhatWrapsThem(
  * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
  * ray meets at least twice (closedPieces), by name; inFrontOnly: read only a piece wholly in front of the read one
  */
-function armJointsOnTheirParentsPiece(
-  c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: Record<string, { piece: number; closed: readonly ClosedPieceHit[] }>,
-  inFrontOnly = false,
-): void {
-  /** the pieces a point's ray meets that hold its depth (an elbow in a sleeve lies in both) */
-  const holding = (name: string) => pieces[name].closed.filter((hit) => hit.back <= c[name][2] && c[name][2] <= hit.front).map((hit) => hit.piece);
-  const middle = (hit: ClosedPieceHit) => 0.5 * (hit.front + hit.back);
+function armJointsOnTheirParentsPiece(c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: PiecesRead, inFrontOnly = false): void {
   for (const side of ['Left', 'Right']) {
     for (const [joint, parent] of ARM_CHAIN) {
       const q = c[side + joint], p = c[side + parent], own = pieces[side + joint];
       if (!q || !p || !own || !pieces[side + parent] || own.piece < 0) continue;
-      const theirs = holding(side + parent);
+      const theirs = piecesHoldingDepth(pieces[side + parent].closed, p[2]);
       if (theirs.length === 0 || theirs.includes(own.piece)) continue;
       const read = own.closed.find((hit) => hit.piece === own.piece)!;
       let best: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
         const apart = inFrontOnly ? hit.back > read.front : hit.back > read.front || read.back > hit.front;
         if (!theirs.includes(hit.piece) || !apart) continue;
-        if (!best || Math.abs(middle(hit) - p[2]) < Math.abs(middle(best) - p[2])) best = hit;
+        if (!best || Math.abs(hitMiddle(hit) - p[2]) < Math.abs(hitMiddle(best) - p[2])) best = hit;
       }
       // a piece of the parent's that lies farther from its depth than the read one is no nearer reading of the limb (a
       // modular character's arm, a piece of its own, lies before a sliver of its trunk: redeclipse_male)
-      if (!best || Math.abs(middle(best) - p[2]) >= Math.abs(q[2] - p[2])) continue;
-      q[2] = middle(best);
+      if (!best || Math.abs(hitMiddle(best) - p[2]) >= Math.abs(q[2] - p[2])) continue;
+      q[2] = hitMiddle(best);
       readSpans[side + joint] = best.front - best.back;
     }
   }
