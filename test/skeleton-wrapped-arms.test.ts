@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
-import { armJointsInsideWhatWrapsThem } from '../sidecar/skeleton/estimateSkeleton.js';
+import { armJointsInsideWhatWrapsThem, armJointsWhoseRayMissedTheLimb } from '../sidecar/skeleton/estimateSkeleton.js';
 import type { ClosedPieceHit } from '../sidecar/skeleton/liftJoints.js';
 import type { Vec3 } from '../sidecar/types.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
@@ -56,5 +56,77 @@ describe('an arm joint inside what wraps it along its ray', () => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms });
     const errors = await rigJointErrors(character);
     for (const name of names) expect(errors[SCORED_JOINTS.indexOf(name)], name).toBeLessThan(bound);
+  }, 60_000);
+});
+
+describe('an arm joint whose ray meets only what wrapped the limb up its chain', () => {
+  // procedural 17 000 051's left arm (mirrored, canonical units): long hair (piece 4) wraps the body (piece 0) on the
+  // shoulder's ray; the upper-arm and elbow joints stand a little over the thin arm, and their rays meet the hair alone
+  const lifted = (): { c: Record<string, Vec3>; spans: Record<string, number> } => ({
+    c: {
+      Spine2: [0.002, -0.139, -0.035], LeftShoulder: [0.037, -0.069, -0.038], LeftArm: [0.072, -0.078, -0.106],
+      LeftForeArm: [0.138, -0.078, -0.103], LeftHand: [0.215, -0.108, -0.008],
+    },
+    spans: { Spine2: 0.081, LeftShoulder: 0.056, LeftArm: 0.21, LeftForeArm: 0.14, LeftHand: Number.NaN },
+  });
+  const pieces: Pieces = {
+    Spine2: { piece: 0, closed: [{ piece: 0, front: 0.005, back: -0.075 }, { piece: 4, front: -0.094, back: -0.156 }] },
+    // read on the body inside the hair (armJointsInsideWhatWrapsThem)
+    LeftShoulder: { piece: 0, closed: [{ piece: 4, front: 0.004, back: -0.225 }, { piece: 0, front: -0.01, back: -0.066 }] },
+    LeftArm: { piece: 4, closed: [{ piece: 4, front: -0.001, back: -0.211 }] },
+    LeftForeArm: { piece: 4, closed: [{ piece: 4, front: -0.033, back: -0.173 }] },
+    LeftHand: { piece: -1, closed: [] },
+  };
+
+  it('takes its parent\'s depth, down the chain, and leaves a joint its ray read elsewhere', () => {
+    const { c, spans } = lifted();
+    expect(armJointsWhoseRayMissedTheLimb(c, spans, pieces)).toEqual(['LeftArm', 'LeftForeArm']);
+    expect(c.LeftArm[2]).toBe(-0.038);
+    expect(c.LeftForeArm[2]).toBe(-0.038);
+    expect(spans.LeftForeArm).toBe(0.056);
+    // the wrist's ray met nothing closed: the lift's fallback stands
+    expect(c.LeftHand[2]).toBe(-0.008);
+    expect(c.LeftShoulder[2]).toBe(-0.038);
+  });
+
+  it('stays where its ray meets the limb inside the wrapper, or a piece of its own, or nothing wrapped it', () => {
+    // a sleeve: the elbow's ray meets the arm inside it
+    const sleeve: Pieces = { ...pieces, LeftForeArm: { piece: 4, closed: [{ piece: 4, front: -0.033, back: -0.173 }, { piece: 0, front: -0.04, back: -0.07 }] } };
+    const a = lifted();
+    expect(armJointsWhoseRayMissedTheLimb(a.c, a.spans, sleeve)).toEqual(['LeftArm']);
+    expect(a.c.LeftForeArm[2]).toBe(-0.103);
+    // a modular character's arm, a piece of its own (5)
+    const modular: Pieces = {
+      ...pieces, LeftArm: { piece: 5, closed: [{ piece: 5, front: -0.02, back: -0.06 }] }, LeftForeArm: { piece: 5, closed: [{ piece: 5, front: -0.03, back: -0.06 }] },
+    };
+    const b = lifted();
+    expect(armJointsWhoseRayMissedTheLimb(b.c, b.spans, modular)).toEqual([]);
+    expect(b.c.LeftArm[2]).toBe(-0.106);
+    // hair behind the shoulder, not round it, or a coat fitted to it: nothing is a wrapper
+    const behind: Pieces = { ...pieces, LeftShoulder: { piece: 0, closed: [{ piece: 0, front: -0.01, back: -0.066 }, { piece: 4, front: -0.05, back: -0.225 }] } };
+    const d = lifted();
+    expect(armJointsWhoseRayMissedTheLimb(d.c, d.spans, behind)).toEqual([]);
+    const fitted: Pieces = { ...pieces, LeftShoulder: { piece: 0, closed: [{ piece: 4, front: 0.0, back: -0.08 }, { piece: 0, front: -0.01, back: -0.066 }] } };
+    const e = lifted();
+    expect(armJointsWhoseRayMissedTheLimb(e.c, e.spans, fitted)).toEqual([]);
+    // a staff the forearm's ray meets inside the arm (12 000 008): the arm is the limb, not a wrapper of the staff, and
+    // the wrist's ray that meets the arm alone read it
+    const staff: Pieces = {
+      ...pieces,
+      LeftShoulder: { piece: 0, closed: [{ piece: 0, front: 0.038, back: -0.079 }] },
+      LeftArm: { piece: 0, closed: [{ piece: 0, front: 0.009, back: -0.061 }, { piece: 7, front: -0.043, back: -0.066 }] },
+      LeftForeArm: { piece: 0, closed: [{ piece: 0, front: 0.002, back: -0.051 }, { piece: 7, front: -0.024, back: -0.04 }] },
+      LeftHand: { piece: 0, closed: [{ piece: 0, front: 0.007, back: -0.03 }] },
+    };
+    const f = lifted();
+    expect(armJointsWhoseRayMissedTheLimb(f.c, f.spans, staff)).toEqual([]);
+    expect(f.c.LeftHand[2]).toBe(-0.008);
+  });
+
+  // 17 000 051 (mirrored) under long hair round its arms: its elbows read the hair, 14.5 % of the height off each
+  it('puts procedural humanoid 17 000 051\'s mirrored elbows in the arm, not the hair round it', async () => {
+    const character = generateProceduralHumanoid(17_000_051, { targetVertices: 20_000, asymmetricArms: false });
+    const errors = await rigJointErrors(character);
+    for (const name of ['LeftArm', 'LeftForeArm', 'RightArm', 'RightForeArm'] as const) expect(errors[SCORED_JOINTS.indexOf(name)], name).toBeLessThan(0.04);
   }, 60_000);
 });

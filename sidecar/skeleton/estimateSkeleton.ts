@@ -436,6 +436,7 @@ export function estimateSkeleton(
   named2D.forEach(([name], k) => { c[name] = [flat[2 * k], flat[2 * k + 1], lift.z[k]]; readSpans[name] = lift.span[k]; });
   const piecesRead = Object.fromEntries(named2D.map(([name], k) => [name, { piece: lift.piece[k], closed: lift.closedPieces[k] }]));
   armJointsInsideWhatWrapsThem(c, readSpans, piecesRead);
+  armJointsWhoseRayMissedTheLimb(c, readSpans, piecesRead);
   armJointsOnTheirParentsPiece(c, readSpans, piecesRead, !posedApart);
   armJointsOnTheirOwnStretch(c, readSpans, Object.fromEntries(named2D.map(([name], k) => [name, lift.stretches[k]])));
   shins.forEach(({ side }, k) => { c[`${side}Foot`][2] = lift.z[named2D.length + k]; readSpans[`${side}Foot`] = lift.span[named2D.length + k]; });
@@ -1055,8 +1056,8 @@ const WRAPPED_CHAIN = [['Shoulder', 'Spine2'], ['Arm', 'Shoulder'], ['ForeArm', 
  * elbow and wrist are read on the arm. Parents first, so a moved shoulder carries its upper-arm joint's check. A piece
  * inside the read one that does not hold the parent (a sword's grip in the fist) is no limb of the chain.
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
- * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
- * ray meets at least twice (closedPieces), by name
+ * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none; a moved joint's
+ * becomes the wrapped one) and the pieces its ray meets at least twice (closedPieces), by name, modified in place
  */
 export function armJointsInsideWhatWrapsThem(c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: PiecesRead): void {
   for (const side of ['Left', 'Right']) {
@@ -1076,8 +1077,68 @@ export function armJointsInsideWhatWrapsThem(c: Record<string, Vec3>, readSpans:
       if (!wrapped) continue;
       q[2] = hitMiddle(wrapped);
       readSpans[name] = wrapped.front - wrapped.back;
+      own.piece = wrapped.piece;
     }
   }
+}
+
+/**
+ * How many times deeper along a ray than the limb inside it a piece is that wraps the limb (piecesWrappingLimb): long
+ * hair round a chibi's upper arm measured 3.8 times its arm (procedural 17 000 051), a brim hat over the arm 3.6 times
+ * (19 000 049); a long coat fitted to the chest 0.97–1.14 times the body inside it (12 000 028, 16 000 059,
+ * 11 000 095), and its sleeves about twice the arm.
+ */
+export const WRAPPER_DEPTH_RATIO = 2;
+
+/**
+ * The pieces that wrap a limb along a ray: those among the ray's closed hits that hold the limb's piece wholly inside
+ * them along the ray and span WRAPPER_DEPTH_RATIO times its depth or more (hair round an upper arm, a hat's brim over
+ * it; not a coat fitted to the body).
+ * hits: a ray's closedPieces, limb: the limb's piece (meshShells) → piece ids, none where the ray does not meet the limb
+ */
+function piecesWrappingLimb(hits: readonly ClosedPieceHit[], limb: number): number[] {
+  const inner = hits.find((hit) => hit.piece === limb);
+  if (!inner) return [];
+  return hits.filter((outer) => outer !== inner && inner.front < outer.front && inner.back > outer.back
+    && WRAPPER_DEPTH_RATIO * (inner.front - inner.back) <= outer.front - outer.back).map((hit) => hit.piece);
+}
+
+/**
+ * A shoulder or arm joint whose ray meets only pieces of the surface (meshShells) that wrapped the limb on a joint up
+ * its chain passed over or under the limb: its 2D joint stands off the thin arm, inside the outline of what wraps it
+ * (long hair hanging round a chibi's arms, procedural 17 000 051: the upper-arm joints read 0.035 and the elbows 0.12
+ * of the canonical height behind the arm, elbows 14.5 % of the height off; a brim hat as wide as the arms, 19 000 049,
+ * posed apart: the left elbow and wrist read the brim, 0.07 and 0.05 behind). Its depth is the wrapper's midpoint,
+ * nothing of the limb's: the joint takes its parent's depth, where the limb goes on. The wrappers carry down the chain
+ * (the elbow's ray misses the arm the upper-arm joint's ray missed too), and so does the limb's piece: the piece each
+ * joint was read on (a staff the forearm's ray met inside the arm is no limb, and the arm round it no wrapper).
+ * Parents first; to run after armJointsInsideWhatWrapsThem, which puts a wrapped parent in its limb.
+ * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
+ * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
+ * ray meets at least twice (closedPieces), by name → the names of the joints moved
+ */
+export function armJointsWhoseRayMissedTheLimb(c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: PiecesRead): string[] {
+  const moved: string[] = [];
+  for (const side of ['Left', 'Right']) {
+    const wrappers = new Set<number>();
+    let limb = -1, parentMissed = false;
+    for (const [joint, parent] of WRAPPED_CHAIN) {
+      const name = side + joint, parentName = parent === 'Spine2' ? parent : side + parent;
+      const q = c[name], p = c[parentName], own = pieces[name], theirs = pieces[parentName];
+      if (!q || !p || !own || !theirs) break;
+      // a parent whose ray missed the limb has none of the limb's on it: the limb and its wrappers carry on
+      if (!parentMissed) {
+        limb = theirs.piece;
+        for (const piece of piecesWrappingLimb(theirs.closed, limb)) wrappers.add(piece);
+      }
+      parentMissed = own.piece >= 0 && own.closed.length > 0 && own.closed.every((hit) => wrappers.has(hit.piece));
+      if (!parentMissed) continue;
+      q[2] = p[2];
+      readSpans[name] = readSpans[parentName];
+      moved.push(name);
+    }
+  }
+  return moved;
 }
 
 /**
