@@ -115,6 +115,17 @@ describe('a sword held in one hand', () => {
     for (const name of joints) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(bound);
   }, 60_000);
 
+  // A grip sticking out in front of the fist that holds it: 21 000 072's wrist ray meets the grip (its own piece) and the
+  // fist just behind it, overlapping by a tenth of the fist's span. Read on the grip, 0.08 of the canonical height in
+  // front of the hand, the wrist was 8.3 % of the height off; the two pieces now lie apart (APART_OVERLAP_SHARE)
+  it('reads procedural humanoid 21 000 072\'s sword wrist on the fist, not on the grip in front of it', async () => {
+    const character = generateProceduralHumanoid(21_000_072, { targetVertices: 20_000, asymmetricArms: true });
+    expect(character.meta.clothing).toContain('sword (left hand)');
+    const errors = await rigJointErrors(character);
+    // measured 1.8 %
+    expect(errors[SCORED_JOINTS.indexOf('LeftHand')]).toBeLessThan(0.03);
+  }, 60_000);
+
   // A grip and guard fused to the fist, the blade pointing forward: the wrist's ray runs from the guard to the back of
   // the wrist (read span 0.13 / 0.12 of the height, the free wrist's 0.035 / 0.037), and its forearm reads 1.19 / 1.17
   // times the other's, under ARM_LENGTH_SLACK. A wrist read over WRIST_SPAN_RATIO times the other's takes its length

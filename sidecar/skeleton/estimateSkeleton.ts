@@ -1001,6 +1001,13 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
  */
 export const ARM_RAY_GAP = 0.1;
 
+/**
+ * Two pieces along a ray overlapping by under this share of the shorter one's span lie apart (armJointsOnTheirParentsPiece,
+ * arms posed apart): a fist that holds a grip wholly (or a sleeve round the arm) overlaps the inner piece over its whole
+ * span; the fist behind a grip that sticks out in front of it (procedural 21 000 072, 12 000 057) over a tenth of it.
+ */
+export const APART_OVERLAP_SHARE = 0.5;
+
 /** Each arm joint (without its side) whose depth armJointsOnTheirOwnStretch checks, with its parent, parents first. */
 const ARM_CHAIN = [['Arm', 'Shoulder'], ['ForeArm', 'Arm'], ['Hand', 'ForeArm'], ['HandTip', 'Hand']] as const;
 
@@ -1149,9 +1156,12 @@ export function armJointsWhoseRayMissedTheLimb(c: Record<string, Vec3>, readSpan
  * parent's own ray), apart from the read one along the ray, the joint is read on that piece instead: the midpoint of
  * its first and last hit (the one nearest the parent's depth where several are), where that lies nearer the parent's
  * depth than the read one. A sleeve round the arm holds the elbow as the arm does, and a fist round a grip overlaps it
- * along the ray: neither is apart. Parents first, so a moved upper-arm joint carries its elbow's check. On 149
- * procedural humanoids with arms posed apart (11 000 040–119, 13 000 000–068) it moved 21 joints (and a hand tip), each
- * from 0.035–0.50 of the height off in depth to within 0.01; on the artists' ten it moves none. Mirrored arms share
+ * along the ray: neither is apart; two pieces are apart where they overlap along the ray by under APART_OVERLAP_SHARE
+ * of the shorter one's span (a fist behind a grip that sticks out in front of it, procedural 21 000 072: the wrist
+ * read the grip, 0.08 of the canonical height in front of the hand). Parents first, so a moved upper-arm joint carries
+ * its elbow's check. On 149 procedural humanoids with arms posed apart (11 000 040–119, 13 000 000–068) it moved 21
+ * joints (and a hand tip), each from 0.035–0.50 of the height off in depth to within 0.01; on the artists' ten it
+ * moves none. Mirrored arms share
  * their depth, which the pair's rules (pairDepth) take from the free hand where the other's ray read a held sword;
  * there, reading a piece apart either way moved a sword hand onto the wide sleeve behind it (mirrored 15 000 027 and
  * 9 900 070: both hands 2.1 → 2.8 and 0.6 → 1.9 % of the height), so mirrored arms read only a piece wholly in front of
@@ -1172,7 +1182,8 @@ function armJointsOnTheirParentsPiece(c: Record<string, Vec3>, readSpans: Record
       const read = own.closed.find((hit) => hit.piece === own.piece)!;
       let best: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
-        const apart = inFrontOnly ? hit.back > read.front : hit.back > read.front || read.back > hit.front;
+        const overlap = Math.min(hit.front, read.front) - Math.max(hit.back, read.back);
+        const apart = inFrontOnly ? hit.back > read.front : overlap < APART_OVERLAP_SHARE * Math.min(hit.front - hit.back, read.front - read.back);
         if (!theirs.includes(hit.piece) || !apart) continue;
         if (!best || Math.abs(hitMiddle(hit) - p[2]) < Math.abs(hitMiddle(best) - p[2])) best = hit;
       }
