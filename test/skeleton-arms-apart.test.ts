@@ -187,6 +187,25 @@ describe('rigging characters whose arms are posed apart', () => {
   }, 60_000);
 });
 
+describe('an arm joint read on the limb itself, against the arms\' lengths rule', () => {
+  // The arms' lengths rule takes the other side as the measure of a bone it finds too long. 23 000 018's right hand
+  // reaches forward, its ray reading the hand alone (the elbow's piece, a thinner span than the elbow's): its forearm
+  // read 1.28 times the left one, whose 2D wrist stands 0.05 of the canonical height up its forearm, and the hand was
+  // pulled back to its elbow's depth (9.6 % of the height off). A joint read on its parent's piece over no more than
+  // its parent's span keeps its depth
+  it.each([
+    [23_000_018, 'RightHand', 0.025], // measured 1.3 % (was 9.6)
+    [12_000_017, 'LeftHand', 0.025],  // measured 1.6 % (was 5.1)
+  ] as const)('keeps procedural humanoid %i\'s %s where its ray read it', async (seed, hand, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    const rig = await rigCharacterAsync(character.parts);
+    const height = character.meta.heightMetres as number;
+    const k = MIXAMO_JOINTS.indexOf(hand);
+    const head = rig.skeleton.joints.find((j) => j.name === `mixamorig:${hand}`)!.head;
+    expect(Math.hypot(...head.map((x, i) => x - character.joints[3 * k + i])) / height).toBeLessThan(bound);
+  }, 60_000);
+});
+
 describe('a rules\' elbow on an arm whose upper-arm joint is the network\'s', () => {
   it('gives way where the network\'s upper-arm joint stands ELBOW_ARM_JOINT_SHIFT or more from the rules\'', () => {
     const L = 'learned', G = 'geometric';

@@ -466,7 +466,7 @@ export function estimateSkeleton(
   // a wrist whose ray crossed a sword's grip and guard read their midpoint: it stands at the end of that span nearer its
   // elbow, before the arms' lengths are compared
   const wristsBehindHeld = posedApart ? wristsBehindWhatTheyHold(c, readSpans, held) : [];
-  if (posedApart) armDepthsOfEqualLength(c, held, readSpans);
+  if (posedApart) armDepthsOfEqualLength(c, held, readSpans, piecesRead);
   // a wrist read far up its forearm (inside a sleeve and a blade's outline) leaves the forearm far shorter than the other
   if (posedApart) forearmsOfEqualLength(c);
   const heads = {} as Record<MixamoJointName, Vec3>;
@@ -966,11 +966,16 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * (ARM_PROPORTION_RANGE). Parents first: a moved elbow carries its wrist's check. A hand on a staff (held) keeps its
  * depth: its ray read the fist beside the staff, and the forearm that looks too long is the elbow's share of an arm
  * reaching forward (16 000 040's wrist was pulled 6.3 % of the height back). A wrist whose read span is over
- * WRIST_SPAN_RATIO times the other wrist's takes that length however little longer its forearm reads.
+ * WRIST_SPAN_RATIO times the other wrist's takes that length however little longer its forearm reads. A joint read on
+ * its parent's piece over no more than its parent's span read the limb itself, and keeps its depth: the other side is
+ * then the one misread, a wrist whose 2D joint stands up its forearm (procedural 23 000 018, posed apart: the right
+ * hand reaching forward, read 0.09 of the canonical height in front of its elbow, was pulled back to the elbow, 9.6 %
+ * of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %).
  * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod;
- * readSpans: the span each depth was read from, by name (liftJointsByFrontPiece's, as the rules before left them)
+ * readSpans: the span each depth was read from, by name (liftJointsByFrontPiece's, as the rules before left them);
+ * pieces: each point's read piece (as the rules before left it) and the pieces its ray meets at least twice, by name
  */
-function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[] = [], readSpans: Record<string, number> = {}): void {
+function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[] = [], readSpans: Record<string, number> = {}, pieces: PiecesRead = {}): void {
   const length = (side: string, parent: string, joint: string) => {
     const p = c[side + parent], q = c[side + joint];
     return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
@@ -987,6 +992,8 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       if (held.includes(side + joint)) continue;
+      const own = pieces[side + joint], theirs = pieces[side + parent];
+      if (own && theirs && own.piece >= 0 && own.piece === theirs.piece && readSpans[side + joint] <= readSpans[side + parent]) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
     }
   }
