@@ -196,6 +196,10 @@ describe('an arm joint read on the limb itself, against the arms\' lengths rule'
   it.each([
     [23_000_018, 'RightHand', 0.025], // measured 1.3 % (was 9.6)
     [12_000_017, 'LeftHand', 0.025],  // measured 1.6 % (was 5.1)
+    // arms posed 'A' and 'down', read as one mirrored pose: the right hand reaches forward, its ray reading it alone
+    // 0.075 in front of the left's; the pair shared the depth nearer its elbows (7.3 % off). Both read their limb
+    // itself, and each keeps its own (symmetrise, readLimbItself)
+    [16_000_050, 'RightHand', 0.035], // measured 2.1 %
   ] as const)('keeps procedural humanoid %i\'s %s where its ray read it', async (seed, hand, bound) => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
     const rig = await rigCharacterAsync(character.parts);

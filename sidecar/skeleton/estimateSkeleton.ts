@@ -462,7 +462,7 @@ export function estimateSkeleton(
 
   // a rules' hand traced to the staff it holds (gripsRod) stands by the staff, at the depth its ray read
   const held = lm ? (['Left', 'Right'] as const).filter((side) => lm![side === 'Left' ? 'left' : 'right'].gripsRod && sources[`${side}Hand`] === 'geometric').flatMap((side) => [`${side}Hand`, `${side}HandTip`]) : [];
-  symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : []);
+  symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : [], piecesRead);
   // a wrist whose ray crossed a sword's grip and guard read their midpoint: it stands at the end of that span nearer its
   // elbow, before the arms' lengths are compared
   const wristsBehindHeld = posedApart ? wristsBehindWhatTheyHold(c, readSpans, held) : [];
@@ -967,10 +967,10 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * depth: its ray read the fist beside the staff, and the forearm that looks too long is the elbow's share of an arm
  * reaching forward (16 000 040's wrist was pulled 6.3 % of the height back). A wrist whose read span is over
  * WRIST_SPAN_RATIO times the other wrist's takes that length however little longer its forearm reads. A joint read on
- * its parent's piece over no more than its parent's span read the limb itself, and keeps its depth: the other side is
- * then the one misread, a wrist whose 2D joint stands up its forearm (procedural 23 000 018, posed apart: the right
- * hand reaching forward, read 0.09 of the canonical height in front of its elbow, was pulled back to the elbow, 9.6 %
- * of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %).
+ * its parent's piece over no more than its parent's span read the limb itself (readLimbItself), and keeps its depth:
+ * the other side is then the one misread, a wrist whose 2D joint stands up its forearm (procedural 23 000 018, posed
+ * apart: the right hand reaching forward, read 0.09 of the canonical height in front of its elbow, was pulled back to
+ * the elbow, 9.6 % of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %).
  * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod;
  * readSpans: the span each depth was read from, by name (liftJointsByFrontPiece's, as the rules before left them);
  * pieces: each point's read piece (as the rules before left it) and the pieces its ray meets at least twice, by name
@@ -992,8 +992,7 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       if (held.includes(side + joint)) continue;
-      const own = pieces[side + joint], theirs = pieces[side + parent];
-      if (own && theirs && own.piece >= 0 && own.piece === theirs.piece && readSpans[side + joint] <= readSpans[side + parent]) continue;
+      if (readLimbItself(side + joint, readSpans[side + joint], readSpans, pieces)) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
     }
   }
@@ -1222,6 +1221,21 @@ export const ONE_SIDED_SPAN_RATIO = 2;
 const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { Arm: 'Shoulder', ForeArm: 'Arm', Hand: 'ForeArm', HandTip: 'Hand' };
 
 /**
+ * Whether an arm joint (of ONE_SIDED_DEPTH_PARENT) read the limb itself: on its parent's piece (meshShells), over no
+ * more than its parent's span, so its ray crossed nothing the limb holds or lies before.
+ * name: the joint with its side, span: its read span, readSpans: each point's, by name; pieces: each point's read
+ * piece and closed pieces, by name
+ */
+function readLimbItself(name: string, span: number, readSpans: Record<string, number>, pieces: PiecesRead): boolean {
+  const joint = name.replace(/^(Left|Right)/, '');
+  const parent = ONE_SIDED_DEPTH_PARENT[joint];
+  if (!parent) return false;
+  const parentName = name.slice(0, name.length - joint.length) + parent;
+  const own = pieces[name], theirs = pieces[parentName];
+  return !!own && !!theirs && own.piece >= 0 && own.piece === theirs.piece && span <= readSpans[parentName];
+}
+
+/**
  * The joints (without their side) of ONE_SIDED_DEPTH_PARENT whose pair may take the shorter read span's depth: not
  * the upper arm, whose shorter span can be long hair's behind the shoulder rather than the shoulder's (a procedural
  * development humanoid); a held sword's blade there spans less than the arm (0.021 and 0.037 of the height against
@@ -1239,10 +1253,15 @@ const SHORTER_SPAN_JOINTS = ['ForeArm', 'Hand', 'HandTip'];
  * - the two spans do not overlap in depth (the ray met a separate piece in front, such as a sword's guard or blade,
  *   where its mirror met the arm): both take the depth of the side that lies nearer its parent joint's depth (parents
  *   are settled first), the side whose limb did not turn out of the body's plane.
+ * - both sides read the limb itself (readLimbItself) and their spans do not overlap in depth: each keeps its own
+ *   depth. Arms the front view reads as one pose can differ in depth alone: procedural 16 000 050 ('A' and 'down',
+ *   read as mirrored) reaches its right hand forward, read on the hand 0.075 of the canonical height in front of the
+ *   left one, and the pair took the left's, the one nearer its elbow (7.3 % of the height off).
  * Pairs whose joint (without its side) is in ownPose keep each side as read: arms posed apart (armsPosedApart).
- * c: lifted points by name (canonical), modified in place, parents before children in key order.
+ * c: lifted points by name (canonical), modified in place, parents before children in key order; pieces: each point's
+ * read piece (as the rules before left it) and the pieces its ray meets at least twice, by name
  */
-function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> = {}, ownPose: readonly string[] = []): void {
+function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> = {}, ownPose: readonly string[] = [], pieces: PiecesRead = {}): void {
   const mid = c.Hips[0];
   for (const name of Object.keys(c)) {
     if (!name.startsWith('Left') || ownPose.includes(name.slice(4))) continue;
@@ -1251,8 +1270,12 @@ function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> =
     if (!r) continue;
     const half = 0.5 * ((l[0] - mid) - (r[0] - mid));
     const y = 0.5 * (l[1] + r[1]);
-    c[name] = [mid + half, y, pairDepth(c, name.slice(4), l[2], r[2], readSpans[name] ?? Number.NaN, readSpans[other] ?? Number.NaN)];
-    c[other] = [mid - half, y, c[name][2]];
+    const sl = readSpans[name] ?? Number.NaN, sr = readSpans[other] ?? Number.NaN;
+    // two reads of the limb itself that lie apart in depth: the pose is not mirrored there (a hand reaching forward)
+    const apart = Math.abs(l[2] - r[2]) > 0.5 * (sl + sr) && readLimbItself(name, sl, readSpans, pieces) && readLimbItself(other, sr, readSpans, pieces);
+    const z = apart ? l[2] : pairDepth(c, name.slice(4), l[2], r[2], sl, sr);
+    c[name] = [mid + half, y, z];
+    c[other] = [mid - half, y, apart ? r[2] : z];
   }
   for (const name of ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head', 'HeadTop_End', 'HeadTop']) c[name][0] = mid;
 }
