@@ -1134,16 +1134,13 @@ export function armJointsWhoseRayMissedTheLimb(c: Record<string, Vec3>, readSpan
   const moved: string[] = [];
   for (const side of ['Left', 'Right']) {
     const wrappers = new Set<number>();
-    let limb = -1, parentMissed = false;
+    let parentMissed = false;
     for (const [joint, parent] of WRAPPED_CHAIN) {
       const name = side + joint, parentName = parent === 'Spine2' ? parent : side + parent;
       const q = c[name], p = c[parentName], own = pieces[name], theirs = pieces[parentName];
       if (!q || !p || !own || !theirs) break;
       // a parent whose ray missed the limb has none of the limb's on it: the limb and its wrappers carry on
-      if (!parentMissed) {
-        limb = theirs.piece;
-        for (const piece of piecesWrappingLimb(theirs.closed, limb)) wrappers.add(piece);
-      }
+      if (!parentMissed) for (const piece of piecesWrappingLimb(theirs.closed, theirs.piece)) wrappers.add(piece);
       parentMissed = own.piece >= 0 && own.closed.length > 0 && own.closed.every((hit) => wrappers.has(hit.piece));
       if (!parentMissed) continue;
       q[2] = p[2];
