@@ -992,7 +992,7 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       if (held.includes(side + joint)) continue;
-      if (readLimbItself(side + joint, readSpans[side + joint], readSpans, pieces)) continue;
+      if (readLimbItself(side, joint, readSpans, pieces)) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
     }
   }
@@ -1220,16 +1220,14 @@ const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { Arm: 'Shoulder', ForeAr
 /**
  * Whether an arm joint (of ONE_SIDED_DEPTH_PARENT) read the limb itself: on its parent's piece (meshShells), over no
  * more than its parent's span, so its ray crossed nothing the limb holds or lies before.
- * name: the joint with its side, span: its read span, readSpans: each point's, by name; pieces: each point's read
- * piece and closed pieces, by name
+ * side: 'Left' or 'Right', joint: the name without its side ('Hand'), readSpans: the span each depth was read from, by
+ * name; pieces: each point's read piece and closed pieces, by name
  */
-function readLimbItself(name: string, span: number, readSpans: Record<string, number>, pieces: PiecesRead): boolean {
-  const joint = name.replace(/^(Left|Right)/, '');
+function readLimbItself(side: string, joint: string, readSpans: Record<string, number>, pieces: PiecesRead): boolean {
   const parent = ONE_SIDED_DEPTH_PARENT[joint];
   if (!parent) return false;
-  const parentName = name.slice(0, name.length - joint.length) + parent;
-  const own = pieces[name], theirs = pieces[parentName];
-  return !!own && !!theirs && own.piece >= 0 && own.piece === theirs.piece && span <= readSpans[parentName];
+  const own = pieces[side + joint], theirs = pieces[side + parent];
+  return !!own && !!theirs && own.piece >= 0 && own.piece === theirs.piece && readSpans[side + joint] <= readSpans[side + parent];
 }
 
 /**
@@ -1267,36 +1265,42 @@ function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> =
     if (!r) continue;
     const half = 0.5 * ((l[0] - mid) - (r[0] - mid));
     const y = 0.5 * (l[1] + r[1]);
-    const sl = readSpans[name] ?? Number.NaN, sr = readSpans[other] ?? Number.NaN;
-    // two reads of the limb itself that lie apart in depth: the pose is not mirrored there (a hand reaching forward)
-    const apart = Math.abs(l[2] - r[2]) > 0.5 * (sl + sr) && readLimbItself(name, sl, readSpans, pieces) && readLimbItself(other, sr, readSpans, pieces);
-    const z = apart ? l[2] : pairDepth(c, name.slice(4), l[2], r[2], sl, sr);
-    c[name] = [mid + half, y, z];
-    c[other] = [mid - half, y, apart ? r[2] : z];
+    const joint = name.slice(4);
+    const limbItself = readLimbItself('Left', joint, readSpans, pieces) && readLimbItself('Right', joint, readSpans, pieces);
+    const [zl, zr] = pairDepth(c, joint, l[2], r[2], readSpans[name] ?? Number.NaN, readSpans[other] ?? Number.NaN, limbItself);
+    c[name] = [mid + half, y, zl];
+    c[other] = [mid - half, y, zr];
   }
   for (const name of ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head', 'HeadTop_End', 'HeadTop']) c[name][0] = mid;
 }
 
 /**
- * The depth a Left/Right pair shares (symmetrise): for a joint of ONE_SIDED_DEPTH_PARENT, the shorter read span's
- * where the spans overlap and differ by ONE_SIDED_SPAN_RATIO (SHORTER_SPAN_JOINTS), the side nearer its parent's
- * depth where the spans do not overlap; else (and for every other joint) the mean.
+ * The depths of a Left/Right pair (symmetrise): for a joint of ONE_SIDED_DEPTH_PARENT, each side's own where both read
+ * the limb itself and their spans do not overlap, the shorter read span's where the spans overlap and differ by
+ * ONE_SIDED_SPAN_RATIO (SHORTER_SPAN_JOINTS), the side nearer its parent's depth where the spans do not overlap; else
+ * (and for every other joint) the mean.
  * c: the points (the parent's depth is read from it), joint: the name without its side ('Hand'), zl, zr: each side's
- * depth, sl, sr: each side's read span (NaN where none) → the shared depth
+ * depth, sl, sr: each side's read span (NaN where none), limbItself: both sides read the limb itself (readLimbItself)
+ * → the left and the right depth
  */
-function pairDepth(c: Record<string, Vec3>, joint: string, zl: number, zr: number, sl: number, sr: number): number {
+function pairDepth(
+  c: Record<string, Vec3>, joint: string, zl: number, zr: number, sl: number, sr: number, limbItself = false,
+): [number, number] {
   const mean = 0.5 * (zl + zr);
   const parent = ONE_SIDED_DEPTH_PARENT[joint];
-  if (!parent || !(sl > 0 && sr > 0)) return mean;
-  const overlap = Math.abs(zl - zr) <= 0.5 * (sl + sr);
-  if (SHORTER_SPAN_JOINTS.includes(joint) && overlap) {
-    if (sl > ONE_SIDED_SPAN_RATIO * sr) return zr;
-    if (sr > ONE_SIDED_SPAN_RATIO * sl) return zl;
+  const apart = Math.abs(zl - zr) > 0.5 * (sl + sr);
+  // two reads of the limb itself that lie apart in depth: the pose is not mirrored there (a hand reaching forward)
+  if (parent && limbItself && apart) return [zl, zr];
+  if (!parent || !(sl > 0 && sr > 0)) return [mean, mean];
+  let z = mean;
+  if (SHORTER_SPAN_JOINTS.includes(joint) && !apart) {
+    if (sl > ONE_SIDED_SPAN_RATIO * sr) z = zr;
+    else if (sr > ONE_SIDED_SPAN_RATIO * sl) z = zl;
+  } else if (apart) {
+    const pl = c['Left' + parent], pr = c['Right' + parent];
+    if (pl && pr) z = Math.abs(zl - pl[2]) <= Math.abs(zr - pr[2]) ? zl : zr;
   }
-  if (overlap) return mean;
-  const pl = c['Left' + parent], pr = c['Right' + parent];
-  if (!pl || !pr) return mean;
-  return Math.abs(zl - pl[2]) <= Math.abs(zr - pr[2]) ? zl : zr;
+  return [z, z];
 }
 
 /**
