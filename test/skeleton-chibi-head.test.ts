@@ -114,6 +114,17 @@ describe('a hat\'s brim over a big head', () => {
     for (const name of ['LeftShoulder', 'RightShoulder']) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(0.05);
   }, 60_000);
 
+  // 25 000 005 (mirrored) wears a cone hat far wider than its shoulders, its arms hanging straight down: the rules read
+  // the brim as shoulders and arms held out level, their upper-arm joints 0.133 and 0.137 of the height over the
+  // network's Head, and traced the hands along the brim (54 % of the height off). The network's, unsure, stand in
+  it('puts procedural humanoid 25 000 005\'s hands by its sides, not out along its hat\'s brim', async () => {
+    const character = generateProceduralHumanoid(25_000_005, { targetVertices: 20_000 });
+    expect(character.meta.clothing as string[]).toContain('cone hat');
+    const errors = await rigJointErrors(character);
+    // measured 11.2 / 11.1 % (elbows) and 13.5 / 13.3 % (hands), the network's; before, 54.4 and 54.2 % at the hands
+    for (const name of ['LeftForeArm', 'RightForeArm', 'LeftHand', 'RightHand']) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(0.2);
+  }, 60_000);
+
   it('is told, on one side, by the rules\' upper-arm joint well over the network\'s Head', () => {
     const L = 'learned' as const, G = 'geometric' as const;
     const points = { Head: [0, 0.2] } as Record<string, [number, number]>;

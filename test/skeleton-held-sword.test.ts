@@ -126,6 +126,34 @@ describe('a sword held in one hand', () => {
     expect(errors[SCORED_JOINTS.indexOf('LeftHand')]).toBeLessThan(0.03);
   }, 60_000);
 
+  // A wrist whose ray meets the grip alone, the fist just off it: 19 000 010's left ray reads the grip's midpoint, 0.047 of
+  // the canonical height in front of the wrist (5.7 % of the height off), and its forearm reads 1.24 times the other's,
+  // under ARM_LENGTH_SLACK. A joint whose ray met nothing of its limb takes the other side's length however little
+  // longer it reads (armDepthsOfEqualLength); its elbow, read on the arm behind the blade, now says it lies on the arm
+  it('puts procedural humanoid 19 000 010\'s sword wrist, whose ray met the grip alone, on the arm', async () => {
+    const character = generateProceduralHumanoid(19_000_010, { targetVertices: 20_000, asymmetricArms: true });
+    expect(character.meta.clothing).toContain('sword (left hand)');
+    const errors = await rigJointErrors(character);
+    // measured 2.0 %
+    expect(errors[SCORED_JOINTS.indexOf('LeftHand')]).toBeLessThan(0.03);
+  }, 60_000);
+
+  // Arms read as one mirrored pose, the sword hand reaching forward: 25 000 071's blade, raised forward, crosses the right
+  // upper arm's and elbow's rays in front of the arm. The pair gave the upper arm the left one's depth, but the elbow,
+  // read on the blade as its parent had been, was taken for a read of the limb itself and kept the blade's (29.0 %).
+  // 25 000 039's right wrist ray reads the grip in front of the fist, then the fist, then the sleeve: the pair took the
+  // free hand's depth, behind the fist (6.3 %); the fist, on its elbow's piece, now stands in
+  it.each([
+    [25_000_071, false, 'RightForeArm', 0.03],
+    [25_000_039, true, 'RightHand', 0.03],
+  ] as const)('reads procedural humanoid %i\'s sword arm, mirrored in the front view, on the arm', async (seed, asymmetricArms, joint, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms });
+    expect(character.meta.clothing).toContain('sword (right hand)');
+    const errors = await rigJointErrors(character);
+    // measured 0.2 % and 0.9 %
+    expect(errors[SCORED_JOINTS.indexOf(joint)]).toBeLessThan(bound);
+  }, 60_000);
+
   // A grip and guard fused to the fist, the blade pointing forward: the wrist's ray runs from the guard to the back of
   // the wrist (read span 0.13 / 0.12 of the height, the free wrist's 0.035 / 0.037), and its forearm reads 1.19 / 1.17
   // times the other's, under ARM_LENGTH_SLACK. A wrist read over WRIST_SPAN_RATIO times the other's takes its length

@@ -35,17 +35,56 @@ describe('an arm joint inside what wraps it along its ray', () => {
     expect(c.LeftShoulder[2]).toBe(-0.008);
   });
 
-  it('stays where the piece inside holds not the parent (a sword\'s grip in the fist), or lies not wholly inside', () => {
+  it('stays where the piece inside holds not the parent (a sword\'s grip in the fist), or is the longer along the ray', () => {
     const grip: Pieces = { ...pieces, LeftArm: { piece: 0, closed: [{ piece: 0, front: 0.017, back: -0.1 }, { piece: 5, front: 0.012, back: -0.026 }] } };
     const a = lifted();
     armJointsInsideWhatWrapsThem(a.c, a.spans, grip);
     expect(a.c.LeftArm[2]).toBe(-0.042);
-    // the body sticks out of the hat's back: the two overlap, the hat wraps nothing
+    // the body sticks out of the hat's back, longer along the ray than the hat: the two overlap, the hat wraps nothing
     const overlap: Pieces = { ...pieces, LeftArm: { piece: 3, closed: [{ piece: 3, front: 0.017, back: -0.1 }, { piece: 0, front: 0.012, back: -0.12 }] } };
     const b = lifted();
     armJointsInsideWhatWrapsThem(b.c, b.spans, overlap);
     expect(b.c.LeftArm[2]).toBe(-0.042);
   });
+
+  // procedural 24 000 044's right forearm, raised forward in a wide sleeve (posed apart): the elbow read the arm (piece
+  // 0) inside the sleeve (piece 2); the wrist's ray grazes the hand where it leaves the cuff, a sliver the lift passed
+  // as a pendant, and read the cuff's midpoint, 0.04 of the canonical height behind it (the wrist 5.2 % of the height off)
+  const cuff = (hand: ClosedPieceHit): { c: Record<string, Vec3>; spans: Record<string, number>; pieces: Pieces } => ({
+    c: { RightForeArm: [-0.32, 0.357, -0.046], RightHand: [-0.433, 0.425, 0.025] },
+    spans: { RightForeArm: 0.057, RightHand: 0.08 },
+    pieces: {
+      RightForeArm: { piece: 0, closed: [{ piece: 2, front: -0.008, back: -0.084 }, { piece: 0, front: -0.017, back: -0.074 }] },
+      RightHand: { piece: 2, closed: [hand, { piece: 2, front: 0.065, back: -0.015 }] },
+    },
+  });
+
+  it('is read on the limb sticking out of the wrapper by under half its span, where it is the shorter of the two', () => {
+    const { c, spans, pieces: read } = cuff({ piece: 0, front: 0.066, back: 0.054 });
+    armJointsInsideWhatWrapsThem(c, spans, read);
+    expect(c.RightHand[2]).toBeCloseTo(0.06, 6);
+    expect(spans.RightHand).toBeCloseTo(0.012, 6);
+    expect(read.RightHand.piece).toBe(0);
+    // a hand wholly in front of the cuff, or touching it by a quarter of its span, is apart from it: the read stands
+    for (const hand of [{ piece: 0, front: 0.09, back: 0.07 }, { piece: 0, front: 0.08, back: 0.06 }]) {
+      const apart = cuff(hand);
+      armJointsInsideWhatWrapsThem(apart.c, apart.spans, apart.pieces);
+      expect(apart.c.RightHand[2]).toBe(0.025);
+      expect(apart.pieces.RightHand.piece).toBe(2);
+    }
+    // a sleeve's cuff half inside the hand read on the arm (mirrored 16 000 051) is no limb sticking out of a wrapper
+    const hand = cuff({ piece: 0, front: 0.066, back: 0.054 });
+    hand.pieces.RightHand = { piece: 0, closed: [{ piece: 0, front: 0.039, back: 0.016 }, { piece: 2, front: 0.022, back: 0.011 }] };
+    armJointsInsideWhatWrapsThem(hand.c, hand.spans, hand.pieces);
+    expect(hand.c.RightHand[2]).toBe(0.025);
+    expect(hand.pieces.RightHand.piece).toBe(0);
+  });
+
+  it('puts procedural humanoid 24 000 044\'s right wrist, raised forward out of a wide sleeve, in the hand', async () => {
+    const character = generateProceduralHumanoid(24_000_044, { targetVertices: 20_000, asymmetricArms: true });
+    const errors = await rigJointErrors(character);
+    expect(errors[SCORED_JOINTS.indexOf('RightHand')]).toBeLessThan(0.035);
+  }, 60_000);
 
   // the generator's chibis: 22 000 062 (mirrored) under a cone hat down to its shoulders, its upper-arm joints 6.6 and
   // 6.8 % of the height off; 19 000 049 (arms posed apart) under short hair and a brim hat, its left upper arm 6.4 %

@@ -144,11 +144,13 @@ export function rulesArmOverNetworkHead(
 
 /**
  * How far (share of the body's height) over the network's Head the rules' upper-arm joint must stand for
- * rulesArmOverNetworkHead: 17 000 051's stood 0.245 over it; on procedural humanoids 17 000 000–079 with arms posed
- * apart, a raised arm's stood up to 0.121 over it (its elbow and wrist the network's already), and the artists' ten all
- * stood under it (0.019 under at the nearest).
+ * rulesArmOverNetworkHead: no shoulder joint stands over the head, whatever the arm's pose, so the margin is the front
+ * view's noise. 17 000 051's long hair stood 0.245 over it; 25 000 005's cone hat, whose brim the rules read as
+ * shoulders held out level over arms hanging straight down, 0.133 and 0.137 (its hands 54 % of the height off). Before,
+ * 0.15: on procedural humanoids 17 000 000–079 with arms posed apart a raised arm's stood up to 0.121 over it, its elbow
+ * and wrist the network's already. The artists' ten all stand under the network's Head (0.019 under at the nearest).
  */
-export const ARM_OVER_HEAD = 0.15;
+export const ARM_OVER_HEAD = 0.05;
 
 /**
  * The least a thigh (hip joint to knee, along the front view's up) may measure over its shin (knee to ankle) before
@@ -970,7 +972,10 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * its parent's piece over no more than its parent's span read the limb itself (readLimbItself), and keeps its depth:
  * the other side is then the one misread, a wrist whose 2D joint stands up its forearm (procedural 23 000 018, posed
  * apart: the right hand reaching forward, read 0.09 of the canonical height in front of its elbow, was pulled back to
- * the elbow, 9.6 % of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %).
+ * the elbow, 9.6 % of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %). A joint whose ray met nothing
+ * of its limb (rayMetNothingOfTheLimb) read something else, and takes the other side's length however little longer
+ * its bone reads: 19 000 010's sword wrist, whose ray met the grip alone, 0.047 of the canonical height in front of the
+ * fist (5.7 % of the height off), its forearm 1.24 times the other's.
  * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod;
  * readSpans: the span each depth was read from, by name (liftJointsByFrontPiece's, as the rules before left them);
  * pieces: each point's read piece (as the rules before left it) and the pieces its ray meets at least twice, by name
@@ -984,18 +989,32 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
   for (const [parent, joint] of ARM_BONES) {
     for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
       const expected = length(other, parent, joint);
-      // a wrist whose ray read far more than the other's crossed what the hand holds: any excess length is that
-      const readAcross = joint === 'Hand' && readSpans[side + joint] > WRIST_SPAN_RATIO * readSpans[other + joint];
+      // a wrist whose ray read far more than the other's crossed what the hand holds, and a joint whose ray met nothing
+      // of its limb read something else: any excess length is that
+      const readAcross = (joint === 'Hand' && readSpans[side + joint] > WRIST_SPAN_RATIO * readSpans[other + joint])
+        || rayMetNothingOfTheLimb(pieces[side + joint], pieces[side + parent], c[side + parent]);
       if (!(length(side, parent, joint) > (readAcross ? 1 : ARM_LENGTH_SLACK) * expected) || !readsAsArm(other)) continue;
       const p = c[side + parent], q = c[side + joint];
       const across = Math.hypot(q[0] - p[0], q[1] - p[1]);
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       if (held.includes(side + joint)) continue;
-      if (readLimbItself(side, joint, readSpans, pieces)) continue;
+      if (readLimbItself(c, side, joint, readSpans, pieces)) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
     }
   }
+}
+
+/**
+ * Whether an arm joint's ray met pieces of the surface (meshShells) but none that holds its parent's depth on the
+ * parent's own ray: neither the limb nor a sleeve round it, only something the hand holds (a sword's grip in front of
+ * the fist).
+ * own, parent: the joint's and its parent's read piece and closed pieces (PiecesRead's), parentAt: the parent (canonical)
+ */
+function rayMetNothingOfTheLimb(own: PiecesRead[string] | undefined, parent: PiecesRead[string] | undefined, parentAt: Vec3 | undefined): boolean {
+  if (!own || !parent || !parentAt || own.closed.length === 0) return false;
+  const limb = piecesHoldingDepth(parent.closed, parentAt[2]);
+  return limb.length > 0 && own.closed.every((hit) => !limb.includes(hit.piece));
 }
 
 /**
@@ -1066,7 +1085,10 @@ const WRAPPED_CHAIN = [['Shoulder', 'Spine2'], ['Arm', 'Shoulder'], ['ForeArm', 
  * over a chibi's shoulders (procedural 22 000 062: the upper-arm joints 0.036 of the canonical height behind), long hair
  * round the upper arm (19 000 049, 17 000 051: 0.06–0.07). The joint is read on the wrapped piece instead, the midpoint
  * of its first and last hit (the longest of several): the limb's own. A sleeve wraps the arm the same way, and its
- * elbow and wrist are read on the arm. Parents first, so a moved shoulder carries its upper-arm joint's check. A piece
+ * elbow and wrist are read on the arm. The parent's own piece (the limb), shorter along the ray than the wrapper,
+ * that sticks out of it by under APART_OVERLAP_SHARE of its own span is wrapped as well: 24 000 044's right hand, raised forward out of a wide sleeve,
+ * was grazed where it leaves the cuff, a sliver the lift passed as a pendant; read on the cuff, the wrist stood 0.04 of
+ * the canonical height behind it (5.2 % of the height off). Parents first, so a moved shoulder carries its upper-arm joint's check. A piece
  * inside the read one that does not hold the parent (a sword's grip in the fist) is no limb of the chain.
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
  * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none; a moved joint's
@@ -1083,7 +1105,9 @@ export function armJointsInsideWhatWrapsThem(c: Record<string, Vec3>, readSpans:
       const holdsParent = piecesHoldingDepth(theirs.closed, p[2]);
       let wrapped: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
-        const inside = hit.front < read.front && hit.back > read.back;
+        // the parent's own piece (its limb) may stick out of the wrapper by under half its span: a hand out of a cuff
+        const inside = (hit.front < read.front && hit.back > read.back) || (hit.piece === theirs.piece && hit.front - hit.back < read.front - read.back
+          && Math.min(hit.front, read.front) - Math.max(hit.back, read.back) >= (1 - APART_OVERLAP_SHARE) * (hit.front - hit.back));
         if (hit.piece === own.piece || !inside || !holdsParent.includes(hit.piece)) continue;
         if (!wrapped || hit.front - hit.back > wrapped.front - wrapped.back) wrapped = hit;
       }
@@ -1170,10 +1194,14 @@ export function armJointsWhoseRayMissedTheLimb(c: Record<string, Vec3>, readSpan
  * 9 900 070: both hands 2.1 → 2.8 and 0.6 → 1.9 % of the height), so mirrored arms read only a piece wholly in front of
  * the read one (inFrontOnly): the limb the lift passed as a pendant, thin against its ray's whole span. 15 000 022
  * (mirrored) hangs its hands in front of a bell-shaped cape; each wrist's ray read the cape, 0.16 of the canonical
- * height behind the hand (hands 11.4 and 12.9 % off).
+ * height behind the hand (hands 11.4 and 12.9 % off). Behind the read one they read the piece their parent was read on
+ * (the limb; not a sleeve round it): 25 000 039's sword hand reaches forward, its ray reading the grip in front of the
+ * fist, and the pair took the free hand's depth, 0.05 of the canonical height behind it (6.3 % of the height off). A
+ * joint moved here is read on that piece from then on (its piece in pieces).
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
  * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none) and the pieces its
- * ray meets at least twice (closedPieces), by name; inFrontOnly: read only a piece wholly in front of the read one
+ * ray meets at least twice (closedPieces), by name, modified in place; inFrontOnly: read only a piece wholly in front
+ * of the read one, or the parent's own piece apart from it
  */
 function armJointsOnTheirParentsPiece(c: Record<string, Vec3>, readSpans: Record<string, number>, pieces: PiecesRead, inFrontOnly = false): void {
   for (const side of ['Left', 'Right']) {
@@ -1186,7 +1214,8 @@ function armJointsOnTheirParentsPiece(c: Record<string, Vec3>, readSpans: Record
       let best: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
         const overlap = Math.min(hit.front, read.front) - Math.max(hit.back, read.back);
-        const apart = inFrontOnly ? hit.back > read.front : overlap < APART_OVERLAP_SHARE * Math.min(hit.front - hit.back, read.front - read.back);
+        const apartBy = overlap < APART_OVERLAP_SHARE * Math.min(hit.front - hit.back, read.front - read.back);
+        const apart = inFrontOnly ? hit.back > read.front || (apartBy && hit.piece === pieces[side + parent].piece) : apartBy;
         if (!theirs.includes(hit.piece) || !apart) continue;
         if (!best || Math.abs(hitMiddle(hit) - p[2]) < Math.abs(hitMiddle(best) - p[2])) best = hit;
       }
@@ -1195,6 +1224,7 @@ function armJointsOnTheirParentsPiece(c: Record<string, Vec3>, readSpans: Record
       if (!best || Math.abs(hitMiddle(best) - p[2]) >= Math.abs(q[2] - p[2])) continue;
       q[2] = hitMiddle(best);
       readSpans[side + joint] = best.front - best.back;
+      own.piece = best.piece;
     }
   }
 }
@@ -1219,15 +1249,22 @@ const ONE_SIDED_DEPTH_PARENT: Record<string, string> = { Arm: 'Shoulder', ForeAr
 
 /**
  * Whether an arm joint (of ONE_SIDED_DEPTH_PARENT) read the limb itself: on its parent's piece (meshShells), over no
- * more than its parent's span, so its ray crossed nothing the limb holds or lies before.
- * side: 'Left' or 'Right', joint: the name without its side ('Hand'), readSpans: the span each depth was read from, by
- * name; pieces: each point's read piece and closed pieces, by name
+ * more than its parent's span, so its ray crossed nothing the limb holds or lies before, its parent's depth still on
+ * that piece. A sword raised forward crosses the upper arm's and the elbow's rays in front of the arm (procedural
+ * 25 000 071, mirrored): both read the blade, the elbow on its parent's piece; the pair's rule then gave the upper arm
+ * the other side's depth, and the elbow, taken for a read of the limb, kept the blade's (29 % of the height off).
+ * c: the points by name (canonical); side: 'Left' or 'Right', joint: the name without its side ('Hand'), readSpans: the
+ * span each depth was read from, by name; pieces: each point's read piece and closed pieces, by name
  */
-function readLimbItself(side: string, joint: string, readSpans: Record<string, number>, pieces: PiecesRead): boolean {
+function readLimbItself(c: Record<string, Vec3>, side: string, joint: string, readSpans: Record<string, number>, pieces: PiecesRead): boolean {
   const parent = ONE_SIDED_DEPTH_PARENT[joint];
   if (!parent) return false;
-  const own = pieces[side + joint], theirs = pieces[side + parent];
-  return !!own && !!theirs && own.piece >= 0 && own.piece === theirs.piece && readSpans[side + joint] <= readSpans[side + parent];
+  const own = pieces[side + joint], theirs = pieces[side + parent], p = c[side + parent];
+  if (!own || !theirs || !p || own.piece < 0 || own.piece !== theirs.piece || !(readSpans[side + joint] <= readSpans[side + parent])) return false;
+  // the parent's depth lies on the piece it was read on: a rule that moved it off (a sword's blade read on the upper
+  // arm's ray, the pair's depth taken from the other side) leaves the chain on something else
+  const hit = theirs.closed.find((h) => h.piece === theirs.piece);
+  return !!hit && hit.back <= p[2] && p[2] <= hit.front;
 }
 
 /**
@@ -1266,7 +1303,7 @@ function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> =
     const half = 0.5 * ((l[0] - mid) - (r[0] - mid));
     const y = 0.5 * (l[1] + r[1]);
     const joint = name.slice(4);
-    const limbItself = readLimbItself('Left', joint, readSpans, pieces) && readLimbItself('Right', joint, readSpans, pieces);
+    const limbItself = readLimbItself(c, 'Left', joint, readSpans, pieces) && readLimbItself(c, 'Right', joint, readSpans, pieces);
     const [zl, zr] = pairDepth(c, joint, l[2], r[2], readSpans[name] ?? Number.NaN, readSpans[other] ?? Number.NaN, limbItself);
     c[name] = [mid + half, y, zl];
     c[other] = [mid - half, y, zr];
