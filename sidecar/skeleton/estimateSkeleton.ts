@@ -1085,11 +1085,9 @@ const WRAPPED_CHAIN = [['Shoulder', 'Spine2'], ['Arm', 'Shoulder'], ['ForeArm', 
  * over a chibi's shoulders (procedural 22 000 062: the upper-arm joints 0.036 of the canonical height behind), long hair
  * round the upper arm (19 000 049, 17 000 051: 0.06–0.07). The joint is read on the wrapped piece instead, the midpoint
  * of its first and last hit (the longest of several): the limb's own. A sleeve wraps the arm the same way, and its
- * elbow and wrist are read on the arm. The parent's own piece (the limb), shorter along the ray than the wrapper,
- * that sticks out of it by under APART_OVERLAP_SHARE of its own span is wrapped as well: 24 000 044's right hand, raised forward out of a wide sleeve,
- * was grazed where it leaves the cuff, a sliver the lift passed as a pendant; read on the cuff, the wrist stood 0.04 of
- * the canonical height behind it (5.2 % of the height off). Parents first, so a moved shoulder carries its upper-arm joint's check. A piece
- * inside the read one that does not hold the parent (a sword's grip in the fist) is no limb of the chain.
+ * elbow and wrist are read on the arm; the limb may stick out of it a little (wrapsAlongRay: a hand out of a cuff).
+ * Parents first, so a moved shoulder carries its upper-arm joint's check. A piece inside the read one that does not
+ * hold the parent (a sword's grip in the fist) is no limb of the chain.
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
  * modified in place; pieces: each point's read piece (liftJointsByFrontPiece's piece, -1 for none; a moved joint's
  * becomes the wrapped one) and the pieces its ray meets at least twice (closedPieces), by name, modified in place
@@ -1105,10 +1103,7 @@ export function armJointsInsideWhatWrapsThem(c: Record<string, Vec3>, readSpans:
       const holdsParent = piecesHoldingDepth(theirs.closed, p[2]);
       let wrapped: ClosedPieceHit | null = null;
       for (const hit of own.closed) {
-        // the parent's own piece (its limb) may stick out of the wrapper by under half its span: a hand out of a cuff
-        const inside = (hit.front < read.front && hit.back > read.back) || (hit.piece === theirs.piece && hit.front - hit.back < read.front - read.back
-          && Math.min(hit.front, read.front) - Math.max(hit.back, read.back) >= (1 - APART_OVERLAP_SHARE) * (hit.front - hit.back));
-        if (hit.piece === own.piece || !inside || !holdsParent.includes(hit.piece)) continue;
+        if (hit.piece === own.piece || !wrapsAlongRay(read, hit, hit.piece === theirs.piece) || !holdsParent.includes(hit.piece)) continue;
         if (!wrapped || hit.front - hit.back > wrapped.front - wrapped.back) wrapped = hit;
       }
       if (!wrapped) continue;
@@ -1117,6 +1112,22 @@ export function armJointsInsideWhatWrapsThem(c: Record<string, Vec3>, readSpans:
       own.piece = wrapped.piece;
     }
   }
+}
+
+/**
+ * Whether a piece wraps another along a ray (armJointsInsideWhatWrapsThem): holds it wholly inside, or, where the inner
+ * one is the limb (the parent joint's own piece), shorter along the ray, holds all of it but under APART_OVERLAP_SHARE
+ * of its span. 24 000 044's right hand, raised forward out of a wide sleeve, was grazed where it leaves the cuff, a
+ * sliver 0.001 out of the cuff's front that the lift passed as a pendant; read on the cuff, the wrist stood 0.04 of the
+ * canonical height behind it (5.2 % of the height off). Any piece half inside, not only the limb, took a sleeve's cuff
+ * half inside a hand for the limb (mirrored 16 000 051's hands 0.7 → 1.4 %).
+ * outer, inner: two closed hits of one ray, limb: whether inner is the parent's own piece → boolean
+ */
+function wrapsAlongRay(outer: ClosedPieceHit, inner: ClosedPieceHit, limb: boolean): boolean {
+  if (inner.front < outer.front && inner.back > outer.back) return true;
+  const span = inner.front - inner.back;
+  const overlap = Math.min(inner.front, outer.front) - Math.max(inner.back, outer.back);
+  return limb && span < outer.front - outer.back && overlap >= (1 - APART_OVERLAP_SHARE) * span;
 }
 
 /**
