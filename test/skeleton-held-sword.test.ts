@@ -117,24 +117,19 @@ describe('a sword held in one hand', () => {
 
   // A grip sticking out in front of the fist that holds it: 21 000 072's wrist ray meets the grip (its own piece) and the
   // fist just behind it, overlapping by a tenth of the fist's span. Read on the grip, 0.08 of the canonical height in
-  // front of the hand, the wrist was 8.3 % of the height off; the two pieces now lie apart (APART_OVERLAP_SHARE)
-  it('reads procedural humanoid 21 000 072\'s sword wrist on the fist, not on the grip in front of it', async () => {
-    const character = generateProceduralHumanoid(21_000_072, { targetVertices: 20_000, asymmetricArms: true });
+  // front of the hand, the wrist was 8.3 % of the height off; the two pieces now lie apart (APART_OVERLAP_SHARE).
+  // 19 000 010's left wrist ray meets the grip alone, the fist just off it: it read the grip's midpoint, 0.047 in front
+  // of the wrist (5.7 %), and its forearm read 1.24 times the other's, under ARM_LENGTH_SLACK. A joint whose ray met
+  // nothing of its limb now takes the other side's length however little longer it reads (armDepthsOfEqualLength); its
+  // elbow, read first on the blade and then on the arm behind it, is recorded on the arm
+  it.each([
+    [21_000_072, 'on the fist, not on the grip in front of it'],
+    [19_000_010, 'whose ray met the grip alone, on the arm'],
+  ] as const)('reads procedural humanoid %i\'s sword wrist %s', async (seed, _how) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
     expect(character.meta.clothing).toContain('sword (left hand)');
     const errors = await rigJointErrors(character);
-    // measured 1.8 %
-    expect(errors[SCORED_JOINTS.indexOf('LeftHand')]).toBeLessThan(0.03);
-  }, 60_000);
-
-  // A wrist whose ray meets the grip alone, the fist just off it: 19 000 010's left ray reads the grip's midpoint, 0.047 of
-  // the canonical height in front of the wrist (5.7 % of the height off), and its forearm reads 1.24 times the other's,
-  // under ARM_LENGTH_SLACK. A joint whose ray met nothing of its limb takes the other side's length however little
-  // longer it reads (armDepthsOfEqualLength); its elbow, read on the arm behind the blade, now says it lies on the arm
-  it('puts procedural humanoid 19 000 010\'s sword wrist, whose ray met the grip alone, on the arm', async () => {
-    const character = generateProceduralHumanoid(19_000_010, { targetVertices: 20_000, asymmetricArms: true });
-    expect(character.meta.clothing).toContain('sword (left hand)');
-    const errors = await rigJointErrors(character);
-    // measured 2.0 %
+    // measured 1.8 % and 2.0 %
     expect(errors[SCORED_JOINTS.indexOf('LeftHand')]).toBeLessThan(0.03);
   }, 60_000);
 
