@@ -377,10 +377,8 @@ export function estimateSkeleton(
   const hips = hipsAboveHipJoints(points, sources, source);
   if (hips) { points.Hips = hips.point; sources.Hips = hips.source; }
   // A rules' Hips over the network's Spine folds the trunk back down: the rules divided it from a hem read as the crotch
-  if (source.method !== 'geometric' && hipsOverNetworkSpine(points, sources, networkJoint(source.prediction, 'Hips'))) {
-    points.Hips = networkJoint(source.prediction, 'Hips');
-    sources.Hips = 'learned';
-  }
+  const networkHips = source.method !== 'geometric' ? networkJoint(source.prediction, 'Hips') : null;
+  if (networkHips && hipsOverNetworkSpine(points, sources, networkHips)) { points.Hips = networkHips; sources.Hips = 'learned'; }
   // The rules read each joint along their own limb or trunk (a coat's hem as the crotch, the knees spaced from there): one
   // left between two of the network's on its chain stands on another reading, and can fold the chain back on itself
   if (source.method === 'hybrid') {
@@ -1152,7 +1150,7 @@ export const WRAPPER_DEPTH_RATIO = 2;
 function piecesWrappingLimb(hits: readonly ClosedPieceHit[], limb: number): number[] {
   const inner = hits.find((hit) => hit.piece === limb);
   if (!inner) return [];
-  return hits.filter((outer) => outer !== inner && inner.front < outer.front && inner.back > outer.back
+  return hits.filter((outer) => outer !== inner && wrapsAlongRay(outer, inner, false)
     && WRAPPER_DEPTH_RATIO * (inner.front - inner.back) <= outer.front - outer.back).map((hit) => hit.piece);
 }
 
@@ -1279,8 +1277,7 @@ function readLimbItself(c: Record<string, Vec3>, side: string, joint: string, re
   if (!own || !theirs || !p || own.piece < 0 || own.piece !== theirs.piece || !(readSpans[side + joint] <= readSpans[side + parent])) return false;
   // the parent's depth lies on the piece it was read on: a rule that moved it off (a sword's blade read on the upper
   // arm's ray, the pair's depth taken from the other side) leaves the chain on something else
-  const hit = theirs.closed.find((h) => h.piece === theirs.piece);
-  return !!hit && hit.back <= p[2] && p[2] <= hit.front;
+  return piecesHoldingDepth(theirs.closed, p[2]).includes(theirs.piece);
 }
 
 /**
