@@ -10,7 +10,12 @@ import { generateProceduralHumanoid } from '../sidecar/data/procedural/procedura
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
-import { ARM_OVER_HEAD, NECK_OVER_NETWORK_HEAD, rulesArmOverNetworkHead, rulesNeckOverNetworkHead, upperTrunkOverNetwork } from '../sidecar/skeleton/estimateSkeleton.js';
+import { prepareMesh } from '../sidecar/pipeline.js';
+import { renderFrontView } from '../sidecar/skeleton/frontView.js';
+import { predictJoints2D } from '../sidecar/skeleton/learnedJoints2d.js';
+import { loadModel } from '../sidecar/learned/onnxSession.js';
+import { modelPath } from '../sidecar/learned/modelFiles.js';
+import { ARM_OVER_HEAD, estimateSkeleton, FRONT_VIEW_RESOLUTION, NECK_OVER_NETWORK_HEAD, rulesArmOverNetworkHead, rulesNeckOverNetworkHead, upperTrunkOverNetwork } from '../sidecar/skeleton/estimateSkeleton.js';
 
 describe('the Head of a chibi character', () => {
   it.each([
@@ -78,6 +83,14 @@ describe('a hat\'s brim over a big head', () => {
     const L = 'learned', G = 'geometric';
     expect(upperTrunkOverNetwork({ Spine2: [0, 0.3], Neck: [0, 0.1] }, { Spine2: G, Neck: L })).toBe(true);
     expect(upperTrunkOverNetwork({ Spine2: [0, 0.05], Neck: [0, 0.1] }, { Spine2: G, Neck: L })).toBe(false);
+    // any rules' Spine joint over a trunk joint the network read further up (29 000 010's Spine1 over the network's
+    // Spine2, 0.26 of the canonical height), not the rules' Neck or Head, nor a joint under the network's
+    expect(upperTrunkOverNetwork({ Spine1: [0, -0.06], Spine2: [0, -0.2] }, { Spine1: G, Spine2: L })).toBe(true);
+    expect(upperTrunkOverNetwork({ Spine: [0, 0.2], Head: [0, 0.1] }, { Spine: G, Head: L })).toBe(true);
+    expect(upperTrunkOverNetwork({ Spine: [0, 0.2], Spine1: [0, 0.1] }, { Spine: G, Spine1: L })).toBe(true);
+    expect(upperTrunkOverNetwork({ Spine1: [0, -0.25], Spine2: [0, -0.2] }, { Spine1: G, Spine2: L })).toBe(false);
+    expect(upperTrunkOverNetwork({ Neck: [0, 0.3], Head: [0, 0.1] }, { Neck: G, Head: L })).toBe(false);
+    expect(upperTrunkOverNetwork({ Spine2: [0, 0.3], Spine1: [0, 0.1] }, { Spine2: G, Spine1: L })).toBe(false);
     // the rules' own Neck, or the network's chest, say nothing of the rules' reading against the network's
     expect(upperTrunkOverNetwork({ Spine2: [0, 0.3], Neck: [0, 0.1] }, { Spine2: G, Neck: G })).toBe(false);
     expect(upperTrunkOverNetwork({ Spine2: [0, 0.3], Neck: [0, 0.1] }, { Spine2: L, Neck: L })).toBe(false);
@@ -97,9 +110,10 @@ describe('a hat\'s brim over a big head', () => {
     expect(character.meta.clothing as string[]).toContain('cone hat');
     const errors = await rigJointErrors(character);
     const at = (name: string) => errors[SCORED_JOINTS.indexOf(name as never)];
-    // measured 3.1, 4.2 and 4.2 % (the network's, unsure); before, 44.2, 28.7 and 28.9 %
+    // measured 3.1, 4.2 and 4.2 % (the network's, unsure); before, 44.2, 28.7 and 28.9 %. Since the network looks
+    // again at a body the view shows small (skeleton/bodyCrop.ts), 0.7, 0.9 and 0.9 %
     for (const name of ['Spine2', 'LeftShoulder', 'RightShoulder']) expect(at(name), name).toBeLessThan(0.06);
-    // measured 7.1 % (the network's Spine1, unsure, 7 % high); before, 30.4 %
+    // measured 7.1 % (the network's Spine1, unsure, 7 % high); before, 30.4 %; zoomed, 0.5 %
     expect(at('Spine1')).toBeLessThan(0.1);
   }, 60_000);
 
@@ -114,6 +128,33 @@ describe('a hat\'s brim over a big head', () => {
     for (const name of ['LeftShoulder', 'RightShoulder']) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(0.05);
   }, 60_000);
 
+  // 29 000 010, a chibi under a cone hat as tall as its body, a skirt fused to it: the rules read the brim as the
+  // shoulders, the hat as the head, and divided the trunk from the hem up to the brim. The network's first look (the
+  // body a third of the view's height), sure of the Spine2, Neck and Head only, put them at the body's top; the rules'
+  // Spine1 stood over that Spine2 and their Hips over the network's Spine, the trunk folded back down twice. The
+  // network's trunk, Hips and hip joints stand in. (The pipeline now looks again at such a body, zoomed, and is sure of
+  // its joints: skeleton-small-body.test.ts. This reads the first look's joints, as a body too wide to zoom would.)
+  it('keeps procedural humanoid 29 000 010\'s trunk in order under its hat, from the network\'s first look', async () => {
+    const character = generateProceduralHumanoid(29_000_010, { targetVertices: 20_000 });
+    expect(character.meta.clothing as string[]).toContain('cone hat');
+    const height = character.meta.heightMetres as number;
+    const { body, cf, canonical, shells } = prepareMesh(character.parts);
+    const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
+    const prediction = await predictJoints2D(await loadModel(modelPath('joints2d')), view);
+    const { skeleton } = estimateSkeleton(canonical, body, cf, true, { method: 'hybrid', prediction }, view, shells);
+    const head = (name: string) => skeleton.joints.find((j) => j.name === `mixamorig:${name}`)!.head;
+    const up = cf.frame.up;
+    const chain = ['Hips', 'Spine', 'Spine1', 'Spine2', 'Neck', 'Head'].map((name) => head(name).reduce((a, x, i) => a + x * up[i], 0));
+    for (let k = 1; k < chain.length; k++) expect(chain[k], `joint ${k} of the trunk`).toBeGreaterThan(chain[k - 1]);
+    for (const name of ['Hips', 'Spine', 'Spine1', 'LeftUpLeg', 'RightUpLeg']) {
+      const k = MIXAMO_JOINTS.indexOf(name as never);
+      const error = Math.hypot(...head(name).map((x, i) => x - character.joints[3 * k + i])) / height;
+      // measured (the whole pipeline, then) 7.1 / 8.2 / 9.4 / 10.6 / 10.6 %: the network's first look, unsure; before,
+      // 24.1 / 38.1 / 52.9 / 23.2 / 23.3 %
+      expect(error, name).toBeLessThan(0.13);
+    }
+  }, 60_000);
+
   // 25 000 005 (mirrored) wears a cone hat far wider than its shoulders, its arms hanging straight down: the rules read
   // the brim as shoulders and arms held out level, their upper-arm joints 0.133 and 0.137 of the height over the
   // network's Head, and traced the hands along the brim (54 % of the height off). The network's, unsure, stand in
@@ -121,7 +162,8 @@ describe('a hat\'s brim over a big head', () => {
     const character = generateProceduralHumanoid(25_000_005, { targetVertices: 20_000 });
     expect(character.meta.clothing as string[]).toContain('cone hat');
     const errors = await rigJointErrors(character);
-    // measured 11.2 / 11.1 % (elbows) and 13.5 / 13.3 % (hands), the network's; before, 54.4 and 54.2 % at the hands
+    // measured 11.2 / 11.1 % (elbows) and 13.5 / 13.3 % (hands), the network's; before, 54.4 and 54.2 % at the hands;
+    // since the network looks again at a body the view shows small, 2.7 / 2.6 and 4.9 / 4.6 % (skeleton-small-body)
     for (const name of ['LeftForeArm', 'RightForeArm', 'LeftHand', 'RightHand']) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(0.2);
   }, 60_000);
 

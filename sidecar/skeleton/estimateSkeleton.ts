@@ -112,12 +112,18 @@ export const CROTCH_THROUGH_CLOTHES_MARGIN = 0.05;
 /** The joints the rules read from the shoulders' row down to the crotch, which upperTrunkOverNetwork's remedy replaces. */
 const UPPER_TRUNK_JOINTS = ['Spine', 'Spine1', 'Spine2', 'LeftShoulder', 'RightShoulder'] as const;
 
+/** The trunk's joints up to the head, in order: one the rules read over one the network read further up folds it. */
+const TRUNK_UP = ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head'] as const;
+
 /**
- * Whether the rules read the shoulders in something over the body: their Spine2 stands over the network's Neck, or one
- * of their shoulders over the network's Head, the network's joint sure (the hybrid took it), in the front view. 9 900
- * 062's cone hat's brim: its Spine2 stood 44 % of the height off; 17 000 051's long hair, wider than its shoulders
- * under a big head: the shoulders 45 %. Of 880 procedural humanoids (the eleven runs of EVAL.md's forty-ninth session)
- * and the ten artists' characters, it changed those two only.
+ * Whether the rules read the shoulders in something over the body: one of their Spine joints stands over a trunk joint
+ * the network read further up (TRUNK_UP), or one of their shoulders over the network's Head, the network's joint sure
+ * (the hybrid took it), in the front view. 9 900 062's cone hat's brim: its Spine2 stood 44 % of the height off over
+ * the network's Neck; 17 000 051's long hair, wider than its shoulders under a big head: the shoulders 45 %. Of 880
+ * procedural humanoids (the eleven runs of EVAL.md's forty-ninth session) and the ten artists' characters, it changed
+ * those two only. 29 000 010, a chibi under a cone hat as tall as its body, whose brim the rules read as its shoulders:
+ * the network took its Spine2, Neck and Head, and the rules' Spine1 stood 0.26 of the canonical height over that Spine2
+ * (53 % of the height off).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name → boolean
  */
 export function upperTrunkOverNetwork(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): boolean {
@@ -125,7 +131,8 @@ export function upperTrunkOverNetwork(points: Partial<Record<Named2D, [number, n
     const p = points[joint], q = points[network];
     return !!p && !!q && sources[joint] === 'geometric' && sources[network] === 'learned' && p[1] > q[1];
   };
-  return over('Spine2', 'Neck') || over('LeftShoulder', 'Head') || over('RightShoulder', 'Head');
+  const spineOverNetwork = TRUNK_UP.some((joint, k) => joint.startsWith('Spine') && TRUNK_UP.slice(k + 1).some((above) => over(joint, above)));
+  return spineOverNetwork || over('LeftShoulder', 'Head') || over('RightShoulder', 'Head');
 }
 
 /**
@@ -239,7 +246,7 @@ function hipsOverTheCrotch(
   const trunk = chest[1] - hips[1];
   for (const name of ['Spine', 'Spine1'] as const) {
     const p = points[name];
-    if (p && trunk > 0) points[name] = [p[0], p[1] + (y - hips[1]) * Math.min(1, Math.max(0, (chest[1] - p[1]) / trunk))];
+    if (p && trunk > 0 && sources[name] === sources.Hips) points[name] = [p[0], p[1] + (y - hips[1]) * Math.min(1, Math.max(0, (chest[1] - p[1]) / trunk))];
   }
   points.Hips = [hips[0], y];
   sources.Hips = 'geometric';
@@ -376,9 +383,13 @@ export function estimateSkeleton(
   // from there up): the network's Hips stands in, or one just above the hip joints.
   const hips = hipsAboveHipJoints(points, sources, source);
   if (hips) { points.Hips = hips.point; sources.Hips = hips.source; }
-  // A rules' Hips over the network's Spine folds the trunk back down: the rules divided it from a hem read as the crotch
+  // A rules' Hips over the network's Spine folds the trunk back down, and one far over the network's hip joints stands
+  // apart from them: the rules divided the trunk from a hem read as the crotch
   const networkHips = source.method !== 'geometric' ? networkJoint(source.prediction, 'Hips') : null;
-  if (networkHips && hipsOverNetworkSpine(points, sources, networkHips)) { points.Hips = networkHips; sources.Hips = 'learned'; }
+  if (networkHips && (hipsOverNetworkSpine(points, sources, networkHips) || hipsFarOverNetworkHipJoints(points, sources, networkHips))) {
+    points.Hips = networkHips;
+    sources.Hips = 'learned';
+  }
   // The rules read each joint along their own limb or trunk (a coat's hem as the crotch, the knees spaced from there): one
   // left between two of the network's on its chain stands on another reading, and can fold the chain back on itself
   if (source.method === 'hybrid') {
@@ -409,11 +420,17 @@ export function estimateSkeleton(
       for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
     }
   }
-  // A rules' chest over the network's Neck, or a rules' shoulder over its Head: the rules took something above the body
-  // (a hat's brim, long hair) for the shoulders, and divided the trunk up to there; the network's trunk and shoulders
-  // stand in
+  // A rules' Spine joint over one the network read further up, or a rules' shoulder over its Head: the rules took
+  // something above the body (a hat's brim, long hair) for the shoulders, and divided the trunk up to there; the
+  // network's trunk and shoulders stand in. A rules' Hips then left over the network's Spine was divided from there too
+  // (the hip joints placed under it): the network's Hips and hip joints stand in, and the knees between its hip joints
+  // and feet (29 000 010's Hips 24 → 7 % of the height off, its hip joints 23 → 11 %).
   if (source.method === 'hybrid' && upperTrunkOverNetwork(points, sources)) {
     for (const joint of UPPER_TRUNK_JOINTS) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
+    if (sources.Hips === 'geometric' && points.Hips && points.Spine && points.Hips[1] > points.Spine[1]) {
+      for (const joint of HIP_JOINTS) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
+      for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
+    }
   }
   // The rules read the elbow and the wrist along the arm they traced from their upper-arm joint: one standing over the
   // network's Head traced something else (long hair), and that side's elbow and wrist are the network's, however unsure
@@ -978,7 +995,13 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * the elbow, 9.6 % of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %). A joint whose ray met nothing
  * of its limb (rayMetNothingOfTheLimb) read something else, and takes the other side's length however little longer
  * its bone reads: 19 000 010's sword wrist, whose ray met the grip alone, 0.047 of the canonical height in front of the
- * fist (5.7 % of the height off), its forearm 1.24 times the other's.
+ * fist (5.7 % of the height off), its forearm 1.24 times the other's. A forearm whose upper arm reads shorter than the
+ * other's is measured against the other arm's whole length less its own upper arm's: its 2D elbow was read in along the
+ * arm (28 000 002's sword arm held out level: elbow 2.4 % of the height in, the forearm 1.5 times the other's and the
+ * upper arm 0.83 times; given the other forearm's length, the wrist stood 6.3 % behind). A joint whose ray missed the
+ * surface took the depth of the nearest pixel's ray (liftJointsByFrontPiece): it is held to the other side's length as
+ * closely, whatever its depth (25 000 071's raised sword wrist, its forearm 1.26 times the other's measured so and its
+ * depth 0.7 of that length, stood 5.2 % of the height in front).
  * c: lifted points by name (canonical), modified in place; held: the hands (and hand tips) that grip a standing rod;
  * readSpans: the span each depth was read from, by name (liftJointsByFrontPiece's, as the rules before left them);
  * pieces: each point's read piece (as the rules before left it) and the pieces its ray meets at least twice, by name
@@ -989,18 +1012,25 @@ function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly string[]
     return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
   };
   const readsAsArm = (side: string) => inArmProportion(length(side, 'ForeArm', 'Hand') / length(side, 'Arm', 'ForeArm'));
+  // an upper arm shorter than the other's left the forearm the rest of the arm's length: the elbow read in along the arm
+  const forearmExpected = (side: string, other: string) => {
+    const forearm = length(other, 'ForeArm', 'Hand'), upper = length(side, 'Arm', 'ForeArm'), otherUpper = length(other, 'Arm', 'ForeArm');
+    return upper < otherUpper ? forearm + otherUpper - upper : forearm;
+  };
   for (const [parent, joint] of ARM_BONES) {
     for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
-      const expected = length(other, parent, joint);
-      // a wrist whose ray read far more than the other's crossed what the hand holds, and a joint whose ray met nothing
-      // of its limb read something else: any excess length is that
+      const expected = joint === 'Hand' ? forearmExpected(side, other) : length(other, parent, joint);
+      // a joint whose ray missed the surface took the depth of a pixel beside it: it read no depth of its own
+      const missed = pieces[side + joint]?.piece === -1 && Number.isNaN(readSpans[side + joint]);
+      // a wrist whose ray read far more than the other's crossed what the hand holds, a joint whose ray met nothing of
+      // its limb read something else, and one whose ray missed read nothing: any excess length is that
       const readAcross = (joint === 'Hand' && readSpans[side + joint] > WRIST_SPAN_RATIO * readSpans[other + joint])
-        || rayMetNothingOfTheLimb(pieces[side + joint], pieces[side + parent], c[side + parent]);
+        || rayMetNothingOfTheLimb(pieces[side + joint], pieces[side + parent], c[side + parent]) || missed;
       if (!(length(side, parent, joint) > (readAcross ? 1 : ARM_LENGTH_SLACK) * expected) || !readsAsArm(other)) continue;
       const p = c[side + parent], q = c[side + joint];
       const across = Math.hypot(q[0] - p[0], q[1] - p[1]);
       // too long with a depth under most of a bone's length: misread across the view, not in depth
-      if (Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
+      if (!missed && Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       if (held.includes(side + joint)) continue;
       if (readLimbItself(c, side, joint, readSpans, pieces)) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
@@ -1392,6 +1422,34 @@ export function hipsOverNetworkSpine(
   const hips = points.Hips, spine = points.Spine, left = points.LeftUpLeg, right = points.RightUpLeg;
   if (!hips || !spine || !left || !right || sources.Hips !== 'geometric' || sources.Spine !== 'learned' || hips[1] <= spine[1]) return false;
   return network[1] < spine[1] && network[1] > 0.5 * (left[1] + right[1]);
+}
+
+/**
+ * How far over the hip joints the rules' Hips may stand, as a share of the way from it down to the knees, where the
+ * hip joints are the network's (hipsFarOverNetworkHipJoints): the generator's stand 0.06–0.08 of it (UPLEG_TYPICAL_DROP's
+ * measure), the artists' up to 0.30. On procedural humanoids 19 000 000–079 (mirrored) the rules' Hips stood 0.05–0.08
+ * over their own hip joints (20 rigs); the one left over the network's, 19 000 001's, 0.26, its coat's hem read as the
+ * crotch under a cape (8.4 % of the height off).
+ */
+export const HIPS_OVER_NETWORK_HIP_JOINTS = 0.2;
+
+/**
+ * Whether the rules' Hips stands HIPS_OVER_NETWORK_HIP_JOINTS or more of the way down to the knees over hip joints
+ * the hybrid took from the network, and the network's own Hips stands over those hip joints by less: the rules read
+ * the crotch too high (a coat's hem under a cape), and the network's Hips stands in. 19 000 001 (mirrored): the rules'
+ * Hips 8.4 % of the height off, the network's 2.3 %.
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name; network: the network's Hips
+ * (canonical x, y) → boolean
+ */
+export function hipsFarOverNetworkHipJoints(
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, network: [number, number],
+): boolean {
+  const hips = points.Hips, left = points.LeftUpLeg, right = points.RightUpLeg, leftKnee = points.LeftLeg, rightKnee = points.RightLeg;
+  if (!hips || !left || !right || !leftKnee || !rightKnee || sources.Hips !== 'geometric') return false;
+  if (sources.LeftUpLeg !== 'learned' || sources.RightUpLeg !== 'learned') return false;
+  const hipJoints = 0.5 * (left[1] + right[1]), knees = 0.5 * (leftKnee[1] + rightKnee[1]);
+  const share = (y: number) => (y - hipJoints) / (y - knees);
+  return share(hips[1]) > HIPS_OVER_NETWORK_HIP_JOINTS && network[1] > hipJoints && share(network[1]) < HIPS_OVER_NETWORK_HIP_JOINTS;
 }
 
 /**
