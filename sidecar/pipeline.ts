@@ -18,7 +18,7 @@ import { orientPiecesOutward } from './mesh/orientPieces.js';
 import { estimateSkeleton, FRONT_VIEW_RESOLUTION, type SkeletonEstimate } from './skeleton/estimateSkeleton.js';
 import { renderFrontView, type FrontView } from './skeleton/frontView.js';
 import { liftJointsByFrontPiece } from './skeleton/liftJoints.js';
-import { predictJoints2D } from './skeleton/learnedJoints2d.js';
+import { predictJoints2DOfBody } from './skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS, templateIndexOf } from './skeleton/mixamoTemplate.js';
 import { refinedSkeleton, withRefinedDepth, type JointRaySpans } from './skeleton/refinedSkeleton.js';
 import { modelPath } from './learned/modelFiles.js';
@@ -93,7 +93,8 @@ export async function rigPreparedAsync(
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
-  const prediction = await predictJoints2D(joints2d, view);
+  // a body the view shows small (a hat as tall as it) is looked at again, zoomed
+  const prediction = await predictJoints2DOfBody(joints2d, canonical, body, view);
   const prefix = options.prefix ?? true;
   const estimate = estimateSkeleton(canonical, body, cf, prefix, { method, prediction }, view, prepared.shells);
   const coarse = canonicalJoints(estimate);

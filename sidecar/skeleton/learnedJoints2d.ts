@@ -1,8 +1,9 @@
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
 import type { Joints2DPrediction } from './estimateSkeleton.js';
-import type { FrontView } from './frontView.js';
+import { renderFrontView, type FrontView } from './frontView.js';
 import { frontViewImage, imageToCanonical } from './frontViewImage.js';
 import { MIXAMO_JOINTS } from './mixamoTemplate.js';
+import { bodyCrop, SMALL_BODY_ZOOM, unzoomFromCrop, zoomedToCrop } from './bodyCrop.js';
 
 /** Pixels per side of the predictor's input (models/joints2d.md). */
 export const JOINTS2D_INPUT_SIZE = 128;
@@ -30,4 +31,22 @@ export async function predictJoints2D(session: ModelSession, view: FrontView): P
     xy[2 * j + 1] = y;
   }
   return { xy, confidence };
+}
+
+/**
+ * predictJoints2D, and where the body is small in the view (bodyCrop's box fits it SMALL_BODY_ZOOM times over: a hat
+ * as tall as the body), again on a view of that box alone, whose reading stands (skeleton/bodyCrop.ts); its joints come
+ * back in the whole view's canonical frame.
+ * session: joints2d.onnx (as predictJoints2D), canonical: Float32Array #V*3, triangles: Uint32Array #T*3 (those the
+ * view was rendered from), view: their front view → Joints2DPrediction
+ */
+export async function predictJoints2DOfBody(
+  session: ModelSession, canonical: Float32Array, triangles: Uint32Array, view: FrontView,
+): Promise<Joints2DPrediction> {
+  const first = await predictJoints2D(session, view);
+  const crop = bodyCrop(view, first.xy);
+  if (!(crop.scale > SMALL_BODY_ZOOM)) return first;
+  const second = await predictJoints2D(session, renderFrontView(zoomedToCrop(canonical, crop), triangles, view.res));
+  unzoomFromCrop(second.xy, crop);
+  return second;
 }

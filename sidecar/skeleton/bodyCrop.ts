@@ -1,0 +1,88 @@
+import type { FrontView } from './frontView.js';
+
+/**
+ * A body the front view shows small. The canonical frame fits the whole shape into [-0.5, 0.5], a hat's crown
+ * included: under a cone hat as tall as the body (procedural 29 000 010, 22 000 062) the body fills a third of the
+ * view's height, some 45 of the 2D joint network's 128 pixels, where the bodies it was trained on fill most of it, and
+ * it read the joints of such a body 7–14 % of the height off, unsure. Looking again at a view of the body's box alone
+ * puts it back at the size the network knows.
+ */
+
+/**
+ * How many times over the body's box (bodyCrop) must fit the view before the network looks again: on procedural
+ * humanoids 29 000 000–079 (mirrored), 75 boxes fit under 1.0 times (the body fills the view), the five under hats
+ * 1.00–1.34.
+ */
+export const SMALL_BODY_ZOOM = 1.1;
+
+/**
+ * The room over the network's highest joint that the body's box keeps, as a share of the box's height below it: the top
+ * of the head over the HeadTop_End it reads, fingers over a raised wrist.
+ */
+export const BODY_CROP_MARGIN = 0.1;
+
+/** The share of the view the zoomed box fills, a little room left at its sides. */
+const BODY_CROP_FILL = 0.95;
+
+/** A square of the canonical view (x, y) around the body, and how many times it is magnified to fill the view. */
+export interface BodyCrop {
+  /** the box's centre (canonical x, y) */
+  cx: number;
+  cy: number;
+  /** the magnification: the view's side over the box's, BODY_CROP_FILL of it filled */
+  scale: number;
+}
+
+/**
+ * bodyCrop: the box from the view's lowest covered row up to the network's highest joint (plus BODY_CROP_MARGIN),
+ * across every covered pixel under that top, and the scale that makes it fill the view.
+ * view: the front view the network read (FrontView), xy: its joints (canonical x, y): Float64Array #J*2 → BodyCrop
+ * (scale ≤ 1 where the body already fills the view)
+ */
+export function bodyCrop(view: FrontView, xy: Float64Array): BodyCrop {
+  const res = view.res;
+  let highest = -Infinity;
+  for (let j = 1; j < xy.length; j += 2) highest = Math.max(highest, xy[j]);
+  let lowestRow = -1;
+  for (let q = 0; q < res * res && lowestRow < 0; q++) if (view.mask[q]) lowestRow = Math.floor(q / res);
+  if (lowestRow < 0 || !Number.isFinite(highest)) return { cx: 0, cy: 0, scale: 1 };
+  const bottom = -0.5 + lowestRow / res;
+  const top = Math.min(0.5, highest + BODY_CROP_MARGIN * (highest - bottom));
+  const topRow = Math.min(res - 1, Math.floor((top + 0.5) * res));
+  let left = res, right = -1;
+  for (let j = lowestRow; j <= topRow; j++) {
+    for (let i = 0; i < res; i++) {
+      if (!view.mask[j * res + i]) continue;
+      left = Math.min(left, i);
+      right = Math.max(right, i);
+    }
+  }
+  const x0 = -0.5 + left / res, x1 = -0.5 + (right + 1) / res;
+  const side = Math.max(top - bottom, x1 - x0);
+  return { cx: 0.5 * (x0 + x1), cy: 0.5 * (bottom + top), scale: side > 0 ? BODY_CROP_FILL / side : 1 };
+}
+
+/**
+ * The canonical positions magnified about the crop's centre (depth too, about 0, so the body keeps its shape).
+ * canonical: Float32Array #V*3, crop: BodyCrop → Float32Array #V*3
+ */
+export function zoomedToCrop(canonical: Float32Array, crop: BodyCrop): Float32Array {
+  const out = new Float32Array(canonical.length);
+  for (let v = 0; v < canonical.length; v += 3) {
+    out[v] = (canonical[v] - crop.cx) * crop.scale;
+    out[v + 1] = (canonical[v + 1] - crop.cy) * crop.scale;
+    out[v + 2] = canonical[v + 2] * crop.scale;
+  }
+  return out;
+}
+
+/**
+ * 2D points read in the zoomed view, back in the whole view's frame.
+ * xy: canonical (x, y) in the zoomed frame, Float64Array #J*2, modified in place; crop: the BodyCrop it was zoomed by
+ */
+export function unzoomFromCrop(xy: Float64Array, crop: BodyCrop): void {
+  for (let j = 0; j < xy.length; j += 2) {
+    xy[j] = xy[j] / crop.scale + crop.cx;
+    xy[j + 1] = xy[j + 1] / crop.scale + crop.cy;
+  }
+}
