@@ -93,7 +93,7 @@ export async function rigPreparedAsync(
   const { mesh, body, cf, canonical } = prepared;
   onProgress('skeleton', 0.1);
   const view = renderFrontView(canonical, body, FRONT_VIEW_RESOLUTION);
-  // a body the view shows small (a hat as tall as it) is looked at again, zoomed
+  // a body the view shows small (under a tall hat) is looked at again, zoomed
   const prediction = await predictJoints2DOfBody(joints2d, canonical, body, view);
   const prefix = options.prefix ?? true;
   const estimate = estimateSkeleton(canonical, body, cf, prefix, { method, prediction }, view, prepared.shells);

@@ -128,9 +128,9 @@ describe('a hat\'s brim over a big head', () => {
     for (const name of ['LeftShoulder', 'RightShoulder']) expect(errors[SCORED_JOINTS.indexOf(name as never)], name).toBeLessThan(0.05);
   }, 60_000);
 
-  // 29 000 010, a chibi under a cone hat as tall as its body, a skirt fused to it: the rules read the brim as the
+  // 29 000 010, a chibi under a cone hat over half as tall as its body, a skirt fused to it: the rules read the brim as the
   // shoulders, the hat as the head, and divided the trunk from the hem up to the brim. The network's first look (the
-  // body a third of the view's height), sure of the Spine2, Neck and Head only, put them at the body's top; the rules'
+  // body under two thirds of the view's height), sure of the Spine2, Neck and Head only, put them at the body's top; the rules'
   // Spine1 stood over that Spine2 and their Hips over the network's Spine, the trunk folded back down twice. The
   // network's trunk, Hips and hip joints stand in. (The pipeline now looks again at such a body, zoomed, and is sure of
   // its joints: skeleton-small-body.test.ts. This reads the first look's joints, as a body too wide to zoom would.)

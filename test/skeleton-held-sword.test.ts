@@ -260,24 +260,18 @@ describe('a sword held in one hand', () => {
   // its wrist 2.7 % out: the forearm reads 1.5 times the other's, the upper arm 0.83 times. The forearm took the other
   // forearm's length, and its depth, short of what the front view had left it, put the wrist 6.3 % behind (6.9 % off).
   // A forearm whose upper arm reads shorter than the other's now keeps the other arm's whole length (upper arm and
-  // forearm) less its own upper arm's
-  it('keeps procedural humanoid 28 000 002\'s level sword arm\'s length where its elbow was read in along the arm', async () => {
-    const character = generateProceduralHumanoid(28_000_002, { targetVertices: 20_000, asymmetricArms: true });
+  // forearm) less its own upper arm's. 25 000 071's raised sword wrist: its ray missed the surface and took the depth
+  // of the pixel beside it, 0.7 of a forearm's length in front of the elbow, the forearm 1.26 times the other's (that
+  // measure). A joint whose ray missed is held to that length whatever its depth
+  it.each([
+    // measured 3.4 % (before, 6.9 %) and 1.5 % (with the whole arm's measure alone, 5.3 %)
+    [28_000_002, 'whose elbow was read in along its level arm', 0.045],
+    [25_000_071, 'whose ray missed the surface', 0.025],
+  ] as const)('holds procedural humanoid %i\'s sword wrist, %s, to the arm\'s length', async (seed, _how, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
     expect(character.meta.clothing).toContain('sword (right hand)');
     const errors = await rigJointErrors(character);
-    // measured 3.4 %; before, 6.9 %
-    expect(errors[SCORED_JOINTS.indexOf('RightHand')]).toBeLessThan(0.045);
-  }, 60_000);
-
-  // 25 000 071's raised sword wrist (arms posed apart): its ray missed the surface and took the depth of the pixel
-  // beside it, 0.7 of a forearm's length in front of the elbow, the forearm 1.26 times the other's (that measure,
-  // above). It is held to that length whatever its depth
-  it('holds procedural humanoid 25 000 071\'s sword wrist, whose ray missed the surface, to the other forearm\'s length', async () => {
-    const character = generateProceduralHumanoid(25_000_071, { targetVertices: 20_000, asymmetricArms: true });
-    expect(character.meta.clothing).toContain('sword (right hand)');
-    const errors = await rigJointErrors(character);
-    // measured 1.5 %; with the measure above alone, 5.3 %
-    expect(errors[SCORED_JOINTS.indexOf('RightHand')]).toBeLessThan(0.025);
+    expect(errors[SCORED_JOINTS.indexOf('RightHand')]).toBeLessThan(bound);
   }, 60_000);
 
   it('rigs procedural humanoid 10 000 026, whose sword held forward made its box deeper than wide', async () => {

@@ -1,5 +1,5 @@
 /**
- * A body the front view shows small (sidecar/skeleton/bodyCrop.ts): the canonical frame fits a hat as tall as the body
+ * A body the front view shows small (sidecar/skeleton/bodyCrop.ts): the canonical frame fits a hat over half as tall as the body
  * into the view with it, and the 2D joint network, trained on bodies that fill the view, read such a body's joints far
  * off. It looks again at a view of the body's box alone (predictJoints2DOfBody).
  */
@@ -59,8 +59,8 @@ describe('the body\'s box in the front view', () => {
   });
 });
 
-describe('a chibi under a hat as tall as its body', () => {
-  // The body fills a third of the view's height under the hat. The network, unsure, read it 7–14 % of the height off,
+describe('a chibi under a hat over half as tall as its body', () => {
+  // The body fills under two thirds of the view's height under the hat. The network, unsure, read it 7–14 % of the height off,
   // and the rules read the brim as shoulders (29 000 010's trunk folded back down under them); zoomed, the network
   // reads the joints near where the generator put them
   it.each([

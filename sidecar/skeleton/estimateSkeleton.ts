@@ -121,7 +121,7 @@ const TRUNK_UP = ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head'] as const;
  * (the hybrid took it), in the front view. 9 900 062's cone hat's brim: its Spine2 stood 44 % of the height off over
  * the network's Neck; 17 000 051's long hair, wider than its shoulders under a big head: the shoulders 45 %. Of 880
  * procedural humanoids (the eleven runs of EVAL.md's forty-ninth session) and the ten artists' characters, it changed
- * those two only. 29 000 010, a chibi under a cone hat as tall as its body, whose brim the rules read as its shoulders:
+ * those two only. 29 000 010, a chibi under a cone hat over half as tall as its body, whose brim the rules read as its shoulders:
  * the network took its Spine2, Neck and Head, and the rules' Spine1 stood 0.26 of the canonical height over that Spine2
  * (53 % of the height off).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name → boolean
@@ -1427,9 +1427,9 @@ export function hipsOverNetworkSpine(
 /**
  * How far over the hip joints the rules' Hips may stand, as a share of the way from it down to the knees, where the
  * hip joints are the network's (hipsFarOverNetworkHipJoints): the generator's stand 0.06–0.08 of it (UPLEG_TYPICAL_DROP's
- * measure), the artists' up to 0.30. On procedural humanoids 19 000 000–079 (mirrored) the rules' Hips stood 0.05–0.08
- * over their own hip joints (20 rigs); the one left over the network's, 19 000 001's, 0.26, its coat's hem read as the
- * crotch under a cape (8.4 % of the height off).
+ * measure), the artists' up to 0.30. On procedural humanoids 18 000 000–024 and 19 000 000–079 (mirrored) the rules'
+ * Hips stood 0.05–0.08 over their own hip joints (20 rigs); the one left over the network's, 19 000 001's, 0.26, its
+ * coat's hem read as the crotch under a cape (8.4 % of the height off).
  */
 export const HIPS_OVER_NETWORK_HIP_JOINTS = 0.2;
 

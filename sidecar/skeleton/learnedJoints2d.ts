@@ -35,7 +35,7 @@ export async function predictJoints2D(session: ModelSession, view: FrontView): P
 
 /**
  * predictJoints2D, and where the body is small in the view (bodyCrop's box fits it SMALL_BODY_ZOOM times over: a hat
- * as tall as the body), again on a view of that box alone, whose reading stands (skeleton/bodyCrop.ts); its joints come
+ * over half as tall as the body), again on a view of that box alone, whose reading stands (skeleton/bodyCrop.ts); its joints come
  * back in the whole view's canonical frame.
  * session: joints2d.onnx (as predictJoints2D), canonical: Float32Array #V*3, triangles: Uint32Array #T*3 (those the
  * view was rendered from), view: their front view → Joints2DPrediction
