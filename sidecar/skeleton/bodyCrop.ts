@@ -4,9 +4,8 @@ import type { FrontView } from './frontView.js';
  * A body the front view shows small. The canonical frame fits the whole shape into [-0.5, 0.5], a hat's crown
  * included: under a cone hat over half as tall as the body (procedural 29 000 010, 22 000 062) the body, soles to the
  * top of the head, fills 0.63 of the view's height, its trunk some 20 of the 2D joint network's 128 pixels, where the
- * bodies it was trained on fill nearly all of it, and
- * it read the joints of such a body 7–14 % of the height off, unsure. Looking again at a view of the body's box alone
- * puts it back at the size the network knows.
+ * bodies it was trained on fill nearly all of it, and it read the joints of such a body 7–14 % of the height off,
+ * unsure. Looking again at a view of the body's box alone puts it back at the size the network knows.
  */
 
 /**

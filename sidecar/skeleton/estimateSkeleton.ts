@@ -121,9 +121,9 @@ const TRUNK_UP = ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head'] as const;
  * (the hybrid took it), in the front view. 9 900 062's cone hat's brim: its Spine2 stood 44 % of the height off over
  * the network's Neck; 17 000 051's long hair, wider than its shoulders under a big head: the shoulders 45 %. Of 880
  * procedural humanoids (the eleven runs of EVAL.md's forty-ninth session) and the ten artists' characters, it changed
- * those two only. 29 000 010, a chibi under a cone hat over half as tall as its body, whose brim the rules read as its shoulders:
- * the network took its Spine2, Neck and Head, and the rules' Spine1 stood 0.26 of the canonical height over that Spine2
- * (53 % of the height off).
+ * those two only. 29 000 010, a chibi under a cone hat over half as tall as its body, whose brim the rules read as its
+ * shoulders: on its first look (skeleton/bodyCrop) the network took its Spine2, Neck and Head, and the rules' Spine1
+ * stood 0.26 of the canonical height over that Spine2 (53 % of the height off).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name → boolean
  */
 export function upperTrunkOverNetwork(points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>): boolean {
@@ -208,8 +208,10 @@ export const HIP_ABOVE_PELVIS = 0.054;
  * - the Hips, where the network read it with both hip joints, moves with them, the Spine and Spine1 in proportion to
  *   their distance from the Spine2, which the clothes do not hide; any other Hips stands UPLEG_TYPICAL_DROP of the leg
  *   over them (as hipsAboveHipJoints puts it): the rules divide the trunk from the crotch they read, the hem (on
- *   15 000 033, moved with its hip joints, 7.3 % of the height high). Where the Spine or the Spine1 then stand
- *   out of order up the trunk, the two divide the way from the Hips to the Spine2 in the rules' proportions
+ *   15 000 033, moved with its hip joints, 7.3 % of the height high). Only a Spine or Spine1 of the Hips' own reading
+ *   (the same source) moves with it: the network's, beside the rules' Hips, were read from the trunk itself (29 000 042
+ *   and 28 000 062, long coats: moved with the rules' Hips, 6.9 and 6.5 % high). Where the Spine or the Spine1 then
+ *   stand out of order up the trunk, the two divide the way from the Hips to the Spine2 in the rules' proportions
  *   (TRUNK_FRACTIONS).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name, modified in place; pelvis: the
  * pelvis's row's height (canonical y); height: the body's height (canonical); hem: the silhouette's crotch (canonical
@@ -424,7 +426,7 @@ export function estimateSkeleton(
   // something above the body (a hat's brim, long hair) for the shoulders, and divided the trunk up to there; the
   // network's trunk and shoulders stand in. A rules' Hips then left over the network's Spine was divided from there too
   // (the hip joints placed under it): the network's Hips and hip joints stand in, and the knees between its hip joints
-  // and feet (29 000 010's Hips 24 → 7 % of the height off, its hip joints 23 → 11 %).
+  // and feet (29 000 010 on the network's first look: Hips 24 → 7 % of the height off, its hip joints 23 → 11 %).
   if (source.method === 'hybrid' && upperTrunkOverNetwork(points, sources)) {
     for (const joint of UPPER_TRUNK_JOINTS) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
     if (sources.Hips === 'geometric' && points.Hips && points.Spine && points.Hips[1] > points.Spine[1]) {
