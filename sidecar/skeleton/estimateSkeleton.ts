@@ -136,6 +136,29 @@ export function upperTrunkOverNetwork(points: Partial<Record<Named2D, [number, n
 }
 
 /**
+ * Whether the rules' wrist on one side stands over the elbow the hybrid took from the network, where the network's own
+ * wrist hangs under that elbow by over half the upper arm's length (HANGING_FOREARM_DROP): the network reads the
+ * forearm hanging, the rules traced it up. Procedural 31 000 039 (arms posed apart) hangs its right arm down behind a
+ * staff leaning across it; the rules stopped tracing the arm where the staff crosses it and read the wrist there, 0.025
+ * of the canonical height over the network's elbow; the network's wrist, unsure (0.36), hung 0.126 under it. The
+ * forearm, far shorter than the other, was then lengthened upwards: the wrist 27.7 % of the height off.
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name; network: the network's wrist on
+ * that side (canonical x, y); side → boolean
+ */
+export function rulesWristOverHangingForearm(
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, network: [number, number],
+  side: 'Left' | 'Right',
+): boolean {
+  const shoulder = points[`${side}Arm`], elbow = points[`${side}ForeArm`], wrist = points[`${side}Hand`];
+  if (!shoulder || !elbow || !wrist || sources[`${side}Hand`] !== 'geometric' || sources[`${side}ForeArm`] !== 'learned') return false;
+  const upper = Math.hypot(elbow[0] - shoulder[0], elbow[1] - shoulder[1]);
+  return wrist[1] > elbow[1] && elbow[1] - network[1] > HANGING_FOREARM_DROP * upper;
+}
+
+/** How far under its elbow, as a share of the upper arm's length, the network's wrist hangs for rulesWristOverHangingForearm. */
+export const HANGING_FOREARM_DROP = 0.5;
+
+/**
  * Whether the rules' upper-arm joint on one side stands over the network's Head (which the hybrid took, sure of it) in
  * the front view, the network's upper-arm joint sure too: the rules traced that arm in something over the body (17 000
  * 051's long hair, wider than its shoulders under a big head: its elbows and wrists 10–26 % of the height off).
@@ -440,6 +463,15 @@ export function estimateSkeleton(
     for (const side of ['Left', 'Right'] as const) {
       if (!lm || !rulesArmOverNetworkHead(geometric, points, sources, side, bodyHeight)) continue;
       for (const joint of [`${side}ForeArm`, `${side}Hand`] as const) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
+      if (sources[`${side}HandTip`] === 'geometric') points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
+    }
+  }
+  // A rules' wrist over the network's elbow where the network reads that forearm hanging: the rules stopped tracing the
+  // arm where something crossed it (a staff leaning across a hanging arm), and the network's wrist stands in
+  if (source.method === 'hybrid') {
+    for (const side of ['Left', 'Right'] as const) {
+      if (!rulesWristOverHangingForearm(points, sources, networkJoint(source.prediction, `${side}Hand`), side)) continue;
+      takeNetworkJoint(`${side}Hand`);
       if (sources[`${side}HandTip`] === 'geometric') points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
     }
   }
