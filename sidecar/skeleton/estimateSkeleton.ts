@@ -458,20 +458,16 @@ export function estimateSkeleton(
     }
   }
   // The rules read the elbow and the wrist along the arm they traced from their upper-arm joint: one standing over the
-  // network's Head traced something else (long hair), and that side's elbow and wrist are the network's, however unsure
-  if (source.method === 'hybrid') {
-    for (const side of ['Left', 'Right'] as const) {
-      if (!lm || !rulesArmOverNetworkHead(geometric, points, sources, side, bodyHeight)) continue;
-      for (const joint of [`${side}ForeArm`, `${side}Hand`] as const) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
-      if (sources[`${side}HandTip`] === 'geometric') points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
-    }
-  }
+  // network's Head traced something else (long hair), and that side's elbow and wrist are the network's, however unsure.
   // A rules' wrist over the network's elbow where the network reads that forearm hanging: the rules stopped tracing the
-  // arm where something crossed it (a staff leaning across a hanging arm), and the network's wrist stands in
+  // arm where something crossed it (a staff leaning across a hanging arm), and the network's wrist stands in. Either way
+  // a traced hand tip goes with the rules' wrist
   if (source.method === 'hybrid') {
     for (const side of ['Left', 'Right'] as const) {
-      if (!rulesWristOverHangingForearm(points, sources, networkJoint(source.prediction, `${side}Hand`), side)) continue;
-      takeNetworkJoint(`${side}Hand`);
+      const misread = lm && rulesArmOverNetworkHead(geometric, points, sources, side, bodyHeight) ? [`${side}ForeArm`, `${side}Hand`] as const
+        : rulesWristOverHangingForearm(points, sources, networkJoint(source.prediction, `${side}Hand`), side) ? [`${side}Hand`] as const : [];
+      if (misread.length === 0) continue;
+      for (const joint of misread) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
       if (sources[`${side}HandTip`] === 'geometric') points[`${side}HandTip`] = palmBeyondWrist(points[`${side}ForeArm`]!, points[`${side}Hand`]!);
     }
   }
