@@ -398,6 +398,13 @@ export function estimateSkeleton(
     if (!hand || !fore || !tip || plausibleHandTip(fore, hand, tip)) continue;
     points[`${side}HandTip`] = palmBeyondWrist(fore, hand);
   }
+  // The rules' hip joints far under the network's, which it was nearly sure of, are a hem fused to the body read as the
+  // crotch (nothing shows the legs through it): the network's Hips and hip joints stand in, and knees left between its
+  // hip joints and feet
+  if (source.method === 'hybrid' && rulesHipJointsUnderNetwork(points, sources, source.prediction)) {
+    for (const joint of HIP_JOINTS) takeNetworkJoint(joint);
+    for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
+  }
   // An upper-leg joint far down the thigh is the rules' reading of a coat's or a skirt's hem as the crotch (the gap
   // between the legs starts there); the network's joint stands in, or a joint just under the Hips.
   for (const side of ['Left', 'Right'] as const) {
@@ -1480,6 +1487,35 @@ export function hipsFarOverNetworkHipJoints(
   const hipJoints = 0.5 * (left[1] + right[1]), knees = 0.5 * (leftKnee[1] + rightKnee[1]);
   const share = (y: number) => (y - hipJoints) / (y - knees);
   return share(hips[1]) > HIPS_OVER_NETWORK_HIP_JOINTS && network[1] > hipJoints && share(network[1]) < HIPS_OVER_NETWORK_HIP_JOINTS;
+}
+
+/**
+ * How far under the network's hip joints the rules' may stand, as a share of the network's way from them down to its
+ * knees, before the network's stand in (rulesHipJointsUnderNetwork); and how unsure of them the network may then be.
+ * The rules' stood 0.6 (34 000 050, mirrored) and 1.0 (33 000 018, posed apart) of it under, each under a long coat fused
+ * to the body whose hem they read as the crotch, where the network, sure of them at 0.43–0.49, stood within 2 % of the
+ * height (the same characters in the other arm mode: the network's over HYBRID_MIN_CONFIDENCE and taken).
+ */
+export const HIP_JOINTS_UNDER_NETWORK = 0.4;
+export const HIP_JOINTS_NETWORK_MIN_CONFIDENCE = 0.4;
+
+/**
+ * Whether both hip joints are the rules', the network is sure of its own to HIP_JOINTS_NETWORK_MIN_CONFIDENCE, and the
+ * rules' mean stands HIP_JOINTS_UNDER_NETWORK or more of the network's way from its hip joints down to its knees under
+ * the network's: a hem fused to the body, read as the crotch (the rules place the hip joints from the crotch up).
+ * points, sources: the 2D joints (canonical x, y) and where each came from, by name; prediction: the network's joints
+ * → boolean
+ */
+export function rulesHipJointsUnderNetwork(
+  points: Partial<Record<Named2D, [number, number]>>, sources: Record<string, 'learned' | 'geometric'>, prediction: Joints2DPrediction,
+): boolean {
+  const left = points.LeftUpLeg, right = points.RightUpLeg;
+  if (!left || !right || sources.LeftUpLeg !== 'geometric' || sources.RightUpLeg !== 'geometric') return false;
+  const sure = (joint: MixamoJointName) => prediction.confidence[MIXAMO_JOINTS.indexOf(joint)] >= HIP_JOINTS_NETWORK_MIN_CONFIDENCE;
+  if (!sure('LeftUpLeg') || !sure('RightUpLeg')) return false;
+  const mean = (a: MixamoJointName, b: MixamoJointName) => 0.5 * (networkJoint(prediction, a)[1] + networkJoint(prediction, b)[1]);
+  const hipJoints = mean('LeftUpLeg', 'RightUpLeg'), drop = hipJoints - mean('LeftLeg', 'RightLeg');
+  return drop > 0 && hipJoints - 0.5 * (left[1] + right[1]) > HIP_JOINTS_UNDER_NETWORK * drop;
 }
 
 /**
