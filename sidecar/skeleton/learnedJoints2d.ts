@@ -1,9 +1,9 @@
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
-import type { Joints2DPrediction } from './estimateSkeleton.js';
+import { HYBRID_MIN_CONFIDENCE, type Joints2DPrediction } from './estimateSkeleton.js';
 import { renderFrontView, type FrontView } from './frontView.js';
 import { frontViewImage, imageToCanonical } from './frontViewImage.js';
 import { MIXAMO_JOINTS } from './mixamoTemplate.js';
-import { bodyCrop, SMALL_BODY_ZOOM, unzoomFromCrop, zoomedToCrop } from './bodyCrop.js';
+import { bodyCrop, keepSureFirstLook, SMALL_BODY_ZOOM, unzoomFromCrop, zoomedToCrop } from './bodyCrop.js';
 
 /** Pixels per side of the predictor's input (models/joints2d.md). */
 export const JOINTS2D_INPUT_SIZE = 128;
@@ -35,8 +35,9 @@ export async function predictJoints2D(session: ModelSession, view: FrontView): P
 
 /**
  * predictJoints2D, and where the body is small in the view (bodyCrop's box fits it SMALL_BODY_ZOOM times over: a hat
- * over half as tall as the body), again on a view of that box alone, whose reading stands (skeleton/bodyCrop.ts); its joints come
- * back in the whole view's canonical frame.
+ * over half as tall as the body), again on a view of that box alone, whose reading stands but for the joints the first
+ * look was sure of and it is not (keepSureFirstLook; skeleton/bodyCrop.ts); its joints come back in the whole view's
+ * canonical frame.
  * session: joints2d.onnx (as predictJoints2D), canonical: Float32Array #V*3, triangles: Uint32Array #T*3 (those the
  * view was rendered from), view: their front view → Joints2DPrediction
  */
@@ -48,5 +49,5 @@ export async function predictJoints2DOfBody(
   if (!(crop.scale > SMALL_BODY_ZOOM)) return first;
   const second = await predictJoints2D(session, renderFrontView(zoomedToCrop(canonical, crop), triangles, view.res));
   unzoomFromCrop(second.xy, crop);
-  return second;
+  return keepSureFirstLook(first, second, HYBRID_MIN_CONFIDENCE);
 }
