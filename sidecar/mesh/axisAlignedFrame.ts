@@ -133,11 +133,13 @@ export function readAxisAlignedFrame(body: SolidBody): AxisAlignedReading {
   else { upByConvention = true; upSign = 1; }
 
   const feet = feetForwardScores(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.feet), upAxis, upSign, lateralAxis, depthAxis, ext[upAxis]);
-  // the centroids first; where they do not decide (small feet, or feet as deep as the shins), the columns' median
-  const forwardScore = decidesForward(feet.centroids) || !decidesForward(feet.columns) ? feet.centroids : feet.columns;
+  // the centroids first; where they do not decide (small feet, or feet as deep as the shins), the columns' median.
+  // Bands read whole (no foot told apart: a hem lies in them) decide only from FORWARD_DECIDES_WHOLE_BANDS
+  const least = feet.feetApart ? FORWARD_DECIDES : FORWARD_DECIDES_WHOLE_BANDS;
+  const forwardScore = decidesForward(feet.centroids, least) || !decidesForward(feet.columns) ? feet.centroids : feet.columns;
   let forwardSign: number;
   let forwardByConvention = false;
-  if (decidesForward(forwardScore)) forwardSign = forwardScore > 0 ? 1 : -1;
+  if (decidesForward(forwardScore, forwardScore === feet.centroids ? least : FORWARD_DECIDES)) forwardSign = forwardScore > 0 ? 1 : -1;
   else {
     forwardByConvention = true;
     // glTF stores Y-up characters facing +Z; Blender shows Z-up characters facing -Y.
@@ -511,9 +513,19 @@ export const HEM_SPAN = 0.5;
 /** The least forward cue score (over the body's height, either way) that decides the sign. */
 export const FORWARD_DECIDES = 0.006;
 
-/** Whether a forward cue's score decides the sign (finite, FORWARD_DECIDES or more either way). */
-function decidesForward(score: number): boolean {
-  return Number.isFinite(score) && Math.abs(score) >= FORWARD_DECIDES;
+/**
+ * The least score of the centroids that decides the sign where no foot was told apart (footPieces) and the feet's and
+ * shins' bands are read whole: a long coat's hem or a cape lying in them weighs on both centroids, and the feet's share
+ * of the difference is small. Procedural humanoids 36 000 066 (a long coat under a cape, both arm modes) read −0.006 and
+ * −0.007 so, backwards; the rest of 1 278 procedural characters (11 000 040–119, 12, 13, 15, 33–36 000 000, both modes)
+ * read whole bands twice, 36 000 004's 0.005 (undecided: the file's convention). Of the artists' characters mrfixit
+ * reads whole bands, 0.072 (right), and minetest_character 0 (undecided).
+ */
+export const FORWARD_DECIDES_WHOLE_BANDS = 0.02;
+
+/** Whether a forward cue's score decides the sign (finite, least — FORWARD_DECIDES unless said — or more either way). */
+function decidesForward(score: number, least = FORWARD_DECIDES): boolean {
+  return Number.isFinite(score) && Math.abs(score) >= least;
 }
 
 /**
@@ -527,18 +539,19 @@ function decidesForward(score: number): boolean {
  *   worse than the centroids (9 of 960 wrong): a coat's hem in the shins' band moves every column's run. Only where
  *   feet were told apart (footPieces): a skirt to the floor over boots shows none, and its columns read backwards
  *   (procedural 9 300 068, −0.0078).
- * The bottom is the end away from up (upSign ±1 along upAxis). NaN where a band is empty.
+ * The bottom is the end away from up (upSign ±1 along upAxis). NaN where a band is empty; feetApart: whether footPieces
+ * told feet apart (else both bands were read whole).
  */
 function feetForwardScores(
   solid: Uint8Array, g: VoxelGrid, ends: [number, number], upAxis: number, upSign: number, lateralAxis: number, depthAxis: number, height: number,
-): { centroids: number; columns: number } {
+): { centroids: number; columns: number; feetApart: boolean } {
   const n = g.dims;
   const lateral = n[lateralAxis], depth = n[depthAxis];
   const feet = bandFootprint(solid, n, ends, 0, 0.04, upAxis, upSign, lateralAxis, depthAxis);
   const shins = bandFootprint(solid, n, ends, 0.1, 0.25, upAxis, upSign, lateralAxis, depthAxis);
   const pieces = footPieces(feet, lateral, depth);
   const columns = pieces ? medianRunShift(feet, shins, lateral, depth) * g.size / Math.max(height, 1e-12) : Number.NaN;
-  return { centroids: feetForwardScore(feet, pieces, shins, g, lateral, depth, height), columns };
+  return { centroids: feetForwardScore(feet, pieces, shins, g, lateral, depth, height), columns, feetApart: pieces !== null };
 }
 
 /**
