@@ -517,9 +517,9 @@ export const FORWARD_DECIDES = 0.006;
  * The least score of the centroids that decides the sign where no foot was told apart (footPieces) and the feet's and
  * shins' bands are read whole: a long coat's hem or a cape lying in them weighs on both centroids, and the feet's share
  * of the difference is small. Procedural humanoids 36 000 066 (a long coat under a cape, both arm modes) read −0.006 and
- * −0.007 so, backwards; the rest of 1 278 procedural characters (11 000 040–119, 12, 13, 15, 33–36 000 000, both modes)
- * read whole bands twice, 36 000 004's 0.005 (undecided: the file's convention). Of the artists' characters mrfixit
- * reads whole bands, 0.072 (right), and minetest_character 0 (undecided).
+ * −0.007 so, backwards. Of the rest of 1 278 procedural characters (11 000 040–119, 12, 13, 15, 33–36 000 000, both
+ * modes) only 36 000 004 was read so, 0.005 in both modes (undecided: the file's convention). Of the artists'
+ * characters mrfixit reads whole bands, 0.072 (right), and minetest_character 0 (undecided).
  */
 export const FORWARD_DECIDES_WHOLE_BANDS = 0.02;
 
