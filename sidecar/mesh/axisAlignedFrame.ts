@@ -135,11 +135,12 @@ export function readAxisAlignedFrame(body: SolidBody): AxisAlignedReading {
   const feet = feetForwardScores(sheetless, body.grid, bodyEnds(sheetless, dims, upAxis, THIN_END.feet), upAxis, upSign, lateralAxis, depthAxis, ext[upAxis]);
   // the centroids first; where they do not decide (small feet, or feet as deep as the shins), the columns' median.
   // Bands read whole (no foot told apart: a hem lies in them) decide only from FORWARD_DECIDES_WHOLE_BANDS
-  const least = feet.feetApart ? FORWARD_DECIDES : FORWARD_DECIDES_WHOLE_BANDS;
-  const forwardScore = decidesForward(feet.centroids, least) || !decidesForward(feet.columns) ? feet.centroids : feet.columns;
+  const centroidsDecide = decidesForward(feet.centroids, feet.feetApart ? FORWARD_DECIDES : FORWARD_DECIDES_WHOLE_BANDS);
+  const columnsDecide = !centroidsDecide && decidesForward(feet.columns);
+  const forwardScore = columnsDecide ? feet.columns : feet.centroids;
   let forwardSign: number;
   let forwardByConvention = false;
-  if (decidesForward(forwardScore, forwardScore === feet.centroids ? least : FORWARD_DECIDES)) forwardSign = forwardScore > 0 ? 1 : -1;
+  if (centroidsDecide || columnsDecide) forwardSign = forwardScore > 0 ? 1 : -1;
   else {
     forwardByConvention = true;
     // glTF stores Y-up characters facing +Z; Blender shows Z-up characters facing -Y.

@@ -344,6 +344,15 @@ export function estimateSkeleton(
     points[joint] = networkJoint(prediction!, joint);
     sources[joint] = 'learned';
   };
+  /**
+   * the network's Hips and hip joints stand in (only those still the rules' where onlyRules), then the rules' joints left
+   * between two of the network's on their chain (the knees between its hip joints and feet): the remedies that find the
+   * rules' crotch misread
+   */
+  const takeNetworkHips = (onlyRules = false) => {
+    for (const joint of HIP_JOINTS) if (!onlyRules || sources[joint] === 'geometric') takeNetworkJoint(joint);
+    for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
+  };
   // the body's height in the front view (canonical units), which the rules below measure by
   const bodyHeight = lm ? (lm.headTop[1] - lm.soleRow + 1) / res : Number.NaN;
   if (source.method !== 'geometric') {
@@ -401,10 +410,7 @@ export function estimateSkeleton(
   // The rules' hip joints far under the network's, which it was nearly sure of, are a hem fused to the body read as the
   // crotch (nothing shows the legs through it): the network's Hips and hip joints stand in, and knees left between its
   // hip joints and feet
-  if (source.method === 'hybrid' && rulesHipJointsUnderNetwork(points, sources, source.prediction)) {
-    for (const joint of HIP_JOINTS) takeNetworkJoint(joint);
-    for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
-  }
+  if (source.method === 'hybrid' && rulesHipJointsUnderNetwork(points, sources, source.prediction)) takeNetworkHips();
   // An upper-leg joint far down the thigh is the rules' reading of a coat's or a skirt's hem as the crotch (the gap
   // between the legs starts there); the network's joint stands in, or a joint just under the Hips.
   for (const side of ['Left', 'Right'] as const) {
@@ -447,10 +453,7 @@ export function estimateSkeleton(
   if (source.method === 'hybrid' && thighsShorterThanShins(points, THIGH_OVER_SHIN_MIN)) {
     const network: Partial<Record<Named2D, [number, number]>> = { ...points };
     for (const joint of HIP_JOINTS) network[joint] = networkJoint(source.prediction, joint);
-    if (!thighsShorterThanShins(network, THIGH_OVER_SHIN_MIN)) {
-      for (const joint of HIP_JOINTS) takeNetworkJoint(joint);
-      for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
-    }
+    if (!thighsShorterThanShins(network, THIGH_OVER_SHIN_MIN)) takeNetworkHips();
   }
   // A rules' Spine joint over one the network read further up, or a rules' shoulder over its Head: the rules took
   // something above the body (a hat's brim, long hair) for the shoulders, and divided the trunk up to there; the
@@ -459,10 +462,7 @@ export function estimateSkeleton(
   // and feet (29 000 010 on the network's first look: Hips 24 → 7 % of the height off, its hip joints 23 → 11 %).
   if (source.method === 'hybrid' && upperTrunkOverNetwork(points, sources)) {
     for (const joint of UPPER_TRUNK_JOINTS) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
-    if (sources.Hips === 'geometric' && points.Hips && points.Spine && points.Hips[1] > points.Spine[1]) {
-      for (const joint of HIP_JOINTS) if (sources[joint] === 'geometric') takeNetworkJoint(joint);
-      for (const joint of rulesJointsBetweenNetworkJoints(sources)) takeNetworkJoint(joint);
-    }
+    if (sources.Hips === 'geometric' && points.Hips && points.Spine && points.Hips[1] > points.Spine[1]) takeNetworkHips(true);
   }
   // The rules read the elbow and the wrist along the arm they traced from their upper-arm joint: one standing over the
   // network's Head traced something else (long hair), and that side's elbow and wrist are the network's, however unsure.
