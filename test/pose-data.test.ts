@@ -3,10 +3,11 @@
  * it, and `autorig data --kind pose` over it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sampleFiles, sampleStem, type DatasetOptions } from '../sidecar/data/makeDataset.js';
 import { makePoseRig, readPoseRig, writePoseRig } from '../sidecar/data/poses/poseRig.js';
 import { areaWeightedVertices, makePoseSample, POSE_VARIANTS, readPoseSample, writePoseSample } from '../sidecar/data/poses/poseSample.js';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
@@ -154,6 +155,21 @@ it('areaWeightedVertices: distinct vertices, denser where the triangles are bigg
   expect(coarse).toBeGreaterThanOrEqual(5);
 });
 
+it('sampleStem and sampleFiles name what sample i writes without making it: procedural first, then the dev characters in turn', () => {
+  const shape = { count: 10, augmentedFraction: 0.3, kind: 'pose' as const };
+  const devs = () => ['/dev/alpha.glb', '/dev/beta.glb'];
+  expect([3, 6, 7, 8, 9].map((i) => sampleStem(i, shape, devs))).toEqual(['proc-000003', 'proc-000006', 'aug-alpha-000007', 'aug-beta-000008', 'aug-alpha-000009']);
+  expect(() => sampleStem(7, shape, () => [])).toThrow(/no training dev characters/);
+  const options: DatasetOptions = {
+    ...shape, out: '/o', seed: 1, characters: '/nonexistent', jobs: 1, proceduralVertices: null, augmentedVertices: null, log: () => {},
+  };
+  expect(sampleFiles(2, options)).toEqual(['/o/proc-000002.pose', '/o/proc-000002.poserig']);
+  expect(sampleFiles(2, { ...options, kind: 'pose-rig' })).toEqual(['/o/proc-000002.poserig']);
+  expect(sampleFiles(2, { ...options, kind: 'rig' })).toEqual(['/o/proc-000002.sample']);
+  // a correctives dataset is procedural only, whatever the augmented fraction
+  expect(sampleFiles(9, { ...options, kind: 'correctives' })).toEqual(['/o/proc-000009.corr']);
+});
+
 it('`autorig data --kind pose` writes one .pose per identity, the same bytes with 1 or 2 processes', { timeout: 300_000 }, () => {
   const runs: string[] = [];
   for (const jobs of [1, 2]) {
@@ -183,6 +199,20 @@ it('`autorig data --kind pose` writes one .pose per identity, the same bytes wit
   expect(readFileSync(join(runs[0], rigs[0])).equals(first)).toBe(true);
   const header = readPoseSample(join(runs[0], files[0])).header;
   expect(header.poses.length).toBe(34);
+  // --resume finishes an interrupted run: identity 0, whole, is kept untouched; identity 1, its rig missing, is made
+  // again, the same bytes as the first run's
+  const keptAt = statSync(join(runs[1], files[0])).mtimeMs;
+  rmSync(join(runs[1], rigs[1]));
+  writeFileSync(join(runs[1], `${files[1]}.partial`), 'a write cut short');
+  const resumed = spawnSync(process.execPath, [
+    'bin/autorig.js', 'data', '--kind', 'pose', '--out', runs[1], '--count', '2', '--seed', '5', '--augmented-fraction', '0',
+    '--procedural-vertices', '12000,14000', '--resume',
+  ], { encoding: 'utf8', timeout: 150_000 });
+  expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
+  expect(resumed.stdout).toMatch(/1 samples in .*, 1 kept from before \(0 failed\)/);
+  expect(statSync(join(runs[1], files[0])).mtimeMs).toBe(keptAt);
+  for (const f of [files[1], rigs[1]]) expect(readFileSync(join(runs[1], f)).equals(readFileSync(join(runs[0], f)))).toBe(true);
+  expect(readdirSync(runs[1]).filter((f) => f.endsWith('.partial'))).toEqual([]);
 });
 
 /** The sample's canonical frame, as toCanonical takes it. */

@@ -124,8 +124,10 @@ const commands: Record<string, Command> = {
   data: {
     summary: 'make training samples for the learned models (procedural humanoids + re-proportioned dev characters)',
     usage: 'autorig data --out <folder> --count N [--kind rig|pose|pose-rig|correctives] [--seed S] [--augmented-fraction F] [--characters <folder>]\n'
-      + '                    [--jobs N] [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0] [--asymmetric-arms F]\n'
+      + '                    [--jobs N] [--procedural-vertices LO,HI] [--augmented-vertices LO,HI|0] [--asymmetric-arms F] [--resume]\n'
       + '  Sample i is a pure function of (seed, i). The held-out dev characters never enter the data.\n'
+      + '  --resume: keep the samples whose files are in --out already and make the rest (finishes an interrupted run of the\n'
+      + '         same command; files are renamed into place once whole).\n'
       + '  --kind rig: HumanRig samples (*.sample); pose: latent-pose identities, neutral and every pose (*.pose, with\n'
       + '         their rigs, *.poserig); pose-rig: only the *.poserig of a folder of *.pose files made with the same options;\n'
       + '         correctives: pose-dependent skinning samples (*.corr; procedural only, --augmented-fraction ignored).\n'
@@ -446,14 +448,16 @@ async function dataCommand(args: string[], io: CliIo): Promise<number> {
       options.asymmetricArms = v;
     } else if (arg === '--procedural-vertices') options.proceduralVertices = range(arg, value());
     else if (arg === '--augmented-vertices') options.augmentedVertices = range(arg, value());
+    else if (arg === '--resume') options.resume = true;
     else throw new UsageError(`unknown argument '${arg}'`, usage);
   });
   if (!options.out) throw new UsageError('no output folder given (--out <folder>)', usage);
   if (!options.count) throw new UsageError('no sample count given (--count N)', usage);
   const summary = await makeDataset(options);
-  io.stdout.write(`autorig data: ${summary.written} samples in ${options.out} (${summary.failed.length} failed) in ${summary.seconds.toFixed(0)} s\n`);
+  const kept = options.resume ? `, ${summary.kept} kept from before` : '';
+  io.stdout.write(`autorig data: ${summary.written} samples in ${options.out}${kept} (${summary.failed.length} failed) in ${summary.seconds.toFixed(0)} s\n`);
   for (const f of summary.failed) io.stdout.write(`  sample ${f.index} failed: ${f.error}\n`);
-  return summary.written > 0 ? EXIT_OK : EXIT_FAILURE;
+  return summary.written + summary.kept > 0 ? EXIT_OK : EXIT_FAILURE;
 }
 
 async function poseCommand(args: string[], io: CliIo): Promise<number> {

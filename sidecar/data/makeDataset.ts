@@ -10,13 +10,15 @@
  * A `pose` identity also gets its rig (poses/poseRig.ts, *.poserig); `pose-rig` writes only that side file, for a
  * folder of *.pose files made before it existed (the character is made again from (seed, i) and checked against the
  * *.pose file, which must be there).
+ * With `resume`, a sample whose files are all there already is kept as it is (writeBundle renames a finished file into
+ * place, so a file that is there is whole): an interrupted run is finished by running the same command again.
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { augmentDevCharacter } from './augment/augmentDevCharacter.js';
-import { loadDevCharacter, type DevCharacter } from './augment/devCharacter.js';
+import { devCharacterName, loadDevCharacter, type DevCharacter } from './augment/devCharacter.js';
 import { trainingDevCharacters } from './augment/heldOut.js';
 import { CORRECTIVES_TRAIN_VERTICES, makeCorrectivesSample, writeCorrectivesSample } from './correctives/correctivesSample.js';
 import { generateProceduralHumanoid } from './procedural/proceduralHumanoid.js';
@@ -49,11 +51,15 @@ export interface DatasetOptions {
    * rig and pose kinds); absent or 0: none, and every sample is as it was before the option
    */
   asymmetricArms?: number;
+  /** keep the samples whose files (sampleFiles) are all in `out` already, and make only the others */
+  resume?: boolean;
   log: (line: string) => void;
 }
 
 export interface DatasetSummary {
   written: number;
+  /** samples found made and kept (resume) */
+  kept: number;
   failed: { index: number; error: string }[];
   seconds: number;
 }
@@ -121,35 +127,63 @@ export async function makeSample(index: number, options: DatasetOptions, cache: 
   return path;
 }
 
+/**
+ * sampleStem: the file name sample `index` is written under, without extension (procedural `proc-000042`, augmented
+ * `aug-<dev character>-000042`); `devs`: trainingDevCharacters(options.characters), read only for augmented samples.
+ */
+export function sampleStem(index: number, options: Pick<DatasetOptions, 'count' | 'augmentedFraction' | 'kind'>, devs: () => string[]): string {
+  const number = String(index).padStart(6, '0');
+  if (index < proceduralCount(options)) return `proc-${number}`;
+  return `aug-${devCharacterName(augmentedSource(index, options, devs()))}-${number}`;
+}
+
+/** sampleFiles: the paths in options.out that sample `index` writes (a pose identity: its *.pose and its *.poserig). */
+export function sampleFiles(index: number, options: DatasetOptions): string[] {
+  const stem = join(options.out, sampleStem(index, options, () => trainingDevCharacters(options.characters)));
+  if (options.kind === 'correctives') return [`${stem}.corr`];
+  if (options.kind === 'pose') return [`${stem}.pose`, poseRigPath(`${stem}.pose`)];
+  if (options.kind === 'pose-rig') return [poseRigPath(`${stem}.pose`)];
+  return [`${stem}.sample`];
+}
+
+/** isSampleMade: whether every file of sample `index` is in options.out (see resume). */
+export function isSampleMade(index: number, options: DatasetOptions): boolean {
+  return sampleFiles(index, options).every((path) => existsSync(path));
+}
+
+/** The dev character file augmented sample `index` re-proportions: the training dev characters taken in turn. */
+function augmentedSource(index: number, options: Pick<DatasetOptions, 'count' | 'augmentedFraction' | 'kind'>, devs: string[]): string {
+  if (!devs.length) throw new Error('no training dev characters to augment');
+  return devs[(index - proceduralCount(options)) % devs.length];
+}
+
 /** The character of sample `index` (seed: its sampleSeed) and the file name it is written under, without extension. */
 async function datasetCharacter(
   index: number, seed: number, options: DatasetOptions, cache: Map<string, DevCharacter>,
 ): Promise<{ character: RiggedCharacter; stem: string }> {
   const nProc = proceduralCount(options);
+  const devs = () => trainingDevCharacters(options.characters);
+  const stem = sampleStem(index, options, devs);
   let character: RiggedCharacter;
-  let stem: string;
   const u = (seed % 1_000_003) / 1_000_003;
   if (index < nProc) {
     const targetVertices = options.proceduralVertices ? logUniform(u, options.proceduralVertices) : undefined;
     const asymmetricArms = options.asymmetricArms !== undefined && options.asymmetricArms > 0 && armsApartDraw(seed) < options.asymmetricArms;
     character = generateProceduralHumanoid(seed, { ...(targetVertices ? { targetVertices } : {}), ...(asymmetricArms ? { asymmetricArms } : {}) });
     character.meta = { ...character.meta, source: 'procedural' };
-    character.name = `proc-${String(index).padStart(6, '0')}`;
-    stem = character.name;
+    character.name = stem;
   } else {
-    const devs = trainingDevCharacters(options.characters);
-    if (!devs.length) throw new Error(`no training dev characters in ${options.characters}`);
-    const path = devs[(index - nProc) % devs.length];
+    const list = devs();
+    if (!list.length) throw new Error(`no training dev characters in ${options.characters}`);
+    const path = augmentedSource(index, options, list);
     let dev = cache.get(path);
     if (!dev) { dev = await loadDevCharacter(path); cache.set(path, dev); }
     const range = options.augmentedVertices;
     const remeshVertices = range === null ? undefined : range[1] === 0 ? null : logUniform(u, range);
     character = augmentDevCharacter(dev, seed, remeshVertices === undefined ? {} : { remeshVertices });
-    const source = dev.name;
     character.meta = { ...character.meta, source: 'augmented' };
     // Samples of one source character share the part of the name before '#': validation splits keep them together.
-    character.name = `aug-${source}#${String(index).padStart(6, '0')}`;
-    stem = `aug-${source}-${String(index).padStart(6, '0')}`;
+    character.name = `aug-${dev.name}#${String(index).padStart(6, '0')}`;
   }
   return { character, stem };
 }
@@ -175,6 +209,7 @@ export async function makeDataset(options: DatasetOptions): Promise<DatasetSumma
   );
   const summary: DatasetSummary = {
     written: results.reduce((n, r) => n + r.written, 0),
+    kept: results.reduce((n, r) => n + r.kept, 0),
     failed: results.flatMap((r) => r.failed).sort((a, b) => a.index - b.index),
     seconds: (performance.now() - t0) / 1000,
   };

@@ -7,7 +7,7 @@
  * (the data start, align8(4 + H)); every blob starts on a multiple of 8. Python readers: bench/blender_apply.py,
  * sidecar/eval/blender_bone_heat.py.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 export type Blob = Float32Array | Uint32Array | Uint16Array;
 type BlobType = 'f32' | 'u32' | 'u16';
@@ -26,7 +26,11 @@ function blobType(b: Blob): BlobType {
   return 'u16';
 }
 
-/** writeBundle: `header` (any JSON) and `blobs` (typed arrays, in order) to one file; see the layout above. */
+/**
+ * writeBundle: `header` (any JSON) and `blobs` (typed arrays, in order) to one file; see the layout above. The bytes go
+ * to `<path>.partial` first and are renamed onto `path`, so that a process killed mid-write never leaves a truncated
+ * file under the real name (`autorig data --resume` takes an existing file as a finished sample).
+ */
 export function writeBundle(path: string, header: object, blobs: Blob[]): void {
   let offset = 0;
   const entries: BlobEntry[] = blobs.map((b) => {
@@ -40,7 +44,9 @@ export function writeBundle(path: string, header: object, blobs: Blob[]): void {
   out.writeUInt32LE(headerBytes.length, 0);
   headerBytes.copy(out, 4);
   blobs.forEach((b, i) => out.set(new Uint8Array(b.buffer, b.byteOffset, b.byteLength), dataStart + entries[i].offset));
-  writeFileSync(path, out);
+  const partial = `${path}.partial`;
+  writeFileSync(partial, out);
+  renameSync(partial, path);
 }
 
 /** readBundle: the header and the blobs of a file written by writeBundle (blobs copied into aligned typed arrays). */
