@@ -13,7 +13,7 @@ import { estimateSkeleton, FRONT_VIEW_RESOLUTION } from '../sidecar/skeleton/est
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { predictJoints2D } from '../sidecar/skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
-import { ARM_DEPTH_OFF_LIMB, HAND_FORWARD_OF_RAY, HEAD_TIPPED_BACK, RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
+import { ARM_DEPTH_OFF_LIMB, CHEST_MIN_STRETCH, CHEST_RAY_GAP, HAND_FORWARD_OF_RAY, HEAD_TIPPED_BACK, ownStretchBeforeGap, RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
 import type { MeshPart, Skeleton, Vec3 } from '../sidecar/types.js';
@@ -49,6 +49,25 @@ describe('withRefinedDepth', () => {
     expect(z(out, 'Spine')).toBeCloseTo(0.02, 6);
     expect(z(out, 'Neck')).toBeCloseTo(0.02, 6);
     expect(() => withRefinedDepth(coarse, refined, { front: front.subarray(1), back })).toThrow(/ray spans/);
+  });
+
+  it('reads a chest with something hanging apart behind it at its own stretch\'s middle, and only the chest', () => {
+    const pairs = (...z: number[]) => Float64Array.from(z);
+    // long hair behind the chest, a gap of twice CHEST_RAY_GAP between
+    const hair = pairs(0.04, -0.04, -0.04 - 2 * CHEST_RAY_GAP, -0.12);
+    expect(ownStretchBeforeGap(hair, CHEST_RAY_GAP, CHEST_MIN_STRETCH)).toBeCloseTo(0, 9);
+    expect(ownStretchBeforeGap(pairs(0.04, -0.04, -0.04 - 0.5 * CHEST_RAY_GAP, -0.12), CHEST_RAY_GAP, CHEST_MIN_STRETCH)).toBeNaN(); // fused
+    expect(ownStretchBeforeGap(pairs(0.04, 0.04 - 0.5 * CHEST_MIN_STRETCH, 0, -0.04), CHEST_RAY_GAP, CHEST_MIN_STRETCH)).toBeNaN(); // a plate in front
+    expect(ownStretchBeforeGap(pairs(0.04, -0.12), CHEST_RAY_GAP, CHEST_MIN_STRETCH)).toBeNaN();
+    expect(ownStretchBeforeGap(undefined, CHEST_RAY_GAP, CHEST_MIN_STRETCH)).toBeNaN();
+    const front = new Float64Array(J).fill(0.04), back = new Float64Array(J).fill(-0.12);
+    const stretches = Array.from({ length: J }, () => hair);
+    const out = withRefinedDepth(coarse, refined, { front, back, stretches });
+    expect(z(out, 'Spine2')).toBeCloseTo(0, 6);
+    // every other trunk joint keeps the network's depth, whatever its stretches
+    for (const name of ['Hips', 'Spine', 'Spine1', 'Neck', 'LeftShoulder']) expect(z(out, name), name).toBeCloseTo(0.02, 6);
+    // without the stretches (or with the chest fused to what hangs behind), the network's
+    expect(z(withRefinedDepth(coarse, refined, { front, back }), 'Spine2')).toBeCloseTo(0.02, 6);
   });
 
   it('gives a hand of arms posed apart the network\'s depth where that lies clearly in front of the ray\'s, inside its span', () => {

@@ -60,4 +60,20 @@ describe('hands hanging in front of a cape', () => {
     // measured 1.9 and 1.8 %; before, 11.4 and 12.9 %
     for (const name of ['LeftHand', 'RightHand'] as const) expect(errors[SCORED_JOINTS.indexOf(name)], name).toBeLessThan(0.04);
   }, 60_000);
+
+  // A cape fused to the body, a few hundredths behind a hanging arm: the elbow's ray crossed the arm, the narrow gap and
+  // the cape, and read their midpoint (38 000 007's left elbow 0.029 of the canonical height behind the arm); the wrist,
+  // whose ray crosses a gap as wide as ARM_RAY_GAP, then took the stretch nearest that elbow: the cape's. The elbow is
+  // read on its own stretch from a gap of ARM_ROOT_RAY_GAP, and the wrist follows it into the hand.
+  it.each([
+    { seed: 38_000_007, asymmetricArms: true, side: 'Left' },
+    { seed: 39_000_025, asymmetricArms: false, side: 'Left' },
+  ])('puts procedural humanoid $seed\'s $side wrist in its hand, in front of the cape', async ({ seed, asymmetricArms, side }) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms });
+    expect(character.meta.clothing).toContain('cape');
+    const errors = await rigJointErrors(character);
+    // measured: wrist 3.9 / 1.0 %, elbow 2.2 / 1.1 % of the height; before, wrists 13.2 / 8.7 %
+    expect(errors[SCORED_JOINTS.indexOf(`${side}Hand` as never)]).toBeLessThan(0.05);
+    expect(errors[SCORED_JOINTS.indexOf(`${side}ForeArm` as never)]).toBeLessThan(0.03);
+  }, 60_000);
 });

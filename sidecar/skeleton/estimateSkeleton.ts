@@ -1103,32 +1103,73 @@ export const ARM_RAY_GAP = 0.1;
  */
 export const APART_OVERLAP_SHARE = 0.5;
 
-/** Each arm joint (without its side) whose depth armJointsOnTheirOwnStretch checks, with its parent, parents first. */
-const ARM_CHAIN = [['Arm', 'Shoulder'], ['ForeArm', 'Arm'], ['Hand', 'ForeArm'], ['HandTip', 'Hand']] as const;
+/**
+ * The least gap, along the ray of an upper-arm joint or an elbow, between two stretches inside the surface that its
+ * read span crosses for the joint to be read on one of them, where no gap reaches ARM_RAY_GAP
+ * (armJointsOnTheirOwnStretch): long hair or a cape fused to the body, hanging a few hundredths behind the arm, took
+ * the midpoint of the ray far behind it (procedural 38 000 007's elbow 0.029 of the canonical height behind the arm,
+ * across a gap of 0.037; 20 000 059's upper-arm joints 0.06 behind, across 0.026). No fingers curl there. Over 464
+ * procedural humanoids (38, 39 and 20 000 000, both arm modes) the arm's own stretch held the truth within 0.004
+ * wherever a gap from 0.01 moved a joint (19 upper-arm joints, 5 elbows, none farther): docs/EVAL.md, fifty-ninth
+ * session.
+ */
+export const ARM_ROOT_RAY_GAP = 0.01;
 
 /**
- * An arm joint whose read span along its ray crosses a gap outside the surface ARM_RAY_GAP long (a blade held forward
- * out of the fist, a hilt, its guard) read the midpoint between the arm and that: it takes the midpoint of the
- * inside stretch nearest its parent's depth instead, and that stretch's length as its read span. Parents first, so a
- * moved upper-arm joint carries its elbow's choice.
+ * The least length of the inside stretch that an upper-arm joint or an elbow is read on across a gap under ARM_RAY_GAP
+ * (armJointsOnTheirOwnStretch); where the stretch chosen is shorter, the joint keeps its read. An arm is 0.04–0.07
+ * thick on the generator's humanoids: where such a gap moved an upper-arm joint nearer on 640 procedural humanoids (11,
+ * 13, 37, 38, 39 and 20 000 000), its own stretch was 0.030–0.093 long. A staff held before a hanging upper arm
+ * (13 000 061, 37 000 043) is a stretch 0.020–0.021 long, and the joint taken onto it stood 5.4–6.3 % of the height
+ * off (a thicker staff would pass for an arm). The artists' robot_expressive wears its shoulder as nested plates 0.007
+ * thick with gaps of 0.007–0.029 between them (its upper-arm joint on the front plate: CD-J2J 0.0303 → 0.0312). A ray
+ * at the very edge of the arm grazes it (procedural 9 200 017's right upper arm, 0.007 before long hair): taking the
+ * next stretch, the hair's, put the joint 0.036 of the height behind.
+ */
+export const ARM_MIN_STRETCH = 0.025;
+
+/**
+ * Each arm joint (without its side) whose depth armJointsOnTheirOwnStretch checks, with its parent, parents first, and
+ * the stretch it takes across a gap from ARM_ROOT_RAY_GAP to ARM_RAY_GAP (null: it takes none).
+ */
+const ARM_CHAIN = [['Arm', 'Shoulder', 'front'], ['ForeArm', 'Arm', 'nearest'], ['Hand', 'ForeArm', null], ['HandTip', 'Hand', null]] as const;
+
+/**
+ * An arm joint whose read span along its ray crosses a gap outside the surface read the midpoint between the arm and
+ * what lies beyond the gap; it takes the midpoint of one inside stretch instead, and that stretch's length as its read
+ * span. Across a gap of ARM_RAY_GAP or more (a blade held forward out of the fist or before the arm, a hilt, its guard)
+ * any arm joint takes the stretch nearest its parent's depth: the blade may stand in front of the arm or behind it.
+ * Across a narrower gap, from ARM_ROOT_RAY_GAP (long hair or a cape hanging behind the arm), an elbow takes the stretch
+ * nearest its parent's, and an upper-arm joint the front one within its read span: its parent, the shoulder, was read
+ * across the same hair or cape, behind the arm (on those 464 humanoids, nearest the shoulder moved 9 of 17 upper-arm
+ * joints farther, 0.06 into long hair); either, only a stretch ARM_MIN_STRETCH long or more. Parents first, so a moved
+ * upper-arm joint carries its elbow's choice.
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
- * modified in place; stretches: each point's insideStretches along its ray, by name
+ * modified in place; stretches: each point's insideStretches along its ray (front first), by name
  */
 function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: Record<string, number>, stretches: Record<string, Float64Array>): void {
   for (const side of ['Left', 'Right']) {
-    for (const [joint, parent] of ARM_CHAIN) {
+    for (const [joint, parent, acrossNarrowGap] of ARM_CHAIN) {
       const q = c[side + joint], p = c[side + parent], st = stretches[side + joint], span = readSpans[side + joint];
       if (!q || !p || !st || !(span > 0)) continue;
       const front = q[2] + 0.5 * span, back = q[2] - 0.5 * span, eps = 1e-9;
-      let crossesGap = false, best = -1;
+      let widestGap = 0, nearest = -1, frontmost = -1;
       for (let s = 0; s < st.length; s += 2) {
-        if (s + 2 < st.length && st[s + 1] - st[s + 2] >= ARM_RAY_GAP && st[s + 1] <= front + eps && st[s + 2] >= back - eps) crossesGap = true;
-        if (best < 0 || Math.abs(0.5 * (st[s] + st[s + 1]) - p[2]) < Math.abs(0.5 * (st[best] + st[best + 1]) - p[2])) best = s;
+        if (s + 2 < st.length && st[s + 1] <= front + eps && st[s + 2] >= back - eps) widestGap = Math.max(widestGap, st[s + 1] - st[s + 2]);
+        if (nearest < 0 || Math.abs(0.5 * (st[s] + st[s + 1]) - p[2]) < Math.abs(0.5 * (st[nearest] + st[nearest + 1]) - p[2])) nearest = s;
+        if (frontmost < 0 && st[s + 1] <= front + eps && st[s] >= back - eps) frontmost = s;
       }
-      if (crossesGap) {
-        q[2] = 0.5 * (st[best] + st[best + 1]);
-        readSpans[side + joint] = st[best] - st[best + 1];
+      let best = -1;
+      if (widestGap >= ARM_RAY_GAP) best = nearest;
+      else if (acrossNarrowGap && widestGap >= ARM_ROOT_RAY_GAP) {
+        best = acrossNarrowGap === 'front' ? frontmost : nearest;
+        // a stretch too short for the limb is a plate, a staff held before the arm, or the limb's edge grazed: the
+        // read stays
+        if (best >= 0 && st[best] - st[best + 1] < ARM_MIN_STRETCH) best = -1;
       }
+      if (best < 0) continue;
+      q[2] = 0.5 * (st[best] + st[best + 1]);
+      readSpans[side + joint] = st[best] - st[best + 1];
     }
   }
 }

@@ -47,8 +47,26 @@ export function refinedSkeleton(estimate: SkeletonEstimate, refined: Float32Arra
  */
 export const RAY_DEPTH_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftForeArm', 'LeftHand', 'RightArm', 'RightForeArm', 'RightHand'];
 
-/** Each joint's ray along z: its first (front) and last (back) hit, NaN where it misses (liftJointsByFrontPiece's). */
-export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
+/**
+ * Each joint's ray along z: its first (front) and last (back) hit, NaN where it misses, and (optional) the stretches of
+ * it inside the surface, front first (liftJointsByFrontPiece's).
+ */
+export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'> & Partial<Pick<FrontPieceLift, 'stretches'>>;
+
+/**
+ * The least gap, behind the chest's own stretch along the Spine2 joint's ray, across which something hangs that is not
+ * the chest (long hair, a cape): withRefinedDepth then reads the Spine2 joint at that stretch's midpoint, not at the
+ * network's depth, which such hair drew back (procedural 29 000 010 and 37 000 013: 0.023 and 0.028 of the canonical
+ * height behind the generator's). Over 480 procedural humanoids (29, 37 and 39 000 000, both arm modes) the chest's
+ * stretch moved 65 Spine2 joints, 32 of them nearer by 0.003 or more and none farther (the sum of their errors 0.358 →
+ * 0.034; from a gap of 0.01, 50 moved). The same rule moved 2 of 24 Spine1 joints farther (a coat's front before the
+ * belly) and 69 of 85 shoulders (whose joint sits where the arm meets the trunk); a Neck's ray crossed such a gap on 11
+ * rigs only, all narrower than 0.008: docs/EVAL.md, fifty-ninth session.
+ */
+export const CHEST_RAY_GAP = 0.005;
+
+/** The least length of the chest's own stretch that CHEST_RAY_GAP's rule reads the Spine2 joint on (a chest, no plate). */
+export const CHEST_MIN_STRETCH = 0.02;
 
 /**
  * withRefinedDepth: coarse joints with the refinement network's depth. The front view fixes a joint's x (across) and
@@ -63,7 +81,8 @@ export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'>;
  * it and the head bone would move nothing).
  * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order); spans (optional):
  * each coarse joint's ray along z, its first (front) and last (back) hit, NaN where it misses the surface, Float64Array
- * #23 each (liftJointsByFrontPiece); unseenArms (optional): the sides whose arm the front view does not show
+ * #23 each, and its stretches inside the surface (#23 Float64Array pairs, front first; liftJointsByFrontPiece's), where
+ * a Spine2 joint with hair or a cape apart behind its chest takes its own stretch's middle (CHEST_RAY_GAP); unseenArms (optional): the sides whose arm the front view does not show
  * (Landmarks2D's unseenArms: arms hanging inside a cape), whose arm joints take the refined depth as the trunk's do;
  * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY);
  * wristsBehindHeld (SkeletonEstimate's): the sides whose wrist the rules stood behind what the hand holds, which keep it
@@ -91,6 +110,10 @@ export function withRefinedDepth(
     const z = refined[3 * j + 2];
     if (insideRay(j, z)) out[3 * j + 2] = z;
   }
+  // A chest with hair or a cape hanging behind it, apart: its own stretch of the ray holds the Spine2 joint
+  const chest = MIXAMO_JOINTS.indexOf('Spine2');
+  const chestZ = spans?.stretches ? ownStretchBeforeGap(spans.stretches[chest], CHEST_RAY_GAP, CHEST_MIN_STRETCH) : Number.NaN;
+  if (!Number.isNaN(chestZ)) out[3 * chest + 2] = chestZ;
   // A head the network tipped back behind its own neck read the hair around the skull; a standing neck is upright
   const head = MIXAMO_JOINTS.indexOf('Head'), neck = MIXAMO_JOINTS.indexOf('Neck');
   const neckZ = refined[3 * neck + 2];
@@ -117,6 +140,17 @@ export function withRefinedDepth(
     out[3 * arm + 2] = Number.isNaN(front) ? z : Math.min(front, Math.max(back, z));
   }
   return out;
+}
+
+/**
+ * ownStretchBeforeGap: the midpoint of a ray's front stretch inside the surface where it is at least `least` long and
+ * a gap of at least `gap` follows it before the next stretch; NaN otherwise (one stretch, a thin front one, a narrow gap).
+ * stretches: front, back pairs along the ray, front first (insideStretches) → depth (canonical z)
+ */
+export function ownStretchBeforeGap(stretches: Float64Array | undefined, gap: number, least: number): number {
+  if (!stretches || stretches.length < 4) return Number.NaN;
+  const [front, back, next] = [stretches[0], stretches[1], stretches[2]];
+  return front - back >= least && back - next >= gap ? 0.5 * (front + back) : Number.NaN;
 }
 
 /**
