@@ -59,7 +59,7 @@ export type JointRaySpans = Pick<FrontPieceLift, 'front' | 'back'> & Partial<Pic
  * network's depth, which such hair drew back (procedural 29 000 010 and 37 000 013: 0.023 and 0.028 of the canonical
  * height behind the generator's). Over 480 procedural humanoids (29, 37 and 39 000 000, both arm modes) the chest's
  * stretch moved 65 Spine2 joints, 32 of them nearer by 0.003 or more and none farther (the sum of their errors 0.358 →
- * 0.034; from a gap of 0.01, 50 moved). The same rule moved 2 of 24 Spine1 joints farther (a coat's front before the
+ * 0.034; from a gap of 0.01, 55 moved). The same rule moved 2 of 24 Spine1 joints farther (a coat's front before the
  * belly) and 69 of 85 shoulders (whose joint sits where the arm meets the trunk); a Neck's ray crossed such a gap on 11
  * rigs only, all narrower than 0.008: docs/EVAL.md, fifty-ninth session.
  */
