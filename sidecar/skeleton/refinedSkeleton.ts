@@ -82,8 +82,9 @@ export const CHEST_MIN_STRETCH = 0.02;
  * coarse, refined: Float32Array #23*3 (canonical: x left, y up, z forward; MIXAMO_JOINTS order); spans (optional):
  * each coarse joint's ray along z, its first (front) and last (back) hit, NaN where it misses the surface, Float64Array
  * #23 each, and its stretches inside the surface (#23 Float64Array pairs, front first; liftJointsByFrontPiece's), where
- * a Spine2 joint with hair or a cape apart behind its chest takes its own stretch's middle (CHEST_RAY_GAP); unseenArms (optional): the sides whose arm the front view does not show
- * (Landmarks2D's unseenArms: arms hanging inside a cape), whose arm joints take the refined depth as the trunk's do;
+ * a Spine2 joint with hair or a cape apart behind its chest takes its own stretch's middle (CHEST_RAY_GAP);
+ * unseenArms (optional): the sides whose arm the front view does not show (Landmarks2D's unseenArms: arms hanging
+ * inside a cape), whose arm joints take the refined depth as the trunk's do;
  * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY);
  * wristsBehindHeld (SkeletonEstimate's): the sides whose wrist the rules stood behind what the hand holds, which keep it
  * → Float32Array #23*3: coarse's x and y, refined's z where it is taken (a Head the network tipped back behind its
