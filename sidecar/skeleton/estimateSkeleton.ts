@@ -1119,12 +1119,12 @@ export const ARM_ROOT_RAY_GAP = 0.01;
  * The least length of the inside stretch that an upper-arm joint or an elbow is read on across a gap under ARM_RAY_GAP
  * (armJointsOnTheirOwnStretch); where the stretch chosen is shorter, the joint keeps its read. An arm is 0.04–0.07
  * thick on the generator's humanoids: where such a gap moved an upper-arm joint nearer on 640 procedural humanoids (38,
- * 39 and 20 000 000 in both arm modes, 13 and 37 000 000 posed apart), its own stretch was 0.030–0.093 long. A staff held before a hanging upper arm
- * (13 000 061, 37 000 043) is a stretch 0.020–0.021 long, and the joint taken onto it stood 5.4–6.3 % of the height
- * off (a thicker staff would pass for an arm). The artists' robot_expressive wears its shoulder as nested plates 0.007
- * thick with gaps of 0.007–0.029 between them (its upper-arm joint on the front plate: CD-J2J 0.0303 → 0.0312). A ray
- * at the very edge of the arm grazes it (procedural 9 200 017's right upper arm, 0.007 before long hair): taking the
- * next stretch, the hair's, put the joint 0.036 of the height behind.
+ * 39 and 20 000 000 in both arm modes, 13 and 37 000 000 posed apart), its own stretch was 0.030–0.093 long. A staff
+ * held before a hanging upper arm (13 000 061, 37 000 043) is a stretch 0.020–0.021 long, and the joint taken onto it
+ * stood 5.4–6.3 % of the height off (a thicker staff would pass for an arm). The artists' robot_expressive wears its
+ * shoulder as nested plates 0.007 thick with gaps of 0.007–0.029 between them (its upper-arm joint on the front plate:
+ * CD-J2J 0.0303 → 0.0312). A ray at the very edge of the arm grazes it (procedural 9 200 017's right upper arm, 0.007
+ * before long hair): taking the next stretch, the hair's, put the joint 0.036 of the height behind.
  */
 export const ARM_MIN_STRETCH = 0.025;
 
