@@ -162,8 +162,10 @@ async function datasetCharacter(
   index: number, seed: number, options: DatasetOptions, cache: Map<string, DevCharacter>,
 ): Promise<{ character: RiggedCharacter; stem: string }> {
   const nProc = proceduralCount(options);
-  const devs = () => trainingDevCharacters(options.characters);
-  const stem = sampleStem(index, options, devs);
+  // the dev characters' folder is read once, and only for an augmented sample
+  const devs = index < nProc ? [] : trainingDevCharacters(options.characters);
+  if (index >= nProc && !devs.length) throw new Error(`no training dev characters in ${options.characters}`);
+  const stem = sampleStem(index, options, () => devs);
   let character: RiggedCharacter;
   const u = (seed % 1_000_003) / 1_000_003;
   if (index < nProc) {
@@ -173,9 +175,7 @@ async function datasetCharacter(
     character.meta = { ...character.meta, source: 'procedural' };
     character.name = stem;
   } else {
-    const list = devs();
-    if (!list.length) throw new Error(`no training dev characters in ${options.characters}`);
-    const path = augmentedSource(index, options, list);
+    const path = augmentedSource(index, options, devs);
     let dev = cache.get(path);
     if (!dev) { dev = await loadDevCharacter(path); cache.set(path, dev); }
     const range = options.augmentedVertices;

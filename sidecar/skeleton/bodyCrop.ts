@@ -96,9 +96,8 @@ export function unzoomFromCrop(xy: Float64Array, crop: BodyCrop): void {
  * and 9 900 000, both arm modes) the first look's HeadTop_End stood 0.6 % of the canonical height off on average, the
  * second's 1.3 %; 8 of the 10 joints so kept were a HeadTop_End the second look was unsure of (0.21–0.43), where the
  * hybrid took the rules' reading, which a hat's crown can raise: 22 000 062's Hips, measured up from the pelvis by the
- * head's height, 3.4 / 3.9 →
- * 0.1 / 0.6 % of the height (both arm modes). The other two were raised elbows by a staff: 26 000 040's 3.6 → 2.3 %,
- * 26 000 024's 0.9 → 1.9 (eval skeletons over 46 runs of 80: three rigs nearer, two farther).
+ * head's height, 3.4 / 3.9 → 0.1 / 0.6 % of the height (both arm modes). The other two were raised elbows by a staff:
+ * 26 000 040's 3.6 → 2.3 %, 26 000 024's 0.9 → 1.9 (eval skeletons over 46 runs of 80: three rigs nearer, two farther).
  * first, second: the two looks' joints (the second's already back in the whole view's frame), sure: the confidence
  * the hybrid takes a network joint at → Joints2DPrediction (new arrays)
  */
