@@ -21,10 +21,12 @@ export const POSED_APART_DISTANCE = 0.04;
 export const POSED_APART_JOINTS = ['ForeArm', 'Hand'] as const;
 
 /**
- * Whether the front view's silhouette holds the point (x, y) or a covered pixel within `tolerance` of it.
- * view: FrontView (mask res*res), x, y: canonical, tolerance: canonical units → boolean
+ * Whether the front view's silhouette holds the point (x, y) or a covered pixel within `tolerance` of it; with
+ * `frontAtLeast`, only a pixel whose first hit (zFront) is at that depth or in front of it counts.
+ * view: FrontView (mask, zFront res*res), x, y: canonical, tolerance: canonical units, frontAtLeast: canonical z
+ * → boolean
  */
-export function silhouetteNear(view: FrontView, x: number, y: number, tolerance = MIRROR_ON_BODY_TOLERANCE): boolean {
+export function silhouetteNear(view: FrontView, x: number, y: number, tolerance = MIRROR_ON_BODY_TOLERANCE, frontAtLeast = -Infinity): boolean {
   const res = view.res;
   const ci = (x + 0.5) * res - 0.5, cj = (y + 0.5) * res - 0.5;
   const r = tolerance * res;
@@ -32,10 +34,22 @@ export function silhouetteNear(view: FrontView, x: number, y: number, tolerance 
   const j0 = Math.max(0, Math.floor(cj - r)), j1 = Math.min(res - 1, Math.ceil(cj + r));
   for (let j = j0; j <= j1; j++) {
     for (let i = i0; i <= i1; i++) {
-      if (view.mask[j * res + i] && (i - ci) ** 2 + (j - cj) ** 2 <= r * r + 0.5) return true;
+      const k = j * res + i;
+      if (view.mask[k] && view.zFront[k] >= frontAtLeast && (i - ci) ** 2 + (j - cj) ** 2 <= r * r + 0.5) return true;
     }
   }
   return false;
+}
+
+/**
+ * The first hit's depth (zFront) of the front view's pixel that holds the point (x, y); NaN where that pixel is not
+ * covered. view: FrontView, x, y: canonical → canonical z
+ */
+export function frontDepthAt(view: FrontView, x: number, y: number): number {
+  const res = view.res;
+  const i = Math.round((x + 0.5) * res - 0.5), j = Math.round((y + 0.5) * res - 0.5);
+  if (i < 0 || j < 0 || i >= res || j >= res || !view.mask[j * res + i]) return Number.NaN;
+  return view.zFront[j * res + i];
 }
 
 /**

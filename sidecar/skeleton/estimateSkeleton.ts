@@ -10,7 +10,7 @@ import { liftJointsByFrontPiece, type ClosedPieceHit, type FrontPieceLift } from
 import { crotchThroughClothing } from './crotchThroughClothing.js';
 import { meshShells } from '../mesh/meshShells.js';
 import { withoutPropRods } from './propRods.js';
-import { armsPosedApart, silhouetteNear } from './armsPosedApart.js';
+import { armsPosedApart, frontDepthAt, MIRROR_ON_BODY_TOLERANCE, silhouetteNear } from './armsPosedApart.js';
 import type { MixamoJointName } from './mixamoTemplate.js';
 import { buildMixamoSkeleton, MIXAMO_JOINTS } from './mixamoTemplate.js';
 
@@ -748,6 +748,16 @@ export function rulesNeckOverNetworkHead(
 const MIRRORED_PAIRS = ['Arm', 'Hand', 'Leg'] as const;
 
 /**
+ * How far (canonical units, height ~1) behind the network's joint's first hit the surface the mirrored joint lands on
+ * may lie (mirroredUnsureSide): a limb mirrored onto a limb meets the surface at about the same depth, one landing on
+ * long hair behind a raised arm meets it far behind. On 4 560 procedural humanoids (11 000 000–119 and 15–39 000 000–079
+ * with arms posed apart and mirrored, 12 and 13 000 000–079 posed apart, 9 500 000 and 9 900 000–079 mirrored) 222 of
+ * the 223 mirrors taken lay at most 0.006 behind; 37 000 013's raised elbow, mirrored onto the hair hanging beside the
+ * trunk, 0.117 (that elbow 18.3 % of the height off, 10.5 once refused). About the thickness of an arm.
+ */
+export const MIRROR_DEPTH_DROP = 0.03;
+
+/**
  * An elbow farther from its own upper-arm joint than this many times the other side's upper arm (both in the front
  * view, where a bone can look shorter but never longer) was read on something else: on the procedural humanoids
  * (the mirrored 80 of `eval skeletons`, 9 200 000–079, 9 400 000–079, 9 900 000–079, 10 200 000–079,
@@ -839,7 +849,8 @@ export const ELBOW_ARM_JOINT_SHIFT = 0.03;
  * elbow lies out of its upper arm's reach (elbowOutOfReach). symmetrise averages the two sides, so a misread side
  * used to pull the good one half-way to it. Where the mirrored joint lands off the body's silhouette, the limbs are posed
  * apart and nothing is mirrored; a standing staff is no part of the body (16 000 040's left hand, mirrored onto the staff
- * held out in its right, stood 16.7 % of the height off).
+ * held out in its right, stood 16.7 % of the height off), and neither is a surface far behind the seen joint
+ * (MIRROR_DEPTH_DROP).
  * points, sources: the 2D joints (canonical x, y) and where each came from, by name; view: the silhouette without its
  * standing rods (withoutPropRods).
  */
@@ -852,8 +863,11 @@ function mirroredUnsureSide(points: Partial<Record<Named2D, [number, number]>>, 
     const [seenSide, unsureSide] = sources[left] === 'learned' ? ['Left', 'Right'] : ['Right', 'Left'];
     const seen = `${seenSide}${joint}` as Named2D, unsure = `${unsureSide}${joint}` as Named2D;
     const mirrored: [number, number] = [2 * mid - points[seen]![0], points[seen]![1]];
-    // where the mirror lands off the body, the limbs are posed apart and the rules' side is the one the view shows
-    if (!silhouetteNear(view, mirrored[0], mirrored[1])) continue;
+    // where the mirror lands off the body, the limbs are posed apart and the rules' side is the one the view shows; so
+    // they are where it lands only on something far behind the seen joint (long hair beside a raised arm)
+    const seenFront = frontDepthAt(view, points[seen]![0], points[seen]![1]);
+    const frontAtLeast = Number.isNaN(seenFront) ? -Infinity : seenFront - MIRROR_DEPTH_DROP;
+    if (!silhouetteNear(view, mirrored[0], mirrored[1], MIRROR_ON_BODY_TOLERANCE, frontAtLeast)) continue;
     // an elbow pair stays averaged unless the rules' elbow lies out of its upper arm's reach
     if (joint === 'ForeArm' && !elbowOutOfReach(points, seenSide, unsureSide)) continue;
     points[unsure] = mirrored;
