@@ -9,10 +9,9 @@
 #      → models/latent_pose_decoder.{onnx,check.json,curve.csv,md}
 #   4. the corrective shares (autorig eval corrective-share, development identities) and the experimental marks
 #      (autorig eval poses --write-marks, test identities) → models/latent_pose_corrective_share.json, latent_pose_eval.json
-# The committed models were made by exactly these two phases on that data: phase A 12000 steps (v3, 69 minutes on one
-# thread), then phase B 45 minutes on its frozen encoder (the decoder v6, 2026-12-02: phase B run again on v3's
-# encoder after the joint frames changed (v4), then with 45 minutes instead of 35 (v6); see latent_pose_encoder.md and
-# latent_pose_decoder.md). Each phase is
+# The committed models (v7, 2026-12-07) were made from nothing by exactly these two phases on that data, as step 1
+# makes it today: phase A 12000 steps (51 minutes on one thread), then phase B 45 minutes (37,677 steps) on its frozen
+# encoder; see latent_pose_encoder.md and latent_pose_decoder.md. Each phase is
 # also bounded by the clock (AUTORIG_LATENT_A_MINUTES, default 110, and AUTORIG_LATENT_MINUTES, default 45; the
 # learning rate decays to the end either way), so a slower machine trains fewer steps and gets somewhat different
 # numbers.
