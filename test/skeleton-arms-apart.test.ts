@@ -16,7 +16,7 @@ import { generateProceduralHumanoid } from '../sidecar/data/procedural/procedura
 import { ASYMMETRIC_ARMS_MIN_APART, sampleHumanoidParams, withAsymmetricArms } from '../sidecar/data/procedural/humanoidParams.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { armsPosedApart, frontDepthAt, silhouetteNear } from '../sidecar/skeleton/armsPosedApart.js';
-import { ELBOW_ARM_JOINT_SHIFT, elbowReadsAsArm, rulesElbowOfAnotherArmJoint } from '../sidecar/skeleton/estimateSkeleton.js';
+import { ELBOW_ARM_JOINT_SHIFT, ELBOW_BEHIND_ARM, elbowReadsAsArm, elbowsBehindTheirArm, rulesElbowOfAnotherArmJoint } from '../sidecar/skeleton/estimateSkeleton.js';
 import type { FrontView } from '../sidecar/skeleton/frontView.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
@@ -273,6 +273,27 @@ describe('a raised arm before long hair', () => {
     const k = MIXAMO_JOINTS.indexOf('RightForeArm');
     const elbow = rig.skeleton.joints.find((j) => j.name === 'mixamorig:RightForeArm')!.head;
     expect(Math.abs(elbow[1] - character.joints[3 * k + 1]) / (character.meta.heightMetres as number)).toBeLessThan(0.05);
+  }, 60_000);
+
+  it('brings an elbow read far behind both ends of its arm to their mean depth, and leaves a bent arm alone', () => {
+    const c: Record<string, [number, number, number]> = {
+      LeftArm: [0.1, 0.2, 0.003], LeftForeArm: [0.16, 0.22, -0.117], LeftHand: [0.2, 0.25, 0.027],
+      RightArm: [-0.1, 0.2, 0.0], RightForeArm: [-0.12, 0.1, -0.02], RightHand: [-0.1, 0.05, 0.1],
+    };
+    elbowsBehindTheirArm(c);
+    expect(c.LeftForeArm[2]).toBeCloseTo(0.015, 9);
+    expect(c.LeftForeArm.slice(0, 2)).toEqual([0.16, 0.22]);
+    // 0.02 behind the upper-arm joint, under ELBOW_BEHIND_ARM: a bent arm keeps its elbow
+    expect(c.RightForeArm[2]).toBe(-0.02);
+    expect(ELBOW_BEHIND_ARM).toBeGreaterThan(0.02);
+  });
+
+  // 39 000 043 raises its left arm before long hair fused to its back; the network, unsure of the elbow (0.09), put it
+  // on the hair beside the arm, and its ray read the hair, 0.131 behind the mean of its neighbours (elbowsBehindTheirArm)
+  it('keeps procedural humanoid 39 000 043\'s left elbow at its arm\'s depth', async () => {
+    const errors = await rigJointErrors(generateProceduralHumanoid(39_000_043, { targetVertices: 20_000, asymmetricArms: true }));
+    // measured 5.9 % of the height (0.5 of it in depth); before, 15.5
+    expect(errors[SCORED_JOINTS.indexOf('LeftForeArm')]).toBeLessThan(0.08);
   }, 60_000);
 });
 
