@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { FrontView } from '../sidecar/skeleton/frontView.js';
-import { findLandmarks2D } from '../sidecar/skeleton/landmarks2d.js';
+import { findLandmarks2D, HELD_ACROSS_WRIST_RATIO, heldAcrossWrist } from '../sidecar/skeleton/landmarks2d.js';
 
 const RES = 128;
 
@@ -61,6 +61,27 @@ describe('front-view landmarks', () => {
     expect(lm.left.handTip[0]).toBeCloseTo(118, 0);
     expect(Math.abs(lm.left.hand[0] - 99)).toBeLessThanOrEqual(2);
     expect(Math.abs(lm.right.hand[0] - 29)).toBeLessThanOrEqual(2);
+  });
+
+  it('tells a sword\'s blade seen across the forearm from a palm by how much deeper than the wrist it reads', () => {
+    // T-pose as above. The left hand's palm reads 2.5 times its wrist's depth (0.1 against 0.04). On the right a blade
+    // pointing forward and in projects back over the forearm (columns 18..25, 0.6 deep: 15 times the wrist), short of
+    // the fist; the rules' wrist stands where that begins, and the landmarks say so for the hybrid to weigh
+    const view = boxesView([
+      ...LEGS, ...TRUNK,
+      [10, 118, 92, 97, 0.02],
+      [10, 15, 92, 97, 0.05], [99, 118, 92, 97, 0.05],
+      [18, 25, 92, 97, 0.3],
+    ]);
+    const lm = findLandmarks2D(view);
+    expect(lm.left.wristReadAcrossHeld).toBe(false);
+    expect(Math.abs(lm.left.hand[0] - 99)).toBeLessThanOrEqual(2);
+    expect(lm.right.wristReadAcrossHeld).toBe(true);
+    expect(lm.right.hand[0]).toBeGreaterThan(24);
+    // the ratio's bounds, and a wrist sampled on the silhouette's edge (no depth to divide by)
+    expect(heldAcrossWrist(3.3 * 0.03, 0.03)).toBe(false);
+    expect(heldAcrossWrist(HELD_ACROSS_WRIST_RATIO * 0.03, 0.03)).toBe(true);
+    expect(heldAcrossWrist(0.05, 0.003)).toBe(false);
   });
 
   it('finds the hands of arms held out over a cape that hides the legs, past fingertips the raster cut off', () => {

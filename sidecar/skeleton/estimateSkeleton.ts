@@ -65,7 +65,8 @@ export const HYBRID_MIN_CONFIDENCE = 0.5;
  * 13 000 000–079, 15 000 000–079 with arms posed apart, 11 000 040–119 mirrored) the hybrid left ten wrists to the rules
  * with the network at 0.43–0.49: the network's was the nearer on six (front view, in units of the height: 0.032–0.127
  * against 0.000–0.015), about as near on four, never farther. The elbows too from 0.4 moved the held-out mixamo_ely
- * (CD-J2J 0.0210 → 0.0232) and robot_expressive (0.0309 → 0.0329); the wrists alone move no artist's joint.
+ * (CD-J2J 0.0210 → 0.0232) and robot_expressive (0.0309 → 0.0329); the wrists alone move no artist's joint. Where the
+ * rules' wrist was read across a sword's blade (landmarks2d heldAcrossWrist) the network's is taken at any confidence.
  */
 export const HYBRID_MIN_HAND_CONFIDENCE = 0.4;
 
@@ -368,11 +369,14 @@ export function estimateSkeleton(
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
     if (source.method === 'hybrid') mirroredUnsureSide(points, sources, body);
     // A wrist still the rules' after that (no sure other side to mirror, or the arms posed apart) is the network's
-    // where it is nearly sure of it (HYBRID_MIN_HAND_CONFIDENCE)
+    // where it is nearly sure of it (HYBRID_MIN_HAND_CONFIDENCE), and however unsure where the rules' wrist was read
+    // across a sword's blade (wristReadAcrossHeld: HELD_ACROSS_WRIST_RATIO)
     if (source.method === 'hybrid') {
       for (const side of ['Left', 'Right'] as const) {
         const hand = `${side}Hand` as const;
-        if (sources[hand] !== 'geometric' || source.prediction.confidence[MIXAMO_JOINTS.indexOf(hand)] < HYBRID_MIN_HAND_CONFIDENCE) continue;
+        if (sources[hand] !== 'geometric') continue;
+        const acrossHeld = lm?.[side === 'Left' ? 'left' : 'right'].wristReadAcrossHeld ?? false;
+        if (!acrossHeld && source.prediction.confidence[MIXAMO_JOINTS.indexOf(hand)] < HYBRID_MIN_HAND_CONFIDENCE) continue;
         takeNetworkJoint(hand);
       }
     }
