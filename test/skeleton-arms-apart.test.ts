@@ -16,7 +16,8 @@ import { generateProceduralHumanoid } from '../sidecar/data/procedural/procedura
 import { ASYMMETRIC_ARMS_MIN_APART, sampleHumanoidParams, withAsymmetricArms } from '../sidecar/data/procedural/humanoidParams.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { armsPosedApart, frontDepthAt, silhouetteNear } from '../sidecar/skeleton/armsPosedApart.js';
-import { ELBOW_ARM_JOINT_SHIFT, ELBOW_BEHIND_ARM, elbowReadsAsArm, elbowsBehindTheirArm, rulesElbowOfAnotherArmJoint } from '../sidecar/skeleton/estimateSkeleton.js';
+import { ELBOW_BEHIND_ARM, elbowsBehindTheirArm } from '../sidecar/skeleton/armDepths.js';
+import { ELBOW_ARM_JOINT_SHIFT, elbowReadsAsArm, rulesElbowOfAnotherArmJoint } from '../sidecar/skeleton/estimateSkeleton.js';
 import type { FrontView } from '../sidecar/skeleton/frontView.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
 import { rigJointErrors, rigJointOffsets, SCORED_JOINTS } from './fixtures/riggedProcedural.js';

@@ -1,5 +1,5 @@
 /**
- * A sword held in one hand (sidecar/skeleton/estimateSkeleton.ts pairDepth, liftJoints.ts's read span): the generator's
+ * A sword held in one hand (sidecar/skeleton/armDepths.ts pairDepth, liftJoints.ts's read span): the generator's
  * blade points forward out of the fist, so the wrist's ray on that side runs along the blade, or meets the guard, a
  * piece of its own in front of the wrist. Left and right were averaged in depth, and both wrists sat far in front of
  * the arms (procedural development humanoids 9 200 056 and 9 200 034: 10.4 % and 8.7 % of the height): the voxel

@@ -1,12 +1,12 @@
 /**
  * A shoulder or arm joint whose ray meets first a piece that wraps the limb along the ray (sidecar/skeleton/
- * estimateSkeleton.ts armJointsInsideWhatWrapsThem): a chibi's cone hat hanging down over its shoulders, long hair round
+ * armDepths.ts armJointsInsideWhatWrapsThem): a chibi's cone hat hanging down over its shoulders, long hair round
  * the upper arm. The front piece's midpoint is the wrapper's, behind the arm; the joint is read on the wrapped piece,
  * the one that holds its parent joint's depth, instead.
  */
 import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
-import { armJointsInsideWhatWrapsThem, armJointsWhoseRayMissedTheLimb } from '../sidecar/skeleton/estimateSkeleton.js';
+import { armJointsInsideWhatWrapsThem, armJointsWhoseRayMissedTheLimb } from '../sidecar/skeleton/armDepths.js';
 import type { ClosedPieceHit } from '../sidecar/skeleton/liftJoints.js';
 import type { Vec3 } from '../sidecar/types.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
