@@ -600,9 +600,9 @@ function wristByDepth(view: FrontView, path: Pixel[], along: number[], k0: numbe
  * The least depth a hand's peak may read over its wrist's before it is something the hand holds across the forearm in
  * the front view, not a palm: a sword's blade pointing forward and in, whose projection runs back over the forearm
  * (the peak then lies where the blade's tip projects, short of the hand). On the 2 379 arms held out of 2 320 procedural
- * humanoids (11 000 000–39 000 079, arms posed apart), every hand holding no sword read 1.0–3.3 (1 959 empty, 279 the
- * other hand, 15 holding a staff); of the 126 holding one, the 58 whose blade crossed the forearm 5.0–22.1, the others
- * 1.0–2.5.
+ * humanoids (11 000 000–39 000 079, arms posed apart), every hand holding no sword read 1.0–3.3 where its wrist read
+ * HELD_ACROSS_MIN_WRIST or more (1 955 empty, 279 the other hand, 15 holding a staff); of the 126 holding one, the 58
+ * whose blade crossed the forearm 5.0–22.1, the others 1.0–2.5.
  */
 export const HELD_ACROSS_WRIST_RATIO = 5;
 
