@@ -2,8 +2,9 @@
  * The depth of the arm joints read off the front view's rays (liftJoints.ts), mended where a ray read something other
  * than the limb: a Left/Right pair's depth (symmetrise, pairDepth), arms posed apart keeping their own (OWN_POSE_JOINTS),
  * a wrist across what its hand holds, arm bones of unequal length, joints on another stretch of the ray or wrapped in
- * a sleeve, and an elbow far behind its arm. Every function takes the lifted points by name (canonical, modified in
- * place) with what their rays read (readSpans, PiecesRead); estimateSkeleton calls them in order.
+ * a sleeve, and an elbow far behind its arm. Each rule takes the lifted points by name (canonical, modified in place)
+ * and, where it needs them, what their rays read (readSpans, PiecesRead, the stretches inside the surface);
+ * estimateSkeleton calls them in order. inArmProportion is the arm's proportion check, shared with the 2D elbow rules.
  */
 import type { Vec3 } from '../types.js';
 import { add, distance, scale, sub } from '../geometry/vec3.js';
