@@ -13,7 +13,7 @@ import { estimateSkeleton, FRONT_VIEW_RESOLUTION } from '../sidecar/skeleton/est
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { predictJoints2D } from '../sidecar/skeleton/learnedJoints2d.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
-import { ARM_DEPTH_OFF_LIMB, CHEST_MIN_STRETCH, CHEST_RAY_GAP, HAND_FORWARD_OF_RAY, HEAD_TIPPED_BACK, ownStretchBeforeGap, RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
+import { ARM_DEPTH_OFF_LIMB, CHEST_MIN_STRETCH, CHEST_RAY_GAP, HAND_FORWARD_OF_RAY, HEAD_TIPPED_BACK, insideAStretch, ownStretchBeforeGap, RAY_DEPTH_JOINTS, withRefinedDepth } from '../sidecar/skeleton/refinedSkeleton.js';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { rigJointErrors, SCORED_JOINTS } from './fixtures/riggedProcedural.js';
 import type { MeshPart, Skeleton, Vec3 } from '../sidecar/types.js';
@@ -92,6 +92,29 @@ describe('withRefinedDepth', () => {
     // the other hand's list does not hold this one
     expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005, 0.2, -0.2, true, ['Left'])).toBeCloseTo(0.0, 6);
     expect(at(0.0, HAND_FORWARD_OF_RAY + 0.005, 0.2, -0.2, true, ['Right'])).toBeCloseTo(HAND_FORWARD_OF_RAY + 0.005, 6);
+  });
+
+  it('keeps a hand\'s ray depth where the network\'s lies between the stretches inside the surface along its ray', () => {
+    const hand = MIXAMO_JOINTS.indexOf('LeftHand');
+    // the fist from -0.02 to -0.06, a guard apart in front of it from 0.05 to 0.02 (procedural 24 000 008's, rounded)
+    const fistAndGuard = new Float64Array([0.05, 0.02, -0.02, -0.06]);
+    const at = (refinedZ: number, stretches: Float64Array) => {
+      const c = Float32Array.from(coarse), r = Float32Array.from(refined);
+      c[3 * hand + 2] = -0.04;
+      r[3 * hand + 2] = refinedZ;
+      const spans = { front: new Float64Array(J).fill(0.05), back: new Float64Array(J).fill(-0.06), stretches: Array.from({ length: J }, () => stretches) };
+      return z(withRefinedDepth(c, r, spans, [], true), 'LeftHand');
+    };
+    // in the gap between the fist and the guard: outside the body, drawn forward by the guard
+    expect(at(0.0, fistAndGuard)).toBeCloseTo(-0.04, 6);
+    // on the fist's own stretch, clearly in front of the ray's depth: taken
+    expect(at(-0.021, fistAndGuard)).toBeCloseTo(-0.021, 6);
+    // one stretch (the fist and guard fused), or a ray that met nothing, leaves the span the only bound
+    expect(at(0.0, new Float64Array([0.05, -0.06]))).toBeCloseTo(0.0, 6);
+    expect(at(0.0, new Float64Array(0))).toBeCloseTo(0.0, 6);
+    expect(insideAStretch(fistAndGuard, 0.03)).toBe(true);
+    expect(insideAStretch(fistAndGuard, 0.0)).toBe(false);
+    expect(insideAStretch(undefined, 0.0)).toBe(true);
   });
 
   it('gives an upper-arm joint far behind its limb (long hair fused to its back) the network\'s depth, and only that one', () => {

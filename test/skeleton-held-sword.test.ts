@@ -167,15 +167,19 @@ describe('a sword held in one hand', () => {
   // elbow's: the midpoint sat 0.04 of the height in front of the wrist, and its forearm read 1.22 / 1.09 times the
   // other's, under ARM_LENGTH_SLACK. The wrist now stands half a wrist's span inside the span's end nearer its elbow
   // (wristsBehindWhatTheyHold). 16 000 042's free right wrist reads 2.3 times the other's span, but only 0.03 of the
-  // height more (under HELD_WRIST_EXCESS): it stays as read
+  // height more (under HELD_WRIST_EXCESS): it stays as read. 28 000 065's and 33 000 026's sword wrists read 1.86 and
+  // 1.85 times the free wrist's span (HELD_WRIST_SPAN_RATIO)
   it.each([
     [20_000_016, 'LeftHand', 0.02],
     [15_000_028, 'LeftHand', 0.015],
     [16_000_042, 'RightHand', 0.01],
+    [28_000_065, 'RightHand', 0.025],
+    [33_000_026, 'RightHand', 0.02],
   ] as const)('puts procedural humanoid %i\'s %s behind the guard its ray crossed, and a free wrist where it was read', async (seed, hand, bound) => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
     const errors = await rigJointErrors(character);
-    // measured 0.9 / 0.7 / 0.5 % of the height; before, 4.3 / 2.4 % (and 1.6 % for 16 000 042 without the excess)
+    // measured 0.9 / 0.7 / 0.5 / 1.9 / 1.4 % of the height; before, 4.3 / 2.4 % (1.6 % for 16 000 042 without the
+    // excess), and 3.8 / 2.5 % with the sword wrists' ratio at 2.2
     expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
   }, 60_000);
 
@@ -334,5 +338,32 @@ describe('a hand whose depth both readings put behind it', () => {
     const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
     const errors = await rigJointErrors(character);
     expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
+  }, 60_000);
+});
+
+describe('a sword hand whose depth one reading took off what the hand holds', () => {
+  // The network's wrist, drawn forward by a sword's guard or blade apart in front of the fist, can stand in the gap
+  // between them, outside the surface along its ray: the ray's depth stays there (insideAStretch). 28 000 064's and
+  // 24 000 008's stood 3.6 and 3.7 % of the canonical height in front of their wrists
+  it.each([
+    // measured 0.6 % and 1.6 % (before 4.0 % and 4.0 %)
+    [28_000_064, 'LeftHand', 0.015],
+    [24_000_008, 'LeftHand', 0.025],
+  ] as const)('of procedural humanoid %i (%s), the network\'s wrist between its fist and its sword, keeps the ray\'s depth', async (seed, hand, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms: true });
+    expect(character.meta.clothing).toContain('sword (left hand)');
+    const errors = await rigJointErrors(character);
+    expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
+  }, 60_000);
+
+  // 31 000 055's 2D wrist stood on the fist of a hand reaching forward and down, past the wrist, and its ray read the
+  // fist's depth on its forearm's piece (readLimbItself): the forearm read 1.31 times its upper arm, the other 0.89,
+  // the upper arms alike. It now takes the other forearm's length (FOREARM_OVER_UPPER_ARM_MAX)
+  it('of procedural humanoid 31 000 055, its wrist read on the fist past it, takes the other forearm\'s length', async () => {
+    const character = generateProceduralHumanoid(31_000_055, { targetVertices: 20_000, asymmetricArms: true });
+    expect(character.meta.clothing).toContain('sword (right hand)');
+    const errors = await rigJointErrors(character);
+    // measured 2.0 % (before 6.3 %: the wrist 5.8 % of the height in front)
+    expect(errors[SCORED_JOINTS.indexOf('RightHand')]).toBeLessThan(0.03);
   }, 60_000);
 });

@@ -59,9 +59,16 @@ export const WRIST_SPAN_RATIO = 2.5;
  * 12–21 000 000–079), the sword wrists whose midpoint sat 2–4 % of the height in front of the wrist read 2.3–2.8 times
  * the other's (20 000 016, 15 000 028, 21 000 046, 21 000 047), the 13 others 3.2–9.5 times (the length rule had set most);
  * free wrists read up to 12 times a thin other read (16 000 043: 0.037 against 0.003), so the two checks below must
- * hold too.
+ * hold too. Over the 28 runs posed apart (11 000 040–119, 12, 13, 15–39 000 000–079: 4 422 wrists) four sword wrists
+ * fused to their grip read 1.82–1.86 times the other's, 0.047–0.069 more and 1.80–2.02 times their elbow's, their
+ * midpoints 1.7–3.5 % of the height in front of the wrist (25 000 006, 28 000 065, 32 000 078, 33 000 026); every wrist
+ * holding no sword that read 1.8–2.2 times the other's read under HELD_WRIST_EXCESS more or under
+ * HELD_WRIST_OVER_ELBOW_SPAN times its elbow's (the nearest: 18 000 012's, 0.033 more and 1.76 times). Two more sword
+ * wrists read 1.58 and 1.63 times their elbow's (24 000 024, 30 000 063), among free wrists reading 1.52 and 1.56
+ * (28 000 024, 33 000 054, the latter a hand reaching forward whose ray runs back along the forearm): no bound on that
+ * ratio tells them apart by more than 0.02, and HELD_WRIST_OVER_ELBOW_SPAN stays. docs/EVAL.md, sixty-second session.
  */
-export const HELD_WRIST_SPAN_RATIO = 2.2;
+export const HELD_WRIST_SPAN_RATIO = 1.8;
 
 /**
  * How much longer than the other wrist's (canonical units, height ~1) a wrist's read span must be as well
@@ -153,6 +160,25 @@ export function forearmsOfEqualLength(c: Record<string, Vec3>): void {
   }
 }
 
+/**
+ * A forearm longer than this many times its upper arm is out of a humanoid's proportion (the generator's and the Mixamo
+ * template's lie within about 0.75–1.15): armDepthsOfEqualLength does not take such a wrist, read on its forearm's piece,
+ * for a read of the limb itself where the other arm is in proportion and the upper arms read alike (UPPER_ARMS_ALIKE).
+ * Procedural 31 000 055 (arms posed apart) holds a sword fused to a fist reaching forward and down; its 2D wrist stood on
+ * the fist, 1.9 % of the height below the wrist, and its ray read the fist 0.06 of the canonical height in front of the
+ * wrist: forearm 1.31 times its upper arm (the other 0.89), upper arms 0.115 and 0.118. Over the 28 runs posed apart
+ * (2 240 rigs) readLimbItself kept four too-long arm bones: this wrist, 23 000 018's (0.86, the other side misread, its
+ * upper arm 0.150 against 0.171) and 39 000 043's elbow and wrist (1.32, upper arms 0.128 and 0.092, its elbow misread):
+ * docs/EVAL.md, sixty-second session.
+ */
+export const FOREARM_OVER_UPPER_ARM_MAX = 1.2;
+
+/**
+ * Two upper arms read within this share of each other's length read alike (FOREARM_OVER_UPPER_ARM_MAX): the generator's
+ * sides differ by up to 2 % each way and a front view's reading by about 0.01 of the height, a twelfth of an upper arm.
+ */
+export const UPPER_ARMS_ALIKE = 0.1;
+
 /** The arms' bones, parent → child, whose depth armDepthsOfEqualLength checks (the joints without their side). */
 const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']] as const;
 
@@ -169,10 +195,12 @@ const ARM_BONES = [['Arm', 'ForeArm'], ['ForeArm', 'Hand'], ['Hand', 'HandTip']]
  * its parent's piece over no more than its parent's span read the limb itself (readLimbItself), and keeps its depth:
  * the other side is then the one misread, a wrist whose 2D joint stands up its forearm (procedural 23 000 018, posed
  * apart: the right hand reaching forward, read 0.09 of the canonical height in front of its elbow, was pulled back to
- * the elbow, 9.6 % of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %). A joint whose ray met nothing
- * of its limb (rayMetNothingOfTheLimb) read something else, and takes the other side's length however little longer
- * its bone reads: 19 000 010's sword wrist, whose ray met the grip alone, 0.047 of the canonical height in front of the
- * fist (5.7 % of the height off), its forearm 1.24 times the other's. A forearm whose upper arm reads shorter than the
+ * the elbow, 9.6 % of the height off; 12 000 017's raised wrist in a wide sleeve, 5.1 %), but for a wrist whose forearm
+ * reads out of a humanoid's proportion, the other's in it and the upper arms alike (FOREARM_OVER_UPPER_ARM_MAX: its 2D
+ * joint stood on the fist past the wrist). A joint whose ray met nothing of its limb (rayMetNothingOfTheLimb) read
+ * something else, and takes the other side's length however little longer its bone reads: 19 000 010's sword wrist,
+ * whose ray met the grip alone, 0.047 of the canonical height in front of the fist (5.7 % of the height off), its
+ * forearm 1.24 times the other's. A forearm whose upper arm reads shorter than the
  * other's is measured against the other arm's whole length less its own upper arm's: its 2D elbow was read in along the
  * arm (28 000 002's sword arm held out level: elbow 2.4 % of the height in, the forearm 1.5 times the other's and the
  * upper arm 0.83 times; given the other forearm's length, the wrist stood 6.3 % behind). A joint whose ray missed the
@@ -194,6 +222,13 @@ export function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly s
     const forearm = length(other, 'ForeArm', 'Hand'), upper = length(side, 'Arm', 'ForeArm'), otherUpper = length(other, 'Arm', 'ForeArm');
     return upper < otherUpper ? forearm + otherUpper - upper : forearm;
   };
+  // a forearm out of a humanoid's proportion, the other in it, the upper arms alike: this wrist was read past its arm
+  const wristPastItsForearm = (side: string, other: string) => {
+    const upper = length(side, 'Arm', 'ForeArm'), otherUpper = length(other, 'Arm', 'ForeArm');
+    return length(side, 'ForeArm', 'Hand') > FOREARM_OVER_UPPER_ARM_MAX * upper
+      && length(other, 'ForeArm', 'Hand') <= FOREARM_OVER_UPPER_ARM_MAX * otherUpper
+      && Math.abs(upper / otherUpper - 1) <= UPPER_ARMS_ALIKE;
+  };
   for (const [parent, joint] of ARM_BONES) {
     for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
       const expected = joint === 'Hand' ? forearmExpected(side, other) : length(other, parent, joint);
@@ -209,7 +244,7 @@ export function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly s
       // too long with a depth under most of a bone's length: misread across the view, not in depth
       if (!missed && Math.abs(q[2] - p[2]) <= ARM_DEPTH_SHARE * expected) continue;
       if (held.includes(side + joint)) continue;
-      if (readLimbItself(c, side, joint, readSpans, pieces)) continue;
+      if (readLimbItself(c, side, joint, readSpans, pieces) && !(joint === 'Hand' && wristPastItsForearm(side, other))) continue;
       q[2] = p[2] + Math.sign(q[2] - p[2]) * Math.sqrt(Math.max(0, expected * expected - across * across));
     }
   }

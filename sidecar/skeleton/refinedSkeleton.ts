@@ -85,7 +85,8 @@ export const CHEST_MIN_STRETCH = 0.02;
  * a Spine2 joint with hair or a cape apart behind its chest takes its own stretch's middle (CHEST_RAY_GAP);
  * unseenArms (optional): the sides whose arm the front view does not show (Landmarks2D's unseenArms: arms hanging
  * inside a cape), whose arm joints take the refined depth as the trunk's do;
- * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY);
+ * armsPosedApart (SkeletonEstimate's): each hand's depth is its own, and may take the network's (HAND_FORWARD_OF_RAY,
+ * inside one of the hand's stretches where they are given);
  * wristsBehindHeld (SkeletonEstimate's): the sides whose wrist the rules stood behind what the hand holds, which keep it
  * → Float32Array #23*3: coarse's x and y, refined's z where it is taken (a Head the network tipped back behind its
  * Neck takes the network's Neck depth instead: HEAD_TIPPED_BACK).
@@ -121,13 +122,15 @@ export function withRefinedDepth(
   if (refined[3 * head + 2] - neckZ < -HEAD_TIPPED_BACK && neckZ > out[3 * head + 2] && insideRay(head, neckZ)) out[3 * head + 2] = neckZ;
   // A hand the network puts clearly in front of the coarse one was read, or set by the arms' lengths, behind it; arms
   // the front view reads as mirrored share their hands' depth, which the pair's rules settled (symmetrise)
-  // (a wrist the rules stood behind what its hand holds is not: the network's, misled by the same guard, lies in front)
+  // (a wrist the rules stood behind what its hand holds is not: the network's, misled by the same guard, lies in front;
+  // nor one whose network depth lies outside the surface along its ray, between the fist and a guard or blade apart in
+  // front of it, which drew it forward: HAND_FORWARD_OF_RAY)
   for (const side of armsPosedApart ? ['Left', 'Right'] as const : []) {
     if (wristsBehindHeld.includes(side)) continue;
     const hand = MIXAMO_JOINTS.indexOf(`${side}Hand`);
     if (!rayDepth.includes(MIXAMO_JOINTS[hand])) continue;
     const z = refined[3 * hand + 2];
-    if (z - out[3 * hand + 2] > HAND_FORWARD_OF_RAY && insideRay(hand, z)) out[3 * hand + 2] = z;
+    if (z - out[3 * hand + 2] > HAND_FORWARD_OF_RAY && insideRay(hand, z) && insideAStretch(spans?.stretches?.[hand], z)) out[3 * hand + 2] = z;
   }
   // An upper arm's ray that crossed long hair fused to the shoulders read the joint inside the hair
   for (const side of ['Left', 'Right'] as const) {
@@ -141,6 +144,17 @@ export function withRefinedDepth(
     out[3 * arm + 2] = Number.isNaN(front) ? z : Math.min(front, Math.max(back, z));
   }
   return out;
+}
+
+/**
+ * Whether depth z lies inside the surface along a ray: within one of its stretches (insideStretches), or anywhere where
+ * the ray's stretches are unknown or it met nothing (a 2D joint beside the limb).
+ * stretches: front, back pairs along the ray, front first (optional), z: depth (canonical)
+ */
+export function insideAStretch(stretches: Float64Array | undefined, z: number): boolean {
+  if (!stretches || stretches.length === 0) return true;
+  for (let s = 0; s + 1 < stretches.length; s += 2) if (z <= stretches[s] && z >= stretches[s + 1]) return true;
+  return false;
 }
 
 /**
@@ -178,7 +192,12 @@ export const HEAD_TIPPED_BACK = 0.01;
  * network's where it lies this far in front moved 7 hands nearer the generator's (4 → 1 over 0.03 off) and none
  * farther by over 0.002; at 0.01, three farther. Only for arms posed apart: mirrored arms share one depth, which the
  * pair's rules settled, and there the network, pulled forward by a sword's guard, moved two hands of 16 000 000–079
- * 2 % of the height off (16 000 056, 16 000 062).
+ * 2 % of the height off (16 000 056, 16 000 062). Only where the network's depth lies inside the surface along the
+ * hand's ray (insideAStretch): over the 28 runs posed apart (11 000 040–119, 12, 13, 15–39 000 000–079: 4 353 hands)
+ * it was taken for 32 hands, and 8 of those, all holding a sword whose guard or blade stands apart in front of the
+ * fist, lay in a gap between the ray's stretches, 0.002–0.027 outside the nearest; there the ray's depth was the nearer
+ * on all 8 (the hands 1.7–4.0 % of the height off → 0.2–1.7 %). The 4 whose ray met nothing keep the network's, which
+ * was the nearer on all 4: docs/EVAL.md, sixty-second session.
  */
 export const HAND_FORWARD_OF_RAY = 0.015;
 
