@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
 import { MIXAMO_JOINTS, type MixamoJointName } from '../sidecar/skeleton/mixamoTemplate.js';
-import { HIP_JOINTS_NETWORK_MIN_CONFIDENCE, HIP_JOINTS_UNDER_NETWORK, HIPS_OVER_NETWORK_HIP_JOINTS, hipsFarOverNetworkHipJoints, rulesHipJointsUnderNetwork, hipsOverNetworkSpine, rulesJointsBetweenNetworkJoints, thighsShorterThanShins, THIGH_OVER_SHIN_MIN, UPLEG_MAX_DROP } from '../sidecar/skeleton/estimateSkeleton.js';
+import { rulesJointsBetweenNetworkJoints } from '../sidecar/skeleton/estimateSkeleton.js';
+import {
+  HIP_JOINTS_NETWORK_MIN_CONFIDENCE, HIP_JOINTS_UNDER_NETWORK, HIPS_OVER_NETWORK_HIP_JOINTS, hipsFarOverNetworkHipJoints, hipsOverNetworkSpine,
+  rulesHipJointsUnderNetwork, thighsShorterThanShins, THIGH_OVER_SHIN_MIN, UPLEG_MAX_DROP,
+} from '../sidecar/skeleton/hipsUnderClothes.js';
 import { crotchThroughClothing } from '../sidecar/skeleton/crotchThroughClothing.js';
 import { meshShells } from '../sidecar/mesh/meshShells.js';
 import type { Vec3 } from '../sidecar/types.js';

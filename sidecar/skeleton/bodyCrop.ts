@@ -1,4 +1,4 @@
-import type { Joints2DPrediction } from './estimateSkeleton.js';
+import type { Joints2DPrediction } from './joints2d.js';
 import type { FrontView } from './frontView.js';
 
 /**

@@ -1,5 +1,6 @@
 import { runModel, type ModelSession } from '../learned/onnxSession.js';
-import { HYBRID_MIN_CONFIDENCE, type Joints2DPrediction } from './estimateSkeleton.js';
+import { HYBRID_MIN_CONFIDENCE } from './estimateSkeleton.js';
+import type { Joints2DPrediction } from './joints2d.js';
 import { renderFrontView, type FrontView } from './frontView.js';
 import { frontViewImage, imageToCanonical } from './frontViewImage.js';
 import { MIXAMO_JOINTS } from './mixamoTemplate.js';
