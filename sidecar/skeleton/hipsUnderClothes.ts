@@ -3,7 +3,8 @@
  * which a coat's or a skirt's hem fused to the body moves down (and the network guesses it from the clothes' outline).
  * Each rule finds one reading of the hips wrong and says what stands in: the network's joints (hipsOverNetworkSpine,
  * hipsFarOverNetworkHipJoints, rulesHipJointsUnderNetwork, thighsShorterThanShins), the body's own pelvis read through
- * the clothes (hipsOverTheCrotch), or the generator's proportions (hipsAboveHipJoints, hipJointUnderHips).
+ * the clothes (hipsOverTheCrotch), or the network's joint where it lies within reach and the generator's proportions
+ * where it does not (hipsAboveHipJoints, hipJointUnderHips).
  * estimateSkeleton calls them in order on the 2D joints (canonical x, y) and where each came from.
  */
 import { networkJoint, type Joints2DPrediction, type JointSource, type Named2D } from './joints2d.js';

@@ -16,8 +16,8 @@ export interface Joints2DPrediction {
 
 /**
  * How the 2D joints are found: 'geometric' reads them from the silhouette (landmarks2d.ts); 'learned' takes the
- * network's; 'hybrid' takes the network's where its confidence reaches HYBRID_MIN_CONFIDENCE and the silhouette's
- * elsewhere (a shape the rules cannot read is refused, as with 'geometric').
+ * network's; 'hybrid' takes the network's where its confidence reaches estimateSkeleton's HYBRID_MIN_CONFIDENCE and
+ * the silhouette's elsewhere (a shape the rules cannot read is refused, as with 'geometric').
  */
 export type JointSource = { method: 'geometric' } | { method: 'learned' | 'hybrid'; prediction: Joints2DPrediction };
 
