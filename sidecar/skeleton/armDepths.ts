@@ -216,19 +216,17 @@ export function armDepthsOfEqualLength(c: Record<string, Vec3>, held: readonly s
     const p = c[side + parent], q = c[side + joint];
     return p && q ? Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) : Number.NaN;
   };
-  const readsAsArm = (side: string) => inArmProportion(length(side, 'ForeArm', 'Hand') / length(side, 'Arm', 'ForeArm'));
+  const forearmOverUpper = (side: string) => length(side, 'ForeArm', 'Hand') / length(side, 'Arm', 'ForeArm');
+  const readsAsArm = (side: string) => inArmProportion(forearmOverUpper(side));
   // an upper arm shorter than the other's left the forearm the rest of the arm's length: the elbow read in along the arm
   const forearmExpected = (side: string, other: string) => {
     const forearm = length(other, 'ForeArm', 'Hand'), upper = length(side, 'Arm', 'ForeArm'), otherUpper = length(other, 'Arm', 'ForeArm');
     return upper < otherUpper ? forearm + otherUpper - upper : forearm;
   };
   // a forearm out of a humanoid's proportion, the other in it, the upper arms alike: this wrist was read past its arm
-  const wristPastItsForearm = (side: string, other: string) => {
-    const upper = length(side, 'Arm', 'ForeArm'), otherUpper = length(other, 'Arm', 'ForeArm');
-    return length(side, 'ForeArm', 'Hand') > FOREARM_OVER_UPPER_ARM_MAX * upper
-      && length(other, 'ForeArm', 'Hand') <= FOREARM_OVER_UPPER_ARM_MAX * otherUpper
-      && Math.abs(upper / otherUpper - 1) <= UPPER_ARMS_ALIKE;
-  };
+  const wristPastItsForearm = (side: string, other: string) => forearmOverUpper(side) > FOREARM_OVER_UPPER_ARM_MAX
+    && forearmOverUpper(other) <= FOREARM_OVER_UPPER_ARM_MAX
+    && Math.abs(length(side, 'Arm', 'ForeArm') / length(other, 'Arm', 'ForeArm') - 1) <= UPPER_ARMS_ALIKE;
   for (const [parent, joint] of ARM_BONES) {
     for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']]) {
       const expected = joint === 'Hand' ? forearmExpected(side, other) : length(other, parent, joint);
