@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { generateProceduralHumanoid } from '../sidecar/data/procedural/proceduralHumanoid.js';
 import { meshShells } from '../sidecar/mesh/meshShells.js';
 import { rigCharacterAsync } from '../sidecar/pipeline.js';
+import { HELD_WRIST_MIRROR_AGREEMENT, symmetrise } from '../sidecar/skeleton/armDepths.js';
 import { renderFrontView } from '../sidecar/skeleton/frontView.js';
 import { insideStretches, liftJointsByFrontPiece } from '../sidecar/skeleton/liftJoints.js';
 import { MIXAMO_JOINTS } from '../sidecar/skeleton/mixamoTemplate.js';
@@ -365,5 +366,60 @@ describe('a sword hand whose depth one reading took off what the hand holds', ()
     const errors = await rigJointErrors(character);
     // measured 2.0 % (before 6.3 %: the wrist 5.8 % of the height in front)
     expect(errors[SCORED_JOINTS.indexOf('RightHand')]).toBeLessThan(0.03);
+  }, 60_000);
+});
+
+describe('a sword hand of arms the front view reads as one pose', () => {
+  /** Canonical points of arms read as one pose, the right hand's ray run along what it holds (spans from 22 000 006). */
+  const armsReadAsOne = (leftWristZ: number) => {
+    const c: Record<string, [number, number, number]> = { Hips: [0, -0.2, -0.16] };
+    for (const name of ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head', 'HeadTop_End', 'HeadTop']) c[name] = [0, 0, -0.16];
+    Object.assign(c, {
+      LeftForeArm: [0.13, -0.035, -0.16], LeftHand: [0.17, -0.116, leftWristZ],
+      RightForeArm: [-0.13, -0.035, -0.16], RightHand: [-0.17, -0.116, -0.068],
+    });
+    const readSpans = { LeftForeArm: 0.031, RightForeArm: 0.031, LeftHand: 0.023, RightHand: 0.126 };
+    return { c, readSpans };
+  };
+
+  it('stands the held wrist behind what its hand holds where the other wrist lies apart in depth, and keeps the other\'s', () => {
+    const { c, readSpans } = armsReadAsOne(-0.155);
+    symmetrise(c, readSpans);
+    // the span runs from -0.131 to -0.005; the end nearer the elbow (-0.16), half the free wrist's span inside it
+    expect(c.RightHand[2]).toBeCloseTo(-0.131 + 0.0115, 6);
+    expect(c.LeftHand[2]).toBeCloseTo(-0.155, 6);
+    // the front view's x and y are still mirrored
+    expect(c.RightHand[0]).toBeCloseTo(-c.LeftHand[0], 6);
+    expect(c.RightHand[1]).toBeCloseTo(c.LeftHand[1], 6);
+  });
+
+  it('takes the mean of the place behind the hold and the other wrist\'s depth where the two agree', () => {
+    const { c, readSpans } = armsReadAsOne(-0.13);
+    expect(Math.abs(-0.1195 + 0.13)).toBeLessThan(HELD_WRIST_MIRROR_AGREEMENT);
+    symmetrise(c, readSpans);
+    expect(c.RightHand[2]).toBeCloseTo(0.5 * (-0.1195 - 0.13), 6);
+    expect(c.LeftHand[2]).toBeCloseTo(-0.13, 6);
+  });
+
+  it('leaves a hand on a staff to the pair\'s rules: both take the free wrist\'s depth', () => {
+    const { c, readSpans } = armsReadAsOne(-0.155);
+    symmetrise(c, readSpans, [], {}, ['RightHand', 'RightHandTip']);
+    expect(c.RightHand[2]).toBeCloseTo(-0.155, 6);
+    expect(c.LeftHand[2]).toBeCloseTo(-0.155, 6);
+  });
+
+  // 22 000 006 hangs one arm and holds its sword arm out 11° higher, read as one pose; 37 000 029 and 28 000 065 mirror
+  // their arms, their sword wrists' place behind the hold within HELD_WRIST_MIRROR_AGREEMENT of the free wrist's depth
+  it.each([
+    // measured 1.9 % of the height (before 4.1 %: the free wrist's depth, 3.6 % behind)
+    [22_000_006, true, 'RightHand', 0.025],
+    // measured 1.2 % and 1.2 % (before 1.9 % and 1.9 %)
+    [37_000_029, false, 'LeftHand', 0.015],
+    [28_000_065, false, 'RightHand', 0.015],
+  ] as const)('puts procedural humanoid %i\'s sword wrist (arms generated apart: %s) at its depth', async (seed, asymmetricArms, hand, bound) => {
+    const character = generateProceduralHumanoid(seed, { targetVertices: 20_000, asymmetricArms });
+    expect((character.meta.clothing as string[]).some((c) => c.startsWith('sword'))).toBe(true);
+    const errors = await rigJointErrors(character);
+    expect(errors[SCORED_JOINTS.indexOf(hand)]).toBeLessThan(bound);
   }, 60_000);
 });

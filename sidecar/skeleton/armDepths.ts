@@ -112,19 +112,34 @@ export const HELD_WRIST_FOREARM_RANGE: readonly [number, number] = [0.9, 1.2];
 export function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Record<string, number>, held: readonly string[]): ('Left' | 'Right')[] {
   const moved: ('Left' | 'Right')[] = [];
   for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']] as const) {
-    const wrist = c[`${side}Hand`], elbow = c[`${side}ForeArm`], otherWrist = c[`${other}Hand`], otherElbow = c[`${other}ForeArm`];
-    if (!wrist || !elbow || !otherWrist || !otherElbow || held.includes(`${side}Hand`)) continue;
-    const span = readSpans[`${side}Hand`], otherSpan = readSpans[`${other}Hand`];
-    if (!(span > HELD_WRIST_SPAN_RATIO * otherSpan && span - otherSpan > HELD_WRIST_EXCESS && span > HELD_WRIST_OVER_ELBOW_SPAN * readSpans[`${side}ForeArm`])) continue;
-    const front = wrist[2] + 0.5 * span, back = wrist[2] - 0.5 * span;
-    const z = Math.abs(back - elbow[2]) <= Math.abs(front - elbow[2]) ? back + 0.5 * otherSpan : front - 0.5 * otherSpan;
-    const share = distance(elbow, [wrist[0], wrist[1], z]) / distance(otherElbow, otherWrist);
-    if (!(share >= HELD_WRIST_FOREARM_RANGE[0] && share <= HELD_WRIST_FOREARM_RANGE[1])) continue;
-    wrist[2] = z;
-    readSpans[`${side}Hand`] = otherSpan;
+    if (held.includes(`${side}Hand`)) continue;
+    const z = wristBehindWhatItHolds(c, readSpans, side);
+    if (Number.isNaN(z)) continue;
+    c[`${side}Hand`][2] = z;
+    readSpans[`${side}Hand`] = readSpans[`${other}Hand`];
     moved.push(side);
   }
   return moved;
+}
+
+/**
+ * The depth of one wrist behind what its hand holds (wristsBehindWhatTheyHold's test and place, for one side): where
+ * its read span is over HELD_WRIST_SPAN_RATIO times the other wrist's, HELD_WRIST_EXCESS longer and over
+ * HELD_WRIST_OVER_ELBOW_SPAN times its own elbow's, half the other wrist's span inside the end of its span nearer its
+ * elbow's depth, where its forearm then measures within HELD_WRIST_FOREARM_RANGE of the other's.
+ * c: lifted points by name (canonical); readSpans: the span each depth was read from, by name; side: the wrist's
+ * → canonical z, NaN where the wrist reads nothing held
+ */
+export function wristBehindWhatItHolds(c: Record<string, Vec3>, readSpans: Record<string, number>, side: 'Left' | 'Right'): number {
+  const other = side === 'Left' ? 'Right' : 'Left';
+  const wrist = c[`${side}Hand`], elbow = c[`${side}ForeArm`], otherWrist = c[`${other}Hand`], otherElbow = c[`${other}ForeArm`];
+  if (!wrist || !elbow || !otherWrist || !otherElbow) return Number.NaN;
+  const span = readSpans[`${side}Hand`], otherSpan = readSpans[`${other}Hand`];
+  if (!(span > HELD_WRIST_SPAN_RATIO * otherSpan && span - otherSpan > HELD_WRIST_EXCESS && span > HELD_WRIST_OVER_ELBOW_SPAN * readSpans[`${side}ForeArm`])) return Number.NaN;
+  const front = wrist[2] + 0.5 * span, back = wrist[2] - 0.5 * span;
+  const z = Math.abs(back - elbow[2]) <= Math.abs(front - elbow[2]) ? back + 0.5 * otherSpan : front - 0.5 * otherSpan;
+  const share = distance(elbow, [wrist[0], wrist[1], z]) / distance(otherElbow, otherWrist);
+  return share >= HELD_WRIST_FOREARM_RANGE[0] && share <= HELD_WRIST_FOREARM_RANGE[1] ? z : Number.NaN;
 }
 
 /**
@@ -583,11 +598,16 @@ const SHORTER_SPAN_JOINTS = ['ForeArm', 'Hand', 'HandTip'];
  *   depth. Arms the front view reads as one pose can differ in depth alone: procedural 16 000 050 ('A' and 'down',
  *   read as mirrored) reaches its right hand forward, read on the hand 0.075 of the canonical height in front of the
  *   left one, and the pair took the left's, the one nearer its elbow (7.3 % of the height off).
+ * - one wrist alone reads as standing behind what its hand holds (wristOfOneHoldingSomething; held: the hands and hand
+ *   tips that grip a standing rod, which do not): it stands there, or half-way to the other wrist's depth where the
+ *   two agree, and the other keeps its own depth.
  * Pairs whose joint (without its side) is in ownPose keep each side as read: arms posed apart (armsPosedApart).
  * c: lifted points by name (canonical), modified in place, parents before children in key order; pieces: each point's
  * read piece (as the rules before left it) and the pieces its ray meets at least twice, by name
  */
-export function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, number> = {}, ownPose: readonly string[] = [], pieces: PiecesRead = {}): void {
+export function symmetrise(
+  c: Record<string, Vec3>, readSpans: Record<string, number> = {}, ownPose: readonly string[] = [], pieces: PiecesRead = {}, held: readonly string[] = [],
+): void {
   const mid = c.Hips[0];
   for (const name of Object.keys(c)) {
     if (!name.startsWith('Left') || ownPose.includes(name.slice(4))) continue;
@@ -598,11 +618,46 @@ export function symmetrise(c: Record<string, Vec3>, readSpans: Record<string, nu
     const y = 0.5 * (l[1] + r[1]);
     const joint = name.slice(4);
     const limbItself = readLimbItself(c, 'Left', joint, readSpans, pieces) && readLimbItself(c, 'Right', joint, readSpans, pieces);
-    const [zl, zr] = pairDepth(c, joint, l[2], r[2], readSpans[name] ?? Number.NaN, readSpans[other] ?? Number.NaN, limbItself);
+    const heldSide = joint === 'Hand' ? wristOfOneHoldingSomething(c, readSpans, held) : null;
+    const [zl, zr] = heldSide ? [heldSide.left, heldSide.right]
+      : pairDepth(c, joint, l[2], r[2], readSpans[name] ?? Number.NaN, readSpans[other] ?? Number.NaN, limbItself);
     c[name] = [mid + half, y, zl];
     c[other] = [mid - half, y, zr];
   }
   for (const name of ['Spine', 'Spine1', 'Spine2', 'Neck', 'Head', 'HeadTop_End', 'HeadTop']) c[name][0] = mid;
+}
+
+/**
+ * How near (canonical units, height ~1) a held wrist's place behind what its hand holds (wristBehindWhatItHolds) and
+ * the other wrist's depth must lie, for arms the front view reads as one pose, to read as two measures of one depth
+ * (wristOfOneHoldingSomething). Each errs by up to about 0.015 where the arms do mirror each other (the place behind
+ * the hold: half the other wrist's span stands for the wrist's thickness, too much in a wide sleeve, 30 000 046; the
+ * other wrist: the generator's two sides differ by a few degrees, 37 000 029's by 0.016 in depth). 22 000 006 hangs
+ * one arm and holds its sword arm out 11° higher, read as one pose: the two lie 0.035 apart, and the place behind the
+ * hold is the wrist's (0.001 off; the other wrist's depth 0.036). On 66 runs of 80 (15–47 000 000, both arm modes)
+ * this moved 30 wrists; on the 38 runs it was not chosen on (29–47) 17, 14.9 → 13.1 % of the height in sum (10 nearer
+ * by over 0.05, 5 farther, at most 30 000 018's 0.78 → 0.93 %), where the place behind the hold alone gave 16.9 →
+ * 16.2 (30 000 046's 1.02 → 1.57). docs/EVAL.md, sixty-fourth session.
+ */
+export const HELD_WRIST_MIRROR_AGREEMENT = 0.02;
+
+/**
+ * The wrists' depths of arms read as one pose where one wrist alone stands behind what its hand holds
+ * (wristBehindWhatItHolds; a hand on a staff, held, holds nothing here). The pair's rules (pairDepth) gave both the
+ * free wrist's depth, the held wrist's only where the arms mirror each other in depth as well. Now the held wrist
+ * takes the mean of its place behind the hold and the other wrist's depth where they agree within
+ * HELD_WRIST_MIRROR_AGREEMENT, its place behind the hold where they do not (the arms differ in depth, which the front
+ * view does not show); the other wrist keeps its own depth.
+ * c: lifted points by name (canonical); readSpans: the span each depth was read from, by name; held: the hands (and
+ * hand tips) that grip a standing rod → the left and the right wrist's depth, null where neither or both read so
+ */
+function wristOfOneHoldingSomething(c: Record<string, Vec3>, readSpans: Record<string, number>, held: readonly string[]): { left: number; right: number } | null {
+  const left = held.includes('LeftHand') ? Number.NaN : wristBehindWhatItHolds(c, readSpans, 'Left');
+  const right = held.includes('RightHand') ? Number.NaN : wristBehindWhatItHolds(c, readSpans, 'Right');
+  if (Number.isNaN(left) === Number.isNaN(right)) return null;
+  const behind = Number.isNaN(left) ? right : left, free = Number.isNaN(left) ? c.LeftHand[2] : c.RightHand[2];
+  const z = Math.abs(behind - free) <= HELD_WRIST_MIRROR_AGREEMENT ? 0.5 * (behind + free) : behind;
+  return Number.isNaN(left) ? { left: free, right: z } : { left: z, right: free };
 }
 
 /**

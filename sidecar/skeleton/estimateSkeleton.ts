@@ -399,7 +399,7 @@ export function estimateSkeleton(
 
   // a rules' hand traced to the staff it holds (gripsRod) stands by the staff, at the depth its ray read
   const held = lm ? (['Left', 'Right'] as const).filter((side) => lm![side === 'Left' ? 'left' : 'right'].gripsRod && sources[`${side}Hand`] === 'geometric').flatMap((side) => [`${side}Hand`, `${side}HandTip`]) : [];
-  symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : [], piecesRead);
+  symmetrise(c, readSpans, posedApart ? OWN_POSE_JOINTS : [], piecesRead, held);
   // a wrist whose ray crossed a sword's grip and guard read their midpoint: it stands at the end of that span nearer its
   // elbow, before the arms' lengths are compared
   const wristsBehindHeld = posedApart ? wristsBehindWhatTheyHold(c, readSpans, held) : [];
