@@ -130,7 +130,7 @@ export function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Rec
  * c: lifted points by name (canonical); readSpans: the span each depth was read from, by name; side: the wrist's
  * → canonical z, NaN where the wrist reads nothing held
  */
-export function wristBehindWhatItHolds(c: Record<string, Vec3>, readSpans: Record<string, number>, side: 'Left' | 'Right'): number {
+function wristBehindWhatItHolds(c: Record<string, Vec3>, readSpans: Record<string, number>, side: 'Left' | 'Right'): number {
   const other = side === 'Left' ? 'Right' : 'Left';
   const wrist = c[`${side}Hand`], elbow = c[`${side}ForeArm`], otherWrist = c[`${other}Hand`], otherElbow = c[`${other}ForeArm`];
   if (!wrist || !elbow || !otherWrist || !otherElbow) return Number.NaN;
