@@ -112,8 +112,7 @@ export const HELD_WRIST_FOREARM_RANGE: readonly [number, number] = [0.9, 1.2];
 export function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Record<string, number>, held: readonly string[]): ('Left' | 'Right')[] {
   const moved: ('Left' | 'Right')[] = [];
   for (const [side, other] of [['Left', 'Right'], ['Right', 'Left']] as const) {
-    if (held.includes(`${side}Hand`)) continue;
-    const z = wristBehindWhatItHolds(c, readSpans, side);
+    const z = wristBehindWhatItHolds(c, readSpans, side, held);
     if (Number.isNaN(z)) continue;
     c[`${side}Hand`][2] = z;
     readSpans[`${side}Hand`] = readSpans[`${other}Hand`];
@@ -127,13 +126,14 @@ export function wristsBehindWhatTheyHold(c: Record<string, Vec3>, readSpans: Rec
  * its read span is over HELD_WRIST_SPAN_RATIO times the other wrist's, HELD_WRIST_EXCESS longer and over
  * HELD_WRIST_OVER_ELBOW_SPAN times its own elbow's, half the other wrist's span inside the end of its span nearer its
  * elbow's depth, where its forearm then measures within HELD_WRIST_FOREARM_RANGE of the other's.
- * c: lifted points by name (canonical); readSpans: the span each depth was read from, by name; side: the wrist's
- * → canonical z, NaN where the wrist reads nothing held
+ * A hand on a staff (held) keeps its depth, as armDepthsOfEqualLength keeps it.
+ * c: lifted points by name (canonical); readSpans: the span each depth was read from, by name; side: the wrist's;
+ * held: the hands (and hand tips) that grip a standing rod → canonical z, NaN where the wrist reads nothing held
  */
-function wristBehindWhatItHolds(c: Record<string, Vec3>, readSpans: Record<string, number>, side: 'Left' | 'Right'): number {
+function wristBehindWhatItHolds(c: Record<string, Vec3>, readSpans: Record<string, number>, side: 'Left' | 'Right', held: readonly string[]): number {
   const other = side === 'Left' ? 'Right' : 'Left';
   const wrist = c[`${side}Hand`], elbow = c[`${side}ForeArm`], otherWrist = c[`${other}Hand`], otherElbow = c[`${other}ForeArm`];
-  if (!wrist || !elbow || !otherWrist || !otherElbow) return Number.NaN;
+  if (!wrist || !elbow || !otherWrist || !otherElbow || held.includes(`${side}Hand`)) return Number.NaN;
   const span = readSpans[`${side}Hand`], otherSpan = readSpans[`${other}Hand`];
   if (!(span > HELD_WRIST_SPAN_RATIO * otherSpan && span - otherSpan > HELD_WRIST_EXCESS && span > HELD_WRIST_OVER_ELBOW_SPAN * readSpans[`${side}ForeArm`])) return Number.NaN;
   const front = wrist[2] + 0.5 * span, back = wrist[2] - 0.5 * span;
@@ -652,8 +652,7 @@ export const HELD_WRIST_MIRROR_AGREEMENT = 0.02;
  * hand tips) that grip a standing rod → the left and the right wrist's depth, null where neither or both read so
  */
 function wristOfOneHoldingSomething(c: Record<string, Vec3>, readSpans: Record<string, number>, held: readonly string[]): { left: number; right: number } | null {
-  const left = held.includes('LeftHand') ? Number.NaN : wristBehindWhatItHolds(c, readSpans, 'Left');
-  const right = held.includes('RightHand') ? Number.NaN : wristBehindWhatItHolds(c, readSpans, 'Right');
+  const left = wristBehindWhatItHolds(c, readSpans, 'Left', held), right = wristBehindWhatItHolds(c, readSpans, 'Right', held);
   if (Number.isNaN(left) === Number.isNaN(right)) return null;
   const behind = Number.isNaN(left) ? right : left, free = Number.isNaN(left) ? c.LeftHand[2] : c.RightHand[2];
   const z = Math.abs(behind - free) <= HELD_WRIST_MIRROR_AGREEMENT ? 0.5 * (behind + free) : behind;
