@@ -31,7 +31,7 @@ describe('protocol fuzzing', () => {
     expect(withRig.kind === 'pose.apply' && withRig.rig?.skeleton.joints.length).toBe(23);
   });
 
-  it(`answers ${CASES} fuzz cases (seed ${SEED}) without a crash, and still serves`, { timeout: 240_000 }, async () => {
+  it(`answers ${CASES} fuzz cases (seed ${SEED}) without a crash, and still serves`, { timeout: 480_000 }, async () => {
     const report = await runFuzz({ cases: CASES, seed: SEED });
     console.log(formatReport(report));
     expect(report.cases).toBe(CASES);
