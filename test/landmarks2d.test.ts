@@ -47,6 +47,8 @@ describe('front-view landmarks', () => {
     expect(lm.left.hand[1]).toBeLessThan(lm.left.foreArm[1]);
     expect(lm.left.hand[1]).toBeGreaterThan(60);
     expect(lm.notes.some((n) => n.startsWith('left arm hangs down'))).toBe(true);
+    // followed from the armpit: no arm held out, whose upper-arm joint would stand at the waist's width
+    expect([lm.left.armHeldOut, lm.right.armHeldOut]).toEqual([false, false]);
   });
 
   it('puts the wrist of an arm held out where the palm widens in depth', () => {
@@ -58,6 +60,7 @@ describe('front-view landmarks', () => {
     ]);
     const lm = findLandmarks2D(view);
     expect(lm.notes.some((n) => n.includes('hangs down'))).toBe(false);
+    expect([lm.left.armHeldOut, lm.right.armHeldOut]).toEqual([true, true]);
     expect(lm.left.handTip[0]).toBeCloseTo(118, 0);
     expect(Math.abs(lm.left.hand[0] - 99)).toBeLessThanOrEqual(2);
     expect(Math.abs(lm.right.hand[0] - 29)).toBeLessThanOrEqual(2);

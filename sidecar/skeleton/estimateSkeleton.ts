@@ -58,6 +58,18 @@ export const HYBRID_MIN_CONFIDENCE = 0.5;
  */
 export const HYBRID_MIN_HAND_CONFIDENCE = 0.4;
 
+/**
+ * The rules' upper-arm joint of an arm held out (landmarks2d armHeldOut: T or A, neither hanging from an armpit nor laid
+ * along the body) stands where the arm's centre line leaves the waist's width: a measure of the waist, not of the
+ * shoulder, so broad shoulders over a narrow waist put it inside the chest. Over 416 held-out arms (15–17 000 000–079,
+ * both arm modes) it stood 3.7 % of the canonical box off in the front view on average, the network's 0.7, which was
+ * the nearer on 384. The hybrid keeps it only where the network is unsure of both sides (under 0.5; one sure side is
+ * mirrored first): 28 000 033, T-posed, at 0.49 and 0.50, its upper-arm joints 10 % of the height inside its shoulders.
+ * From this confidence the network's stands in there. robot_expressive's arms, which the network reads an arm's
+ * thickness above its shoulders at 0.17 and 0.34, keep the rules' (taken at any confidence: CD-J2J 0.0303 → 0.0393).
+ */
+export const HELD_OUT_ARM_MIN_CONFIDENCE = 0.4;
+
 /** The arm joints whose mean confidence tells whether the network saw arms (networkSawArms). */
 const ARM_JOINTS: readonly MixamoJointName[] = ['LeftArm', 'LeftForeArm', 'LeftHand', 'RightArm', 'RightForeArm', 'RightHand'];
 
@@ -242,6 +254,14 @@ export function estimateSkeleton(
     // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
     if (source.method === 'hybrid') mirroredUnsureSide(points, sources, body);
+    // The rules' upper-arm joint of an arm held out stands where its centre line leaves the waist's width
+    // (HELD_OUT_ARM_MIN_CONFIDENCE): one still the rules' after the mirroring takes the network's from confidence 0.4
+    if (source.method === 'hybrid' && lm) {
+      for (const side of ['Left', 'Right'] as const) {
+        if (sources[`${side}Arm`] !== 'geometric' || !lm[side === 'Left' ? 'left' : 'right'].armHeldOut) continue;
+        if (source.prediction.confidence[MIXAMO_JOINTS.indexOf(`${side}Arm`)] >= HELD_OUT_ARM_MIN_CONFIDENCE) takeNetworkJoint(`${side}Arm`);
+      }
+    }
     // A wrist still the rules' after that (no sure other side to mirror, or the arms posed apart) is the network's
     // where it is nearly sure of it (HYBRID_MIN_HAND_CONFIDENCE), and however unsure where the rules' wrist was read
     // across a sword's blade (wristReadAcrossHeld: HELD_ACROSS_WRIST_RATIO)

@@ -15,6 +15,12 @@ export interface SideLandmarks {
    * the rules' wrist then stands where that begins, not at the hand
    */
   wristReadAcrossHeld: boolean;
+  /**
+   * whether the arm was traced held out from the base of the neck (neither hanging from an armpit nor laid along the
+   * body): its upper-arm joint then stands where the centre line leaves the waist's width, which measures the waist, not
+   * the shoulder (armHeldOutAtWaistWidth)
+   */
+  armHeldOut: boolean;
 }
 
 /** The front-view joint prior of HumanRig's skeleton estimator, found from the silhouette. */
@@ -383,6 +389,7 @@ function sideLandmarks(scene: SideScene, side: 1 | -1, tip: number): SideLandmar
     handTip: path[path.length - 1],
     gripsRod: grip !== null,
     wristReadAcrossHeld: byDepth?.heldAcross ?? false,
+    armHeldOut: !glued && !hanging,
     upLeg: [legX(crotch - 0.03 * H), hipRow],
     leg: [legX(kneeRow), kneeRow],
     foot: [legX(ankleRow), ankleRow],
