@@ -18,7 +18,7 @@ export interface SideLandmarks {
   /**
    * whether the arm was traced held out from the base of the neck (neither hanging from an armpit nor laid along the
    * body): its upper-arm joint then stands where the centre line leaves the waist's width, which measures the waist, not
-   * the shoulder (armHeldOutAtWaistWidth)
+   * the shoulder (estimateSkeleton's HELD_OUT_ARM_MIN_CONFIDENCE)
    */
   armHeldOut: boolean;
 }
