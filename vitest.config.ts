@@ -25,7 +25,8 @@ class LongestFirstSequencer extends BaseSequencer {
       const k = LONGEST_FILES.findIndex((name) => file.moduleId.endsWith(name));
       return k < 0 ? LONGEST_FILES.length : k;
     };
-    return sorted.map((file, order) => ({ file, order })).sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order).map(({ file }) => file);
+    // Array.prototype.sort is stable: the other files keep vitest's order
+    return sorted.sort((a, b) => rank(a) - rank(b));
   }
 }
 

@@ -61,13 +61,14 @@ export const HYBRID_MIN_HAND_CONFIDENCE = 0.4;
 /**
  * The rules' upper-arm joint of an arm held out (landmarks2d armHeldOut: T or A, neither hanging from an armpit nor laid
  * along the body) stands where the arm's centre line leaves the waist's width: a measure of the waist, not of the
- * shoulder, so broad shoulders over a narrow waist put it inside the chest. Over 495 arms held out (438 rigs of 15–17 000 000,
- * both arm modes) it stood 3.8 % of the canonical box off in the front view on average, the network's 0.7, which was
- * the nearer on 459. The hybrid keeps it only where the network is unsure of it (under 0.5) and no sure other side was
- * mirrored onto it (mirroredUnsureSide): 4 of 6 240 procedural rigs, all unsure of both sides at 0.44–0.50 (28 000 033,
- * T-posed: its upper-arm joints 10 % of the height inside its shoulders). From this confidence the network's stands in there. robot_expressive's arms, which the
- * network reads an arm's thickness above its shoulders at 0.17 and 0.34, keep the rules' (taken at any confidence:
- * CD-J2J 0.0303 → 0.0393). docs/EVAL.md, sixty-fifth session.
+ * shoulder, so broad shoulders over a narrow waist put it inside the chest. Over 495 arms held out (438 rigs of
+ * 15–17 000 000, both arm modes) it stood 3.8 % of the canonical box off in the front view on average, the network's
+ * 0.7, which was the nearer on 459. The hybrid keeps it only where the network is unsure of it (under 0.5) and no sure
+ * other side was mirrored onto it (mirroredUnsureSide): 4 of 6 240 procedural rigs, all unsure of both sides at
+ * 0.44–0.50 (28 000 033, T-posed: its upper-arm joints 10 % of the height inside its shoulders). From this confidence
+ * the network's stands in there. robot_expressive's arms, which the network reads an arm's thickness above its
+ * shoulders at 0.17 and 0.34, keep the rules' (taken at any confidence: CD-J2J 0.0303 → 0.0393). docs/EVAL.md,
+ * sixty-fifth session.
  */
 export const HELD_OUT_ARM_MIN_CONFIDENCE = 0.4;
 
