@@ -318,9 +318,12 @@ export const ARM_MIN_STRETCH = 0.025;
 
 /**
  * Each arm joint (without its side) whose depth armJointsOnTheirOwnStretch checks, with its parent, parents first, and
- * the stretch it takes across a gap from ARM_ROOT_RAY_GAP to ARM_RAY_GAP (null: it takes none).
+ * the stretch it takes across a gap from ARM_ROOT_RAY_GAP to ARM_RAY_GAP (null: it takes none; 'frontIfNearest': the
+ * front one where that is also the one nearest its parent's depth).
  */
-const ARM_CHAIN = [['Arm', 'Shoulder', 'front'], ['ForeArm', 'Arm', 'nearest'], ['Hand', 'ForeArm', null], ['HandTip', 'Hand', null]] as const;
+const ARM_CHAIN = [
+  ['Arm', 'Shoulder', 'front'], ['ForeArm', 'Arm', 'nearest'], ['Hand', 'ForeArm', 'frontIfNearest'], ['HandTip', 'Hand', null],
+] as const;
 
 /**
  * An arm joint whose read span along its ray crosses a gap outside the surface read the midpoint between the arm and
@@ -330,8 +333,15 @@ const ARM_CHAIN = [['Arm', 'Shoulder', 'front'], ['ForeArm', 'Arm', 'nearest'], 
  * Across a narrower gap, from ARM_ROOT_RAY_GAP (long hair or a cape hanging behind the arm), an elbow takes the stretch
  * nearest its parent's, and an upper-arm joint the front one within its read span: its parent, the shoulder, was read
  * across the same hair or cape, behind the arm (on those 464 humanoids, nearest the shoulder moved 9 of 17 upper-arm
- * joints farther, 0.06 into long hair); either, only a stretch ARM_MIN_STRETCH long or more. Parents first, so a moved
- * upper-arm joint carries its elbow's choice.
+ * joints farther, 0.06 into long hair); either, only a stretch ARM_MIN_STRETCH long or more. A wrist takes the front
+ * stretch there only where it is also the one nearest its elbow's depth (and ARM_MIN_STRETCH long): a hand hanging
+ * forward before a cape fused to the body (procedural 48 000 073: the rays crossed the hand, a gap of 0.092–0.095 and
+ * the cape, and both wrists stood 6.8 and 6.7 % of the height off) or reaching out of a wide sleeve, whose back lies
+ * behind it (23 000 020: 2.4 %); behind a front stretch that is not the nearest lie a sleeve's layers round the wrist
+ * or a blade (15 000 003, arms posed apart: taking the nearest put the wrist 3.9 % off, against 1.7). On 2 400
+ * procedural humanoids not looked at while choosing it (25–39 000 000 in both arm modes) it moved 15 wrists, 24.0 →
+ * 11.7 % of the height in sum (11 nearer by over 0.05, none farther by as much); docs/EVAL.md, sixty-sixth session.
+ * Parents first, so a moved upper-arm joint carries its elbow's choice, and an elbow its wrist's.
  * c: lifted points by name (canonical), modified in place; readSpans: the span each depth was read from, by name,
  * modified in place; stretches: each point's insideStretches along its ray (front first), by name
  */
@@ -350,7 +360,9 @@ export function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: R
       let best = -1;
       if (widestGap >= ARM_RAY_GAP) best = nearest;
       else if (acrossNarrowGap && widestGap >= ARM_ROOT_RAY_GAP) {
-        best = acrossNarrowGap === 'front' ? frontmost : nearest;
+        // a wrist whose front stretch is not the one nearest its elbow may lie behind it: in a sleeve's back layer,
+        // along a blade, or between fingers curled round a hilt
+        best = acrossNarrowGap === 'front' ? frontmost : acrossNarrowGap === 'nearest' || nearest === frontmost ? nearest : -1;
         // a stretch too short for the limb is a plate, a staff held before the arm, or the limb's edge grazed: the
         // read stays
         if (best >= 0 && st[best] - st[best + 1] < ARM_MIN_STRETCH) best = -1;
