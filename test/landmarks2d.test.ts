@@ -51,6 +51,20 @@ describe('front-view landmarks', () => {
     expect([lm.left.armHeldOut, lm.right.armHeldOut]).toEqual([false, false]);
   });
 
+  it('reads the shoulder row from the neck in the width profile, and flags a guessed one where the profile shows none', () => {
+    const tPose: [number, number, number, number, number][] = [[10, 118, 92, 97, 0.02]];
+    const seen = findLandmarks2D(boxesView([...LEGS, ...TRUNK, ...tPose]));
+    expect(seen.shouldersFromProportions).toBe(false);
+    expect(seen.notes.some((n) => n.startsWith('no neck found'))).toBe(false);
+    // a head far wider than the shoulders (a chibi two heads tall) narrows straight into a short torso: no neck
+    const chibi = findLandmarks2D(boxesView([
+      [56, 62, 0, 29, 0.04], [66, 72, 0, 29, 0.04], [55, 73, 30, 59, 0.05], [10, 118, 52, 56, 0.02],
+      [34, 94, 60, 124, 0.2],
+    ]));
+    expect(chibi.shouldersFromProportions).toBe(true);
+    expect(chibi.notes.some((n) => n.startsWith('no neck found'))).toBe(true);
+  });
+
   it('puts the wrist of an arm held out where the palm widens in depth', () => {
     // T-pose: arms at rows 92..97 from the torso to columns 10 and 118; palms (thicker in z) from 20 columns inside the tips.
     const view = boxesView([

@@ -286,6 +286,18 @@ describe('a raised arm before long hair', () => {
     expect(HELD_OUT_ARM_MIN_CONFIDENCE).toBeLessThan(HYBRID_MIN_CONFIDENCE);
   }, 60_000);
 
+  // 48 000 059 is a chibi two heads tall, its head far wider than its shoulders: the width profile shows no neck, so the
+  // rules put the shoulder row at a share of the torso's height, inside the head, and both upper-arm joints there (40.9
+  // % of the height off). The network, unsure of them (0.47 and 0.49), read them within 1.5 % in the front view. A rules'
+  // upper-arm joint on such a guessed row takes the network's from HELD_OUT_ARM_MIN_CONFIDENCE
+  it('puts procedural humanoid 48 000 059\'s upper-arm joints, under a head wider than its shoulders, at its shoulders', async () => {
+    const offsets = await rigJointOffsets(generateProceduralHumanoid(48_000_059, { targetVertices: 20_000, asymmetricArms: true }));
+    for (const joint of ['LeftArm', 'RightArm'] as const) {
+      // measured 1.5 and 1.5 % of the height; before, 40.9 and 40.9
+      expect(Math.hypot(...offsets[SCORED_JOINTS.indexOf(joint)]), joint).toBeLessThan(0.03);
+    }
+  }, 60_000);
+
   it('brings an elbow read far behind both ends of its arm to their mean depth, and leaves a bent arm alone', () => {
     const c: Record<string, [number, number, number]> = {
       LeftArm: [0.1, 0.2, 0.003], LeftForeArm: [0.16, 0.22, -0.117], LeftHand: [0.2, 0.25, 0.027],

@@ -68,7 +68,12 @@ export const HYBRID_MIN_HAND_CONFIDENCE = 0.4;
  * 0.44–0.50 (28 000 033, T-posed: its upper-arm joints 10 % of the height inside its shoulders). From this confidence
  * the network's stands in there. robot_expressive's arms, which the network reads an arm's thickness above its
  * shoulders at 0.17 and 0.34, keep the rules' (taken at any confidence: CD-J2J 0.0303 → 0.0393). docs/EVAL.md,
- * sixty-fifth session.
+ * sixty-fifth session. The same holds for any rules' upper-arm joint where the width profile showed no neck (landmarks2d
+ * shouldersFromProportions): the shoulder row is then a share of the torso's height. Over 380 such arms (190 of 5 280
+ * rigs, 15–47 000 000 in both arm modes, mostly chibis two or three heads tall) the rules' joint stood 23.5 % of the
+ * canonical box off in the front view on average, the network's 0.75 (the nearer on 374); the hybrid had taken the
+ * network's on all of them. 48 000 059 (two heads tall, one arm held out) was unsure of both at 0.47 and 0.49: its
+ * upper-arm joints stood inside its head, 40.9 % of the height off (1.5 with the network's; sixty-sixth session).
  */
 export const HELD_OUT_ARM_MIN_CONFIDENCE = 0.4;
 
@@ -256,11 +261,12 @@ export function estimateSkeleton(
     // A pair whose one side the network saw (confident) and whose other side it left to the rules takes the network's
     // side mirrored: where the two disagree, the rules' side was the one misread (mirroredUnsureSide).
     if (source.method === 'hybrid') mirroredUnsureSide(points, sources, body);
-    // The rules' upper-arm joint of an arm held out stands where its centre line leaves the waist's width
-    // (HELD_OUT_ARM_MIN_CONFIDENCE): one still the rules' after the mirroring takes the network's from confidence 0.4
+    // The rules' upper-arm joint of an arm held out stands where its centre line leaves the waist's width, and any rules'
+    // upper-arm joint on a shoulder row the width profile did not show stands on a guess (HELD_OUT_ARM_MIN_CONFIDENCE):
+    // one still the rules' after the mirroring takes the network's from confidence 0.4
     if (source.method === 'hybrid' && lm) {
       for (const side of ['Left', 'Right'] as const) {
-        if (sources[`${side}Arm`] !== 'geometric' || !lm[side === 'Left' ? 'left' : 'right'].armHeldOut) continue;
+        if (sources[`${side}Arm`] !== 'geometric' || !(lm.shouldersFromProportions || lm[side === 'Left' ? 'left' : 'right'].armHeldOut)) continue;
         if (source.prediction.confidence[MIXAMO_JOINTS.indexOf(`${side}Arm`)] >= HELD_OUT_ARM_MIN_CONFIDENCE) takeNetworkJoint(`${side}Arm`);
       }
     }

@@ -34,6 +34,12 @@ export interface Landmarks2D {
    * them): crotchRow is then a share of the silhouette's height
    */
   legsSeen: boolean;
+  /**
+   * whether the width profile showed no neck, so that shoulderRow is a share of the torso's height: a head far wider
+   * than the shoulders (a chibi two heads tall) narrows into the shoulders with no neck between. The rules' shoulder
+   * and upper-arm joints then stand on a guessed row (estimateSkeleton's HELD_OUT_ARM_MIN_CONFIDENCE)
+   */
+  shouldersFromProportions: boolean;
   /** how the layout was read, for logs */
   notes: string[];
   /**
@@ -160,7 +166,8 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
     if (w < neckMin) { neckMin = w; neckRow = j; }
     if (w > 1.45 * neckMin && jTop - j > 0.06 * H) { shoulderRow = j; break; }
   }
-  if (shoulderRow < 0) {
+  const shouldersFromProportions = shoulderRow < 0;
+  if (shouldersFromProportions) {
     shoulderRow = Math.round(jTop - 0.2 * (jTop - crotch));
     neckRow = Math.round(jTop - 0.15 * (jTop - crotch));
     neckMin = Infinity;
@@ -228,7 +235,7 @@ export function findLandmarks2D(view: FrontView, armsSeenElsewhere = false): Lan
     neck, head, headTop,
     left: sideLandmarks(scene, 1, tips.left),
     right: sideLandmarks(scene, -1, tips.right),
-    soleRow: jBot, crotchRow: crotch, shoulderRow, legsSeen, notes, unseenArms,
+    soleRow: jBot, crotchRow: crotch, shoulderRow, legsSeen, shouldersFromProportions, notes, unseenArms,
   };
 }
 
