@@ -69,10 +69,10 @@ export const HYBRID_MIN_HAND_CONFIDENCE = 0.4;
  * the network's stands in there. robot_expressive's arms, which the network reads an arm's thickness above its
  * shoulders at 0.17 and 0.34, keep the rules' (taken at any confidence: CD-J2J 0.0303 → 0.0393). docs/EVAL.md,
  * sixty-fifth session. The same holds for any rules' upper-arm joint where the width profile showed no neck (landmarks2d
- * shouldersFromProportions): the shoulder row is then a share of the torso's height. Over 380 such arms (193 of 5 280
- * rigs, 15–47 000 000 in both arm modes, mostly chibis under three heads tall) the rules' joint stood 23.5 % of the
- * canonical box off in the front view on average, the network's 0.75 (the nearer on 374); the hybrid had taken the
- * network's on all of them. 48 000 059 (two heads tall, one arm held out) was unsure of both at 0.47 and 0.49: its
+ * shouldersFromProportions): the shoulder row is then a share of the height above the crotch. Over 380 such arms (193
+ * of 5 280 rigs, 15–47 000 000 in both arm modes, mostly chibis under three heads tall) the rules' joint stood 23.5 %
+ * of the canonical box off in the front view on average, the network's 0.75 (the nearer on 374); the hybrid had taken
+ * the network's on all of them. 48 000 059 (two heads tall, one arm held out) was unsure of both at 0.47 and 0.49: its
  * upper-arm joints stood inside its head, 40.9 % of the height off (1.5 with the network's; sixty-sixth session).
  */
 export const HELD_OUT_ARM_MIN_CONFIDENCE = 0.4;

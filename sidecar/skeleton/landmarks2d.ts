@@ -35,9 +35,9 @@ export interface Landmarks2D {
    */
   legsSeen: boolean;
   /**
-   * whether the width profile showed no neck, so that shoulderRow is a share of the torso's height: a head far wider
-   * than the shoulders (a chibi two heads tall) narrows into the shoulders with no neck between. The rules' shoulder
-   * and upper-arm joints then stand on a guessed row (estimateSkeleton's HELD_OUT_ARM_MIN_CONFIDENCE)
+   * whether the width profile showed no neck, so that shoulderRow is a share of the height above the crotch: a head far
+   * wider than the shoulders (a chibi two heads tall) narrows into the shoulders with no neck between. The rules'
+   * shoulder and upper-arm joints then stand on a guessed row (estimateSkeleton's HELD_OUT_ARM_MIN_CONFIDENCE)
    */
   shouldersFromProportions: boolean;
   /** how the layout was read, for logs */
