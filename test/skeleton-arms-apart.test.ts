@@ -288,8 +288,8 @@ describe('a raised arm before long hair', () => {
 
   // 48 000 059 is a chibi two heads tall, its head far wider than its shoulders: the width profile shows no neck, so the
   // rules put the shoulder row at a share of the height above the crotch, inside the head, and both upper-arm joints
-  // there (40.9 % of the height off). The network, unsure of them (0.47 and 0.49), read them within 1.5 % in the front view. A rules'
-  // upper-arm joint on such a guessed row takes the network's from HELD_OUT_ARM_MIN_CONFIDENCE
+  // there (40.9 % of the height off). The network, unsure of them (0.47 and 0.49), read them within 1.5 % in the front
+  // view. A rules' upper-arm joint on such a guessed row takes the network's from HELD_OUT_ARM_MIN_CONFIDENCE
   it('puts procedural humanoid 48 000 059\'s upper-arm joints, under a head wider than its shoulders, at its shoulders', async () => {
     const offsets = await rigJointOffsets(generateProceduralHumanoid(48_000_059, { targetVertices: 20_000, asymmetricArms: true }));
     for (const joint of ['LeftArm', 'RightArm'] as const) {

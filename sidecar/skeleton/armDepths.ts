@@ -360,9 +360,11 @@ export function armJointsOnTheirOwnStretch(c: Record<string, Vec3>, readSpans: R
       let best = -1;
       if (widestGap >= ARM_RAY_GAP) best = nearest;
       else if (acrossNarrowGap && widestGap >= ARM_ROOT_RAY_GAP) {
-        // a wrist whose front stretch is not the one nearest its elbow may lie behind it: in a sleeve's back layer,
-        // along a blade, or between fingers curled round a hilt
-        best = acrossNarrowGap === 'front' ? frontmost : acrossNarrowGap === 'nearest' || nearest === frontmost ? nearest : -1;
+        // 'frontIfNearest': a wrist whose front stretch is not the one nearest its elbow may lie behind it, in a
+        // sleeve's back layer, along a blade, or between fingers curled round a hilt
+        best = acrossNarrowGap === 'front' ? frontmost
+          : acrossNarrowGap === 'nearest' ? nearest
+          : nearest === frontmost ? nearest : -1;
         // a stretch too short for the limb is a plate, a staff held before the arm, or the limb's edge grazed: the
         // read stays
         if (best >= 0 && st[best] - st[best + 1] < ARM_MIN_STRETCH) best = -1;
